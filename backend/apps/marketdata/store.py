@@ -1,0 +1,34 @@
+"""The process-wide market store, built from Django settings on first use (never before a fork)."""
+
+from __future__ import annotations
+
+import threading
+
+from django.conf import settings
+
+from backend.domain.market.config import QueryLimits, StoreConfig
+from backend.domain.market.store import MarketStore
+
+_store: MarketStore | None = None
+_lock = threading.Lock()
+
+
+def store_config() -> StoreConfig:
+    return StoreConfig(
+        url=settings.CLICKHOUSE_URL,
+        database=settings.CLICKHOUSE_DATABASE,
+        cluster=settings.CLICKHOUSE_CLUSTER,
+        limits=QueryLimits(
+            max_execution_seconds=settings.QUERY_MAX_EXECUTION_SECONDS,
+            max_result_rows=settings.QUERY_MAX_RESULT_ROWS,
+            max_memory_bytes=settings.QUERY_MAX_MEMORY_BYTES,
+        ),
+    )
+
+
+def get_market_store() -> MarketStore:
+    global _store
+    with _lock:
+        if _store is None:
+            _store = MarketStore(store_config())
+        return _store

@@ -1,0 +1,7 @@
+from django.apps import AppConfig
+
+
+class ScreeningConfig(AppConfig):
+    name = "backend.apps.screening"
+    label = "screening"
+    verbose_name = "Screening"

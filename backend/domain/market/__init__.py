@@ -1,0 +1,1 @@
+"""Market-data store over ClickHouse (embedded chdb or a server), reached only through clickhouse-connect."""

@@ -1,0 +1,124 @@
+"""Settings from environment variables, with embedded defaults that need no setup.
+
+Embedded (default): chdb in-process under VERISCREEN_DATA_DIR, SQLite, in-memory Celery broker and
+channel layer, the built-in language engine. Production: set CLICKHOUSE_URL, DATABASE_URL and
+REDIS_URL (see deploy/ and README).
+"""
+
+from pathlib import Path
+
+import environ
+
+BASE_DIR = Path(__file__).resolve().parent.parent.parent
+
+env = environ.Env()
+environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
+
+DATA_DIR = Path(env.str("VERISCREEN_DATA_DIR", default=str(BASE_DIR / "var")))
+
+SECRET_KEY = env.str("DJANGO_SECRET_KEY", default="embedded-development-key-change-me-in-production")
+DEBUG = env.bool("DJANGO_DEBUG", default=False)
+ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "testserver"])
+
+INSTALLED_APPS = [
+    "daphne",
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "drf_spectacular",
+    "channels",
+    "backend.apps.marketdata",
+    "backend.apps.screening",
+    "paradigms",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "backend.project.urls"
+ASGI_APPLICATION = "backend.project.asgi.application"
+WSGI_APPLICATION = "backend.project.wsgi.application"
+
+FRONTEND_DIST = BASE_DIR / "frontend" / "dist"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [FRONTEND_DIST],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{DATA_DIR / 'veriscreen.sqlite3'}")}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "Asia/Shanghai"
+USE_I18N = True
+USE_TZ = True  # no naive datetimes anywhere
+
+STATIC_URL = "/static/"
+STATIC_ROOT = DATA_DIR / "static"
+STATICFILES_DIRS = [FRONTEND_DIST / "assets"] if (FRONTEND_DIST / "assets").is_dir() else []
+
+REST_FRAMEWORK = {
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "VeriScreen API",
+    "DESCRIPTION": "Natural-language stock screening with self-checked answers.",
+    "VERSION": "0.1.0",
+}
+
+# --- Redis: Celery broker and Channels layer in production; in-memory when unset ---------------
+REDIS_URL = env.str("REDIS_URL", default="")
+if REDIS_URL:
+    CHANNEL_LAYERS = {
+        "default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [REDIS_URL]}}
+    }
+else:
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default=REDIS_URL or "memory://")
+CELERY_RESULT_BACKEND = env.str("CELERY_RESULT_BACKEND", default=REDIS_URL or "cache+memory://")
+# Embedded mode: one process serves the web app and runs the jobs.
+CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=not REDIS_URL)
+CELERY_TASK_EAGER_PROPAGATES = True
+CELERY_TIMEZONE = TIME_ZONE
+
+# --- Market data (ClickHouse) ------------------------------------------------------------------
+# chdb:///<dir> runs ClickHouse in-process; clickhouse://user:password@host:8123 talks to a server.
+CLICKHOUSE_URL = env.str("CLICKHOUSE_URL", default=f"chdb:///{DATA_DIR / 'chdb'}")
+CLICKHOUSE_DATABASE = env.str("CLICKHOUSE_DATABASE", default="market")
+CLICKHOUSE_CLUSTER = env.str("CLICKHOUSE_CLUSTER", default="")
+QUERY_MAX_EXECUTION_SECONDS = env.int("QUERY_MAX_EXECUTION_SECONDS", default=30)
+QUERY_MAX_RESULT_ROWS = env.int("QUERY_MAX_RESULT_ROWS", default=100_000)
+QUERY_MAX_MEMORY_BYTES = env.int("QUERY_MAX_MEMORY_BYTES", default=4 * 1024**3)
+
+# --- Language engine / LLM roles -----------------------------------------------------------------
+LLM_PROVIDER = env.str("LLM_PROVIDER", default="builtin")
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="WARNING")},
+}

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class ParadigmsConfig(AppConfig):
+    name = "paradigms"
+    verbose_name = "Query paradigm library"
