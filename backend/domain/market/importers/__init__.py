@@ -1,0 +1,1 @@
+"""Loading real data files into the canonical market tables."""
