@@ -5,9 +5,12 @@ channel layer, the built-in language engine. Production: set CLICKHOUSE_URL, DAT
 REDIS_URL (see deploy/ and README).
 """
 
+import os
 from pathlib import Path
 
 import environ
+
+from backend.domain.language.llm.settings import LlmSettings
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
@@ -33,6 +36,7 @@ INSTALLED_APPS = [
     "channels",
     "backend.apps.marketdata",
     "backend.apps.screening",
+    "backend.apps.equivalence",
     "paradigms",
 ]
 
@@ -116,7 +120,15 @@ QUERY_MAX_RESULT_ROWS = env.int("QUERY_MAX_RESULT_ROWS", default=100_000)
 QUERY_MAX_MEMORY_BYTES = env.int("QUERY_MAX_MEMORY_BYTES", default=4 * 1024**3)
 
 # --- Language engine / LLM roles -----------------------------------------------------------------
-LLM_PROVIDER = env.str("LLM_PROVIDER", default="builtin")
+# LLM_PROVIDER=builtin (default) answers with the built-in engine; openai uses the LLM roles through
+# any OpenAI-compatible endpoint. Shared defaults: LLM_BASE_URL, LLM_MODEL, LLM_API_KEY, LLM_TIMEOUT
+# (seconds), LLM_MAX_RETRIES, LLM_TEMPERATURE, LLM_STRUCTURED_OUTPUT (function_calling | json_schema |
+# json_mode). Each may be overridden per role as LLM_<ROLE>_<KEY>, roles being SQL_GENERATOR,
+# QST_PARSER, PARADIGM_ADAPTER, REVERSE_QUESTION_WRITER and JUDGE (e.g. LLM_QST_PARSER_MODEL).
+LLM_SETTINGS = LlmSettings.from_mapping(
+    {key: value for key, value in os.environ.items() if key.startswith("LLM_")}
+)
+LLM_PROVIDER = LLM_SETTINGS.provider
 
 LOGGING = {
     "version": 1,

@@ -1,0 +1,306 @@
+"""The five LLM roles of the pipeline (DESIGN.md §1, main seed §2.3).
+
+Each role takes a LangChain `BaseChatModel` (a real ChatOpenAI, or a fake one in tests), renders its
+prompt from `prompts/`, and returns validated output. Every attempt is appended, as an `LlmCall`, to
+the `calls` list the caller passes — also when the role finally raises — so the trace is complete.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar, Self
+
+from langchain_core.language_models import BaseChatModel
+from pydantic import BaseModel, Field, field_validator
+
+from backend.domain.language.llm import prompts
+from backend.domain.language.llm.calling import StructuredCaller, UnusableOutput, strip_fences
+from backend.domain.language.llm.client import build_chat_model
+from backend.domain.language.llm.settings import RoleSettings, StructuredOutputMethod
+from backend.domain.language.translation import LlmCall
+from backend.domain.market.errors import QueryRejected
+from backend.domain.market.guard import check_read_only
+
+QstValidator = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+# --- Output schemas (also the tool / JSON-schema definitions sent to the model) -------------------
+
+
+class GeneratedSql(BaseModel):
+    """A ClickHouse query answering the question."""
+
+    sql: str = Field(description="exactly one ClickHouse SELECT (or WITH … SELECT) statement")
+    explanation: str = Field(
+        default="", description="one or two sentences on how the SQL answers the question"
+    )
+
+
+class ParsedQst(BaseModel):
+    """The Query Structure Tree of the question."""
+
+    qst: dict[str, Any] = Field(description='root node: {"label": "SELECT", "children": [...]}, nested')
+
+
+class AdaptedSql(BaseModel):
+    """The paradigm SQL adapted to the new question."""
+
+    sql: str = Field(description="exactly one ClickHouse SELECT (or WITH … SELECT) statement")
+
+
+class ReverseQuestion(BaseModel):
+    question: str = Field(description="the reverse question, answerable by one query on the database")
+    point: str = Field(
+        default="",
+        description="the error-prone point it checks: filter, time_scope, aggregation, ranking, "
+        "grouping, entity_scope, distinctness or unit",
+    )
+    check_kind: str = Field(
+        description="how to decide the check, e.g. row_count, all_rows_match, same_set, equals"
+    )
+    expected: str = Field(
+        description="the expected outcome of the reverse query, e.g. '0' or 'the forward rows'"
+    )
+
+    @field_validator("question", "check_kind", "expected")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must not be empty")
+        return value.strip()
+
+
+class ReverseQuestions(BaseModel):
+    """One reverse question per error-prone point of the original question."""
+
+    questions: list[ReverseQuestion] = Field(min_length=1, max_length=12)
+
+    @field_validator("questions")
+    @classmethod
+    def _distinct(cls, questions: list[ReverseQuestion]) -> list[ReverseQuestion]:
+        texts = [item.question for item in questions]
+        if len(set(texts)) != len(texts):
+            raise ValueError("the same reverse question appears twice; write one per error-prone point")
+        return questions
+
+
+class Verdict(BaseModel):
+    """Whether the SQL and its result answer the question."""
+
+    ok: bool
+    reason: str = Field(description="why; for ok=false the concrete problem")
+
+    @field_validator("reason")
+    @classmethod
+    def _reason_given(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("a reason is required")
+        return value.strip()
+
+
+# --- Output checks -------------------------------------------------------------------------------
+
+
+def accept_sql(text: str) -> str:
+    """Fence-free SQL that passes the read-only guard, or UnusableOutput saying why not."""
+    sql = strip_fences(text).strip().rstrip(";").rstrip()
+    try:
+        check_read_only(sql)
+    except QueryRejected as error:
+        raise UnusableOutput(f"the SQL is refused: {error}") from error
+    return sql
+
+
+def validate_qst_structure(tree: dict[str, Any]) -> dict[str, Any]:
+    """Every node is {"label": non-empty string, "children": [nodes]}; raises ValueError otherwise."""
+
+    def check(node: Any, path: str) -> None:
+        if not isinstance(node, dict):
+            raise ValueError(f"{path} is not an object")
+        label = node.get("label")
+        if not isinstance(label, str) or not label.strip():
+            raise ValueError(f"{path} has no label")
+        children = node.get("children", [])
+        if not isinstance(children, list):
+            raise ValueError(f"{path}.children is not a list")
+        for index, child in enumerate(children):
+            check(child, f"{path}.children[{index}]")
+
+    check(tree, "qst")
+    return tree
+
+
+# --- Roles ---------------------------------------------------------------------------------------
+
+
+class _Role:
+    name: ClassVar[str]
+
+    def __init__(
+        self,
+        model: BaseChatModel,
+        *,
+        method: StructuredOutputMethod = "function_calling",
+        max_retries: int = 2,
+    ) -> None:
+        self._caller = StructuredCaller(self.name, model, method=method, max_retries=max_retries)
+
+    @classmethod
+    def from_settings(cls, settings: RoleSettings) -> Self:
+        return cls(
+            build_chat_model(settings), method=settings.structured_output, max_retries=settings.max_retries
+        )
+
+
+class SqlGeneratorRole(_Role):
+    """Question → SQL; `guidance` is the correction message of a failed validation round."""
+
+    name = "sql_generator"
+
+    def generate(
+        self,
+        question: str,
+        schema_text: str,
+        evidence: Sequence[str] = (),
+        examples: Sequence[tuple[str, str]] = (),
+        guidance: str | None = None,
+        *,
+        calls: list[LlmCall] | None = None,
+    ) -> GeneratedSql:
+        system, user = prompts.render(
+            self.name,
+            schema=schema_text,
+            question=question,
+            examples_block=prompts.examples_block("Verified examples of similar questions:", examples, "SQL"),
+            evidence_block=prompts.block("Evidence found in the database:", (f"- {e}" for e in evidence)),
+            guidance_block=prompts.block(
+                "A previous SQL for this question failed validation. Correct it as follows:", [guidance or ""]
+            ),
+        )
+
+        def accept(output: GeneratedSql) -> GeneratedSql:
+            return GeneratedSql(sql=accept_sql(output.sql), explanation=output.explanation.strip())
+
+        return self._caller.call(system, user, GeneratedSql, accept, calls)
+
+
+class QstParserRole(_Role):
+    """Question → QST (nested JSON), checked by `validate` (the QST module's validation)."""
+
+    name = "qst_parser"
+
+    def __init__(
+        self,
+        model: BaseChatModel,
+        *,
+        method: StructuredOutputMethod = "function_calling",
+        max_retries: int = 2,
+        validate: QstValidator = validate_qst_structure,
+        format_description: str = "",
+    ) -> None:
+        super().__init__(model, method=method, max_retries=max_retries)
+        self._validate = validate
+        self._format_description = format_description
+
+    def parse(
+        self,
+        question: str,
+        schema_text: str,
+        examples: Sequence[tuple[str, dict[str, Any]]] = (),
+        *,
+        calls: list[LlmCall] | None = None,
+    ) -> dict[str, Any]:
+        shown = [(q, json.dumps(tree, ensure_ascii=False)) for q, tree in examples]
+        system, user = prompts.render(
+            self.name,
+            schema=schema_text,
+            question=question,
+            format_block=prompts.block("Node vocabulary:", [self._format_description]),
+            examples_block=prompts.examples_block("Examples:", shown, "QST"),
+        )
+
+        def accept(output: ParsedQst) -> dict[str, Any]:
+            try:
+                return self._validate(output.qst)
+            except ValueError as error:
+                raise UnusableOutput(f"the QST is invalid: {error}") from error
+
+        return self._caller.call(system, user, ParsedQst, accept, calls)
+
+
+class ParadigmAdapterRole(_Role):
+    """Paradigm (question, SQL) + differences → SQL for the new question."""
+
+    name = "paradigm_adapter"
+
+    def adapt(
+        self,
+        question: str,
+        paradigm_question: str,
+        paradigm_sql: str,
+        differences: Sequence[str] | str,
+        schema_text: str = "",
+        *,
+        calls: list[LlmCall] | None = None,
+    ) -> str:
+        listed = [differences] if isinstance(differences, str) else list(differences)
+        system, user = prompts.render(
+            self.name,
+            question=question,
+            paradigm_question=paradigm_question,
+            paradigm_sql=paradigm_sql,
+            differences=prompts.bullet_list(listed),
+            schema_block=prompts.block("Database schema:", [schema_text]),
+        )
+        return self._caller.call(system, user, AdaptedSql, lambda output: accept_sql(output.sql), calls)
+
+
+class ReverseQuestionWriterRole(_Role):
+    """(question, SQL, result preview, constraints) → reverse questions, each with its own check."""
+
+    name = "reverse_question_writer"
+
+    def write(
+        self,
+        question: str,
+        sql: str,
+        result_preview: str,
+        constraints: Sequence[str],
+        *,
+        calls: list[LlmCall] | None = None,
+    ) -> list[ReverseQuestion]:
+        system, user = prompts.render(
+            self.name,
+            question=question,
+            sql=sql,
+            result_preview=result_preview,
+            constraints=prompts.bullet_list(constraints),
+        )
+        return self._caller.call(system, user, ReverseQuestions, lambda output: output.questions, calls)
+
+
+class JudgeRole(_Role):
+    name = "judge"
+
+    def judge(
+        self,
+        question: str,
+        sql: str,
+        result_preview: str,
+        *,
+        calls: list[LlmCall] | None = None,
+    ) -> Verdict:
+        system, user = prompts.render(self.name, question=question, sql=sql, result_preview=result_preview)
+        return self._caller.call(system, user, Verdict, lambda output: output, calls)
+
+
+def format_result_preview(columns: Sequence[str], rows: Sequence[Sequence[Any]], limit: int = 20) -> str:
+    """A compact text table of the first rows, for the prompts that look at a result."""
+    lines = [" | ".join(columns)]
+    lines += [" | ".join("NULL" if value is None else str(value) for value in row) for row in rows[:limit]]
+    if len(rows) > limit:
+        lines.append(f"… {len(rows) - limit} more row(s), {len(rows)} in total")
+    if not rows:
+        lines.append("(no rows)")
+    return "\n".join(lines)

@@ -1,0 +1,119 @@
+import pytest
+from langchain_openai import ChatOpenAI
+from pydantic import SecretStr
+
+from backend.domain.language.llm import (
+    ROLES,
+    LlmConfigurationError,
+    LlmSettings,
+    SqlGeneratorRole,
+    build_chat_model,
+)
+
+
+def test_defaults_use_the_builtin_engine_and_function_calling() -> None:
+    settings = LlmSettings.from_mapping({})
+    assert settings.provider == "builtin"
+    assert not settings.uses_llm
+    assert set(settings.roles) == set(ROLES)
+    for role in ROLES:
+        role_settings = settings.role(role)
+        assert role_settings.structured_output == "function_calling"
+        assert role_settings.timeout_s == 60.0
+        assert role_settings.max_retries == 2
+        assert role_settings.temperature == 0.0
+        assert not role_settings.dedicated
+
+
+def test_shared_values_apply_to_every_role_and_each_role_can_override_them() -> None:
+    settings = LlmSettings.from_mapping(
+        {
+            "LLM_PROVIDER": "openai",
+            "LLM_BASE_URL": "http://gpu-1:8000/v1",
+            "LLM_MODEL": "deepseek-v3",
+            "LLM_API_KEY": "sk-shared",
+            "LLM_TIMEOUT": "30",
+            "LLM_STRUCTURED_OUTPUT": "json_mode",
+            "LLM_QST_PARSER_BASE_URL": "http://gpu-2:8000/v1",
+            "LLM_QST_PARSER_MODEL": "qwen2.5-7b-instruct",
+            "LLM_QST_PARSER_MAX_RETRIES": "4",
+            "LLM_JUDGE_STRUCTURED_OUTPUT": "json_schema",
+            "LLM_JUDGE_TEMPERATURE": "0.3",
+        }
+    )
+    assert settings.uses_llm
+    generator = settings.role("sql_generator")
+    assert (generator.base_url, generator.model, generator.api_key) == (
+        "http://gpu-1:8000/v1",
+        "deepseek-v3",
+        "sk-shared",
+    )
+    assert (generator.timeout_s, generator.structured_output, generator.dedicated) == (
+        30.0,
+        "json_mode",
+        False,
+    )
+    parser = settings.role("qst_parser")
+    assert (parser.base_url, parser.model, parser.max_retries, parser.api_key) == (
+        "http://gpu-2:8000/v1",
+        "qwen2.5-7b-instruct",
+        4,
+        "sk-shared",
+    )
+    assert parser.dedicated
+    judge = settings.role("judge")
+    assert (judge.structured_output, judge.temperature, judge.model) == ("json_schema", 0.3, "deepseek-v3")
+
+
+@pytest.mark.parametrize(
+    ("env", "variable"),
+    [
+        ({"LLM_TIMEOUT": "soon"}, "LLM_TIMEOUT"),
+        ({"LLM_TIMEOUT": "0"}, "LLM_TIMEOUT"),
+        ({"LLM_SQL_GENERATOR_MAX_RETRIES": "-1"}, "LLM_SQL_GENERATOR_MAX_RETRIES"),
+        ({"LLM_JUDGE_STRUCTURED_OUTPUT": "xml"}, "LLM_JUDGE_STRUCTURED_OUTPUT"),
+        ({"LLM_PROVIDER": "anthropic"}, "LLM_PROVIDER"),
+    ],
+)
+def test_invalid_values_name_the_variable_to_fix(env: dict[str, str], variable: str) -> None:
+    with pytest.raises(LlmConfigurationError, match=variable):
+        LlmSettings.from_mapping(env)
+
+
+def test_unknown_role_is_refused_with_the_known_roles() -> None:
+    with pytest.raises(LlmConfigurationError, match="reverse_question_writer"):
+        LlmSettings.from_mapping({}).role("summariser")
+
+
+def test_the_api_key_never_appears_in_the_settings_repr() -> None:
+    settings = LlmSettings.from_mapping({"LLM_API_KEY": "sk-very-secret"})
+    assert "sk-very-secret" not in repr(settings)
+    assert "sk-very-secret" not in repr(settings.role("judge"))
+
+
+def test_build_chat_model_configures_chat_openai_from_the_role_settings() -> None:
+    role = LlmSettings.from_mapping(
+        {
+            "LLM_BASE_URL": "http://127.0.0.1:9/v1",
+            "LLM_SQL_GENERATOR_MODEL": "sqlcoder",
+            "LLM_API_KEY": "sk-x",
+            "LLM_TIMEOUT": "12.5",
+            "LLM_MAX_RETRIES": "5",
+            "LLM_TEMPERATURE": "0.2",
+        }
+    ).role("sql_generator")
+    model = build_chat_model(role)
+    assert isinstance(model, ChatOpenAI)
+    assert model.model_name == "sqlcoder"
+    assert model.openai_api_base == "http://127.0.0.1:9/v1"
+    assert isinstance(model.openai_api_key, SecretStr) and model.openai_api_key.get_secret_value() == "sk-x"
+    assert (model.request_timeout, model.max_retries, model.temperature) == (12.5, 5, 0.2)
+
+
+def test_a_local_server_needs_no_key_but_a_model_is_required() -> None:
+    local = LlmSettings.from_mapping({"LLM_BASE_URL": "http://127.0.0.1:11434/v1", "LLM_MODEL": "qwen2.5:7b"})
+    assert isinstance(build_chat_model(local.role("qst_parser")), ChatOpenAI)
+    with pytest.raises(LlmConfigurationError, match="LLM_JUDGE_MODEL"):
+        build_chat_model(LlmSettings.from_mapping({"LLM_BASE_URL": "http://127.0.0.1:1/v1"}).role("judge"))
+    with pytest.raises(LlmConfigurationError, match="LLM_API_KEY"):
+        SqlGeneratorRole.from_settings(LlmSettings.from_mapping({"LLM_MODEL": "gpt-x"}).role("sql_generator"))
