@@ -1,27 +1,71 @@
-"""SQL guard: exactly one read statement, checked on the sqlglot tree (DESIGN.md §4)."""
+"""SQL guard: exactly one read statement, checked on the sqlglot tree (DESIGN.md §4).
+
+Generated SQL is untrusted. `check_read_only` refuses, with a reason an analyst can act on, anything
+that is not a single read of market data: several statements, writes or DDL at any depth, table
+functions that reach files/network/other databases/programs, ClickHouse's internal databases,
+functions revealing the server, `INTO OUTFILE`, `FORMAT` and `SETTINGS` clauses, invisible
+characters, and whatever sqlglot cannot parse. The rules live in `guard_rules`, one function each.
+The store still runs every query with `readonly=1` and limits: the guard is the first wall, not the
+only one.
+"""
 
 from __future__ import annotations
 
 import sqlglot
 from sqlglot import exp
-from sqlglot.errors import ParseError
+from sqlglot.dialects.dialect import Dialect
+from sqlglot.errors import SqlglotError
+from sqlglot.tokens import Token
 
 from backend.domain.market.errors import QueryRejected
+from backend.domain.market.guard_rules import TREE_RULES, text, tokens
 
 DIALECT = "clickhouse"
+MAX_SQL_CHARS = 100_000
+
+
+def _refuse_if(reason: str | None) -> None:
+    if reason is not None:
+        raise QueryRejected(reason)
+
+
+def _unreadable(error: BaseException) -> QueryRejected:
+    if isinstance(error, RecursionError):
+        return QueryRejected("the SQL is nested too deeply to be checked")
+    first_line = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    return QueryRejected(f"the SQL could not be parsed as ClickHouse SQL: {first_line}")
+
+
+def _tokenize(sql: str) -> list[Token]:
+    try:
+        return list(Dialect.get_or_raise(DIALECT).tokenize(sql))
+    except (SqlglotError, RecursionError, ValueError) as error:
+        raise _unreadable(error) from error
+
+
+def _parse(sql: str) -> exp.Expr:
+    try:
+        statements = [statement for statement in sqlglot.parse(sql, read=DIALECT) if statement is not None]
+    # sqlglot signals most malformed input with SqlglotError, but some shapes of garbage surface as
+    # plain Python errors from inside the parser; any failure to parse is a refusal, never a crash.
+    except Exception as error:
+        raise _unreadable(error) from error
+    if len(statements) != 1:
+        raise QueryRejected(f"exactly one statement is allowed, got {len(statements)}")
+    return statements[0]
 
 
 def check_read_only(sql: str) -> exp.Query:
     """Return the parsed statement, or raise QueryRejected saying why it is refused."""
-    if not sql or not sql.strip():
-        raise QueryRejected("empty SQL: there is nothing to run")
-    try:
-        statements = [s for s in sqlglot.parse(sql, read=DIALECT) if s is not None]
-    except ParseError as error:
-        raise QueryRejected(f"the SQL could not be parsed: {error}") from error
-    if len(statements) != 1:
-        raise QueryRejected(f"exactly one statement is allowed, got {len(statements)}")
-    statement = statements[0]
-    if not isinstance(statement, exp.Query):
-        raise QueryRejected(f"only SELECT/WITH queries are allowed, got {statement.key.upper()}")
-    return statement
+    _refuse_if(text.empty_text(sql))
+    _refuse_if(text.oversized_text(sql, MAX_SQL_CHARS))
+    _refuse_if(text.invisible_characters(sql))
+    sql_tokens = _tokenize(sql)
+    _refuse_if(tokens.statement_count(sql_tokens))
+    _refuse_if(tokens.leading_keyword(sql_tokens))
+    _refuse_if(tokens.into_outfile(sql_tokens))
+    tree = _parse(sql)
+    for rule in TREE_RULES:
+        _refuse_if(rule(tree))
+    assert isinstance(tree, exp.Query)  # statement_kind has refused everything else
+    return tree
