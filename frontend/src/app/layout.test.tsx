@@ -1,0 +1,62 @@
+import { screen } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { createMemoryRouter, RouterProvider } from "react-router";
+import { beforeEach, describe, expect, it } from "vitest";
+
+import { createQueryClient } from "@/app/provider";
+import { routes } from "@/app/router";
+import { renderWithProviders } from "@/test/render";
+
+const SYNTHETIC_STATS = {
+  database: "market",
+  synthetic: true,
+  tables: [
+    { table: "stock_basic", rows: 200, date_column: "list_date", min_date: "1991-04-03", max_date: "2025-06-30" },
+    { table: "income", rows: 0, date_column: "end_date", min_date: null, max_date: null },
+  ],
+  datasets: [
+    {
+      dataset: "ashare_demo",
+      synthetic: true,
+      description: "generated",
+      licence: "Apache-2.0",
+      loaded_at: "2026-11-30T04:00:00Z",
+    },
+  ],
+};
+
+function renderAt(path: string, stats: unknown) {
+  const queryClient = createQueryClient();
+  queryClient.setQueryData(["market", "stats"], stats);
+  const router = createMemoryRouter(routes, { initialEntries: [path] });
+  return renderWithProviders(<RouterProvider router={router} />, { queryClient });
+}
+
+describe("app layout", () => {
+  beforeEach(() => localStorage.clear());
+
+  it("shows the synthetic-data banner on every page and the market stats on /market", () => {
+    renderAt("/market", SYNTHETIC_STATS);
+    expect(screen.getByTestId("synthetic-banner")).toHaveTextContent("SYNTHETIC demo data");
+    const table = screen.getByRole("table", { name: "Market data" });
+    expect(table).toHaveTextContent("stock_basic");
+    expect(table).toHaveTextContent("1991-04-03");
+    expect(screen.getByRole("table", { name: "Datasets" })).toHaveTextContent("synthetic");
+  });
+
+  it("hides the banner for observed data", () => {
+    renderAt("/", { ...SYNTHETIC_STATS, synthetic: false, datasets: [] });
+    expect(screen.queryByTestId("synthetic-banner")).toBeNull();
+    expect(screen.getByRole("heading", { name: "Ask a question" })).toBeVisible();
+  });
+
+  it("switches the whole UI between English and Chinese and remembers the choice", async () => {
+    renderAt("/console", SYNTHETIC_STATS);
+    expect(screen.getByRole("link", { name: "SQL console" })).toBeVisible();
+    await userEvent.click(screen.getByTestId("language-toggle"));
+    expect(screen.getByRole("link", { name: "SQL 控制台" })).toBeVisible();
+    expect(screen.getByTestId("synthetic-banner")).toHaveTextContent("合成演示数据");
+    expect(localStorage.getItem("veriscreen.language")).toBe("zh");
+    expect(document.documentElement.lang).toBe("zh-CN");
+  });
+});

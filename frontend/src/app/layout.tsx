@@ -1,0 +1,64 @@
+import { useEffect } from "react";
+import { useTranslation } from "react-i18next";
+import { NavLink, Outlet } from "react-router";
+
+import { SyntheticBanner } from "@/features/market";
+import { type Language, rememberLanguage } from "@/lib/i18n";
+
+function LanguageToggle() {
+  const { t, i18n } = useTranslation();
+  const next: Language = i18n.language === "zh" ? "en" : "zh";
+  return (
+    <button
+      type="button"
+      className="ghost"
+      aria-label={t("app.language")}
+      data-testid="language-toggle"
+      onClick={() => {
+        rememberLanguage(next);
+        void i18n.changeLanguage(next);
+      }}
+    >
+      {t("app.switchTo")}
+    </button>
+  );
+}
+
+export function Layout() {
+  const { t, i18n } = useTranslation();
+  useEffect(() => {
+    document.documentElement.lang = i18n.language === "zh" ? "zh-CN" : "en";
+  }, [i18n.language]);
+  const tabClass = ({ isActive }: { isActive: boolean }) => (isActive ? "tab active" : "tab");
+  return (
+    <div className="app">
+      <header className="topbar">
+        <div className="brand">
+          <span className="logo">VeriScreen</span>
+          <span className="tagline">{t("app.tagline")}</span>
+        </div>
+        <nav className="tabs">
+          <NavLink to="/" end className={tabClass}>
+            {t("nav.ask")}
+          </NavLink>
+          <NavLink to="/console" className={tabClass}>
+            {t("nav.console")}
+          </NavLink>
+          <NavLink to="/market" className={tabClass}>
+            {t("nav.market")}
+          </NavLink>
+        </nav>
+        <div className="tools">
+          <a href="/api/docs/" className="small">
+            {t("app.apiDocs")}
+          </a>
+          <LanguageToggle />
+        </div>
+      </header>
+      <SyntheticBanner />
+      <main className="content">
+        <Outlet />
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,1 @@
+export { AskPanel } from "@/features/ask/components/ask-panel";

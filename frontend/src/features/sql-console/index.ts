@@ -1,0 +1,1 @@
+export { SqlConsole } from "@/features/sql-console/components/sql-console";
