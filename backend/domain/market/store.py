@@ -32,6 +32,7 @@ from backend.domain.market.guard import check_read_only
 _TIMEOUT_CODES = {159, 160, 209}  # TIMEOUT_EXCEEDED, TOO_SLOW, SOCKET_TIMEOUT
 _TOO_MANY_ROWS_CODES = {396}  # TOO_MANY_ROWS_OR_BYTES
 _MEMORY_CODES = {241}  # MEMORY_LIMIT_EXCEEDED
+_READONLY_CODES = {164}  # READONLY: a write or a settings change refused under readonly=1
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,8 @@ def _translate(error: Exception, sql: str) -> QueryFailed:
         )
     if code in _MEMORY_CODES:
         return MemoryLimitExceeded(f"the query needed more memory than allowed: {message}")
+    if code in _READONLY_CODES:
+        return QueryFailed(f"ClickHouse refused it in read-only mode (screens may only read): {message}")
     return QueryFailed(f"ClickHouse refused the query: {message}")
 
 
@@ -143,6 +146,10 @@ class MarketStore:
         except OperationalError as error:
             raise StoreUnavailable(f"ClickHouse is not reachable: {error}") from error
         except (DatabaseError, ClickHouseError) as error:
+            if _error_code(error) in _READONLY_CODES:
+                # chdb can keep `readonly=1` in the session after refusing a write, which would make
+                # every later call on this handle fail: drop the handle, the next call opens a fresh one.
+                self.close()
             raise _translate(error, sql) from error
         elapsed = (time.perf_counter() - started) * 1000
         return QueryResult(
