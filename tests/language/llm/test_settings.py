@@ -1,3 +1,8 @@
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 from langchain_openai import ChatOpenAI
 from pydantic import SecretStr
@@ -117,3 +122,27 @@ def test_a_local_server_needs_no_key_but_a_model_is_required() -> None:
         build_chat_model(LlmSettings.from_mapping({"LLM_BASE_URL": "http://127.0.0.1:1/v1"}).role("judge"))
     with pytest.raises(LlmConfigurationError, match="LLM_API_KEY"):
         SqlGeneratorRole.from_settings(LlmSettings.from_mapping({"LLM_MODEL": "gpt-x"}).role("sql_generator"))
+
+
+def test_django_settings_read_the_role_settings_from_the_environment(tmp_path: Path) -> None:
+    env = {
+        **os.environ,
+        "VERISCREEN_DATA_DIR": str(tmp_path),
+        "LLM_PROVIDER": "openai",
+        "LLM_MODEL": "deepseek-v3",
+        "LLM_QST_PARSER_MODEL": "qwen2.5-7b-instruct",
+        "LLM_JUDGE_STRUCTURED_OUTPUT": "json_mode",
+    }
+    script = (
+        "from django.conf import settings as s; r = s.LLM_SETTINGS.role; "
+        "print(s.LLM_PROVIDER, r('sql_generator').model, r('qst_parser').model, r('judge').structured_output)"
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", f"import django; django.setup(); {script}"],
+        env=env | {"DJANGO_SETTINGS_MODULE": "backend.project.settings"},
+        cwd=Path(__file__).resolve().parents[3],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert completed.stdout.split() == ["openai", "deepseek-v3", "qwen2.5-7b-instruct", "json_mode"]
