@@ -1,5 +1,10 @@
-"""REST routes of the market-data app."""
+"""REST routes of the market-data app (mounted under /api/)."""
 
-from django.urls import URLPattern, URLResolver
+from django.urls import URLPattern, URLResolver, path
 
-urlpatterns: list[URLPattern | URLResolver] = []
+from backend.apps.marketdata import views
+
+urlpatterns: list[URLPattern | URLResolver] = [
+    path("market/stats/", views.MarketStatsView.as_view(), name="market-stats"),
+    path("sql/", views.SqlConsoleView.as_view(), name="sql-console"),
+]

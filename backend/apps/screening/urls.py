@@ -1,5 +1,11 @@
-"""Routes of the screening app (the single-page app is served from here)."""
+"""Routes of the screening app: the ask API and the single-page app (every other non-API path)."""
 
-from django.urls import URLPattern, URLResolver
+from django.urls import URLPattern, URLResolver, path, re_path
 
-urlpatterns: list[URLPattern | URLResolver] = []
+from backend.apps.screening import views
+
+urlpatterns: list[URLPattern | URLResolver] = [
+    path("", views.spa_index, name="spa-index"),
+    # Client-side routes (e.g. /console) load the same page; API, admin and static paths do not.
+    re_path(r"^(?!api/|admin/|static/)[\w\-/]+/?$", views.spa_index, name="spa-route"),
+]

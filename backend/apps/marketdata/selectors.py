@@ -1,0 +1,100 @@
+"""Reads of market data for the REST layer: thin calls into the domain store, JSON-safe output."""
+
+from __future__ import annotations
+
+import math
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+from decimal import Decimal
+from typing import Any
+
+from backend.apps.marketdata.store import get_market_store
+from backend.domain.market.stats import TableStats, collect_stats
+from backend.domain.market.store import MarketStore
+
+
+def json_cell(value: Any) -> Any:
+    """One result cell as a strict-JSON value (dates as ISO text, NaN/inf as null)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, Decimal):
+        return json_cell(float(value))
+    if isinstance(value, datetime | date):
+        return value.isoformat()
+    if isinstance(value, bytes):
+        return value.decode("utf-8", errors="replace")
+    if isinstance(value, uuid.UUID):
+        return str(value)
+    if isinstance(value, list | tuple | set):
+        return [json_cell(item) for item in value]
+    if isinstance(value, dict):
+        return {str(key): json_cell(item) for key, item in value.items()}
+    return value
+
+
+def json_rows(rows: Sequence[Sequence[Any]]) -> list[list[Any]]:
+    return [[json_cell(cell) for cell in row] for row in rows]
+
+
+@dataclass(frozen=True)
+class TableResult:
+    columns: list[str]
+    column_types: list[str]
+    rows: list[list[Any]]
+    elapsed_ms: float
+
+    @property
+    def row_count(self) -> int:
+        return len(self.rows)
+
+
+def run_console_query(sql: str) -> TableResult:
+    """One analyst statement through the guard and the store's limits (raises MarketError)."""
+    result = get_market_store().query(sql)
+    return TableResult(
+        columns=result.columns,
+        column_types=result.column_types,
+        rows=json_rows(result.rows),
+        elapsed_ms=round(result.elapsed_ms, 3),
+    )
+
+
+@dataclass(frozen=True)
+class DatasetInfo:
+    dataset: str
+    synthetic: bool
+    description: str
+    licence: str
+    loaded_at: datetime
+
+
+@dataclass(frozen=True)
+class MarketOverview:
+    database: str
+    tables: list[TableStats]
+    datasets: list[DatasetInfo]
+
+    @property
+    def synthetic(self) -> bool:
+        return any(dataset.synthetic for dataset in self.datasets)
+
+
+def dataset_infos(store: MarketStore) -> list[DatasetInfo]:
+    """Provenance rows of the loaded data; none when the schema has not been created yet."""
+    if "dataset_info" not in store.table_names():
+        return []
+    result = store.internal_query(
+        f"SELECT dataset, synthetic, description, licence, loaded_at FROM {store.database}.dataset_info "
+        "ORDER BY dataset"
+    )
+    return [
+        DatasetInfo(str(name), bool(synthetic), str(description), str(licence), loaded_at)
+        for name, synthetic, description, licence, loaded_at in result.rows
+    ]
+
+
+def market_overview() -> MarketOverview:
+    store = get_market_store()
+    return MarketOverview(database=store.database, tables=collect_stats(store), datasets=dataset_infos(store))

@@ -1,0 +1,62 @@
+"""Request and response shapes of the market-data API (also the OpenAPI schema)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+MAX_SQL_CHARS = 20_000
+
+
+class ErrorDetailSerializer(serializers.Serializer[Any]):
+    code = serializers.CharField(help_text="Stable machine-readable name, e.g. query_rejected")
+    message = serializers.CharField(help_text="What went wrong, for a person")
+    field_errors = serializers.DictField(
+        child=serializers.ListField(child=serializers.CharField()),
+        required=False,
+        help_text="Per-field validation messages (invalid_request only)",
+    )
+
+
+class ErrorSerializer(serializers.Serializer[Any]):
+    error = ErrorDetailSerializer()
+
+
+class SqlRequestSerializer(serializers.Serializer[Any]):
+    sql = serializers.CharField(
+        max_length=MAX_SQL_CHARS,
+        help_text="Exactly one read statement (SELECT/WITH) in the ClickHouse dialect",
+    )
+
+
+class TableResultSerializer(serializers.Serializer[Any]):
+    columns = serializers.ListField(child=serializers.CharField())
+    column_types = serializers.ListField(child=serializers.CharField())
+    rows = serializers.ListField(child=serializers.ListField(child=serializers.JSONField()))
+    row_count = serializers.IntegerField()
+    elapsed_ms = serializers.FloatField()
+
+
+class TableStatsSerializer(serializers.Serializer[Any]):
+    table = serializers.CharField()
+    rows = serializers.IntegerField()
+    date_column = serializers.CharField(allow_null=True)
+    min_date = serializers.DateField(allow_null=True)
+    max_date = serializers.DateField(allow_null=True)
+    stocks = serializers.IntegerField(allow_null=True, help_text="Distinct stock codes, if any")
+
+
+class DatasetInfoSerializer(serializers.Serializer[Any]):
+    dataset = serializers.CharField()
+    synthetic = serializers.BooleanField()
+    description = serializers.CharField()
+    licence = serializers.CharField()
+    loaded_at = serializers.DateTimeField()
+
+
+class MarketStatsSerializer(serializers.Serializer[Any]):
+    database = serializers.CharField()
+    synthetic = serializers.BooleanField(help_text="True when any loaded dataset is generated, not observed")
+    tables = TableStatsSerializer(many=True)
+    datasets = DatasetInfoSerializer(many=True)
