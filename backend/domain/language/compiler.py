@@ -1,0 +1,823 @@
+"""QST → ClickHouse SQL, built as sqlglot expressions (no user text is ever spliced into SQL).
+
+The compiler resolves symbolic times on the trading calendar of the context, picks the tables the
+question needs and joins them to `stock_basic`; every ordering ends with `ts_code` so that results
+are deterministic. Conventions (windows, moving averages, annual figures) are those documented in
+semantic_model.yaml.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from typing import Any
+
+from sqlglot import exp
+
+from backend.domain.language.context import LanguageContext
+from backend.domain.language.ir import (
+    Aggregate,
+    BoolOp,
+    Compare,
+    Condition,
+    GrowthStreak,
+    Not,
+    Scope,
+    Screen,
+    Technical,
+    TimeSpec,
+)
+from backend.domain.language.qst import qst_to_screen
+from backend.domain.market.guard import DIALECT, check_read_only
+
+DAILY_TABLES = {"daily": "d", "daily_basic": "db"}
+REPORT_TABLES = {"income": "inc", "fina_indicator": "fi"}
+SUM_OVER_WINDOW = {"vol", "amount"}  # flows add up over a window; levels and ratios are averaged
+OPS = {">": exp.GT, ">=": exp.GTE, "<": exp.LT, "<=": exp.LTE, "=": exp.EQ, "!=": exp.NEQ}
+
+
+class CompileError(ValueError):
+    """The QST is well formed but cannot be compiled on this data (e.g. no such period)."""
+
+
+@dataclass(frozen=True)
+class Window:
+    base: date  # last trading day before the window (the base of a gain)
+    end: date  # last trading day in the window
+
+
+def _date(value: date) -> exp.Expr:
+    return _fn("toDate", exp.Literal.string(value.isoformat()))
+
+
+def _num(value: float | int) -> exp.Expr:
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        value = int(value)
+    literal = exp.Literal.number(abs(value))
+    return exp.Neg(this=literal) if value < 0 else literal
+
+
+def _str(value: str) -> exp.Expr:
+    return exp.Literal.string(value)
+
+
+def _col(name: str, table: str | None = None) -> exp.Column:
+    return exp.column(name, table=table)
+
+
+def _fn(name: str, *args: exp.Expr) -> exp.Expr:
+    return exp.Anonymous(this=name, expressions=list(args))
+
+
+def _and(conditions: list[exp.Expr]) -> exp.Expr:
+    return exp.and_(*conditions) if len(conditions) > 1 else conditions[0]
+
+
+def _in(expression: exp.Expr, values: list[exp.Expr]) -> exp.Expr:
+    return exp.In(this=expression, expressions=values)
+
+
+def _in_query(expression: exp.Expr, query: exp.Query) -> exp.Expr:
+    return exp.In(this=expression, query=exp.Subquery(this=query))
+
+
+def _table(context: LanguageContext, name: str, alias: str | None = None) -> exp.Expr:
+    table = exp.Table(this=exp.to_identifier(name), db=exp.to_identifier(context.database))
+    return exp.alias_(table, alias, table=True) if alias else table
+
+
+@dataclass
+class _Build:
+    context: LanguageContext
+    day: date
+    joins: dict[str, exp.Expr] = field(default_factory=dict)  # alias → subquery
+    columns: list[tuple[str, exp.Expr]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    date_column: tuple[str, exp.Expr] | None = None
+
+    def add_column(self, alias: str, expression: exp.Expr) -> None:
+        if alias not in {name for name, _ in self.columns}:
+            self.columns.append((alias, expression))
+
+
+class Compiler:
+    def __init__(self, context: LanguageContext) -> None:
+        self.context = context
+        self.model = context.model
+
+    # --- time resolution --------------------------------------------------------------------------
+    def resolve_day(self, spec: TimeSpec) -> date:
+        ctx = self.context
+        latest = ctx.latest_trade_date
+        if spec.label == "date" and spec.day is not None:
+            return spec.day
+        if spec.label == "yesterday":
+            previous = ctx.trading_day_offset(latest, -1)
+            if previous is None:
+                raise CompileError("there is no trading day before the latest one in the data")
+            return previous
+        return latest
+
+    def resolve_window(self, spec: TimeSpec) -> Window:
+        ctx = self.context
+        latest = ctx.latest_trade_date
+
+        def last_on_or_before(day: date) -> date:
+            found = ctx.last_trading_day_on_or_before(day)
+            if found is None:
+                raise CompileError(f"the data has no trading day on or before {day.isoformat()}")
+            return found
+
+        def before(day: date) -> date:
+            return last_on_or_before(day - timedelta(days=1))
+
+        label = spec.label
+        n = spec.n or 1
+        if label == "recent_days":
+            return Window(last_on_or_before(latest - timedelta(days=n)), latest)
+        if label == "recent_weeks":
+            return Window(last_on_or_before(latest - timedelta(days=7 * n)), latest)
+        if label == "recent_months":
+            return Window(last_on_or_before(_months_back(latest, n)), latest)
+        if label == "recent_bars":
+            base = ctx.trading_day_offset(latest, -n)
+            if base is None:
+                raise CompileError(f"the data has fewer than {n + 1} trading days")
+            return Window(base, latest)
+        if label == "this_year":
+            return Window(before(date(latest.year, 1, 1)), latest)
+        if label == "this_month":
+            return Window(before(latest.replace(day=1)), latest)
+        if label == "this_week":
+            return Window(before(latest - timedelta(days=latest.weekday())), latest)
+        if label == "last_week":
+            monday = latest - timedelta(days=latest.weekday())
+            return Window(before(monday - timedelta(days=7)), before(monday))
+        if label == "last_month":
+            first = latest.replace(day=1)
+            return Window(before(_months_back(first, 1)), before(first))
+        if label in {"last_year", "year_before", "year", "annual"}:
+            year = {"last_year": latest.year - 1, "year_before": latest.year - 2}.get(
+                label, spec.year or latest.year
+            )
+            return Window(before(date(year, 1, 1)), min(last_on_or_before(date(year, 12, 31)), latest))
+        if label == "month" and spec.year and spec.month:
+            first = date(spec.year, spec.month, 1)
+            return Window(before(first), last_on_or_before(_months_back(first, -1) - timedelta(days=1)))
+        if label == "quarter" and spec.year and spec.quarter:
+            first = date(spec.year, 3 * spec.quarter - 2, 1)
+            return Window(before(first), last_on_or_before(_months_back(first, -3) - timedelta(days=1)))
+        if label == "date_range" and spec.day and spec.end_day:
+            return Window(before(spec.day), last_on_or_before(spec.end_day))
+        raise CompileError(f"time scope {label} is not a window")
+
+    def is_window(self, spec: TimeSpec | None) -> bool:
+        return spec is not None and not spec.is_single_day
+
+    def resolve_period(self, spec: TimeSpec | None, day: date) -> date:
+        """The report period (end_date) a fundamental figure is read from."""
+        latest = self.context.latest_trade_date
+        if spec is not None:
+            if spec.label in {"year", "annual"} and spec.year:
+                return date(spec.year, 12, 31)
+            if spec.label == "last_year":
+                return date(latest.year - 1, 12, 31)
+            if spec.label == "year_before":
+                return date(latest.year - 2, 12, 31)
+            if spec.label == "quarter" and spec.year and spec.quarter:
+                month = 3 * spec.quarter
+                return date(spec.year, month, 31 if month in {3, 12} else 30)
+        period = self.context.latest_annual_period(day)
+        if period is None:
+            raise CompileError(f"no annual report (period ending 12-31) was announced by {day.isoformat()}")
+        return period
+
+    # --- entry points -----------------------------------------------------------------------------
+    def compile_qst(self, qst: dict[str, Any]) -> tuple[exp.Query, list[str]]:
+        return self.compile(qst_to_screen(qst))
+
+    def compile(self, screen: Screen) -> tuple[exp.Query, list[str]]:
+        spec = screen.time
+        window = self.resolve_window(spec) if self.is_window(spec) else None
+        day = window.end if window else self.resolve_day(spec)
+        build = _Build(self.context, day)
+        if spec.label == "date" and self.context.has_data and not self.context.is_trading_day(day):
+            build.warnings.append(
+                f"{day.isoformat()} is not a trading day in the data: there are no bars that day"
+            )
+        if self.context.has_data and day > self.context.latest_trade_date:
+            build.warnings.append(f"{day.isoformat()} is after the latest trading day in the data")
+        self._check_known(screen)
+        query = self._build(screen, build, window)
+        sql = query.sql(dialect=DIALECT)
+        check_read_only(sql)
+        return query, build.warnings
+
+    def _check_known(self, screen: Screen) -> None:
+        metrics = self.model.metrics
+        dims = self.model.dimensions
+
+        def check_metric(key: str | None) -> None:
+            if key is not None and key not in metrics:
+                raise CompileError(f"unknown attribute {key!r}")
+
+        for aggregate in screen.aggregates:
+            check_metric(aggregate.metric)
+        for name in screen.outputs:
+            if name not in metrics and name not in dims:
+                raise CompileError(f"unknown attribute {name!r}")
+        if screen.group_by and screen.group_by not in dims:
+            raise CompileError(f"cannot group by {screen.group_by!r}")
+        if screen.order and not screen.order.metric.startswith("agg:"):
+            check_metric(screen.order.metric)
+
+    # --- value expressions ------------------------------------------------------------------------
+    def _daily_alias(self, build: _Build, table: str, day: date) -> str:
+        base = DAILY_TABLES[table]
+        alias = base if day == build.day else f"{base}_{day.strftime('%Y%m%d')}"
+        if alias not in build.joins:
+            subquery = (
+                exp.select("*")
+                .from_(_table(self.context, table))
+                .where(exp.EQ(this=_col("trade_date"), expression=_date(day)))
+            )
+            build.joins[alias] = subquery
+            if build.date_column is None and day == build.day:
+                build.date_column = ("trade_date", _col("trade_date", alias))
+        return alias
+
+    def _report_alias(self, build: _Build, table: str, period: date) -> str:
+        alias = f"{REPORT_TABLES[table]}_{period.strftime('%Y%m%d')}"
+        if alias not in build.joins:
+            build.joins[alias] = (
+                exp.select("*")
+                .from_(_table(self.context, table))
+                .where(exp.EQ(this=_col("end_date"), expression=_date(period)))
+            )
+            build.add_column("end_date", _col("end_date", alias))
+        return alias
+
+    def _window_alias(
+        self, build: _Build, metric_key: str, agg: str | None, window: Window
+    ) -> tuple[str, str]:
+        """A per-stock subquery with the metric over the window; returns (alias, value column)."""
+        metric = self.model.metrics[metric_key]
+        if metric.key == "pct_chg" and agg is None:
+            alias = f"gain_{window.base.strftime('%Y%m%d')}_{window.end.strftime('%Y%m%d')}"
+            if alias not in build.joins:
+                at_end = exp.EQ(this=_col("trade_date"), expression=_date(window.end))
+                at_base = exp.EQ(this=_col("trade_date"), expression=_date(window.base))
+                gain = exp.Mul(
+                    this=exp.Paren(
+                        this=exp.Sub(
+                            this=exp.Div(
+                                this=_fn("sumIf", _col("close"), at_end),
+                                expression=_fn("sumIf", _col("close"), at_base),
+                            ),
+                            expression=_num(1),
+                        )
+                    ),
+                    expression=_num(100),
+                )
+                build.joins[alias] = (
+                    exp.select(_col("ts_code"), exp.alias_(gain, "period_gain"))
+                    .from_(_table(self.context, "daily"))
+                    .where(_in(_col("trade_date"), [_date(window.base), _date(window.end)]))
+                    .group_by(_col("ts_code"))
+                    .having(
+                        exp.and_(
+                            exp.EQ(this=_fn("countIf", at_end), expression=_num(1)),
+                            exp.EQ(this=_fn("countIf", at_base), expression=_num(1)),
+                        )
+                    )
+                )
+            return alias, "period_gain"
+        fn = agg or ("sum" if metric.key in SUM_OVER_WINDOW else "avg")
+        column = f"{fn}_{metric.column}"
+        alias = f"w_{metric.table}_{window.base.strftime('%Y%m%d')}_{window.end.strftime('%Y%m%d')}"
+        in_window = exp.and_(
+            exp.GT(this=_col("trade_date"), expression=_date(window.base)),
+            exp.LTE(this=_col("trade_date"), expression=_date(window.end)),
+        )
+        existing = build.joins.get(alias)
+        if existing is None:
+            existing = exp.select(_col("ts_code")).from_(_table(self.context, metric.table)).where(in_window)
+            existing = existing.group_by(_col("ts_code"))
+            build.joins[alias] = existing
+        assert isinstance(existing, exp.Select)
+        if column not in existing.named_selects:
+            existing.select(exp.alias_(_fn(_agg_function(fn), _col(metric.column)), column), copy=False)
+        return alias, column
+
+    def value(
+        self, build: _Build, metric_key: str, time: TimeSpec | None, agg: str | None = None
+    ) -> tuple[exp.Expr, str]:
+        """(expression, output name) of a metric for the question's day, period or window."""
+        metric = self.model.metrics[metric_key]
+        spec = time or TimeSpec()
+        if metric.kind == "report":
+            period = self.resolve_period(time, build.day)
+            alias = self._report_alias(build, metric.table, period)
+            name = metric.column if period == self._main_period(build) else f"{metric.column}_{period.year}"
+            return _col(metric.column, alias), name
+        if self.is_window(spec):
+            window = self.resolve_window(spec)
+            alias, column = self._window_alias(build, metric_key, agg, window)
+            return _col(column, alias), column
+        day = self.resolve_day(spec) if time is not None else build.day
+        alias = self._daily_alias(build, metric.table, day)
+        name = metric.column if day == build.day else f"{metric.column}_{day.strftime('%Y%m%d')}"
+        return _col(metric.column, alias), name
+
+    def _main_period(self, build: _Build) -> date | None:
+        try:
+            return self.resolve_period(None, build.day)
+        except CompileError:
+            return None
+
+    # --- conditions -------------------------------------------------------------------------------
+    def condition(self, build: _Build, condition: Condition, time: TimeSpec) -> exp.Expr:
+        if isinstance(condition, BoolOp):
+            parts = [self.condition(build, item, time) for item in condition.items]
+            return exp.and_(*parts) if condition.op == "and" else exp.Paren(this=exp.or_(*parts))
+        if isinstance(condition, Not):
+            return exp.Not(this=exp.Paren(this=self.condition(build, condition.item, time)))
+        if isinstance(condition, Scope):
+            return self._scope(build, condition)
+        if isinstance(condition, Compare):
+            return self._compare(build, condition, time)
+        if isinstance(condition, Technical):
+            close, name = self.value(build, "close", None)
+            build.add_column(name, close)
+            return _in_query(_col("ts_code", "b"), self._technical(build, condition))
+        if isinstance(condition, GrowthStreak):
+            return _in_query(_col("ts_code", "b"), self._growth(build, condition, time))
+        raise CompileError(f"cannot compile condition {condition!r}")
+
+    def _compare(self, build: _Build, condition: Compare, time: TimeSpec) -> exp.Expr:
+        if condition.metric not in self.model.metrics:
+            raise CompileError(f"unknown attribute {condition.metric!r}")
+        metric_time = condition.time or (time if self.model.metrics[condition.metric].kind == "daily" or
+                                         not time.is_single_day else None)  # fmt: skip
+        expression, name = self.value(build, condition.metric, metric_time, condition.agg)
+        build.add_column(name, expression)
+        return _comparison(expression, condition)
+
+    def _scope(self, build: _Build, scope: Scope) -> exp.Expr:
+        if scope.kind == "exchange":
+            return _membership(_col("exchange", "b"), scope.values)
+        if scope.kind == "board":
+            return _membership(_col("market", "b"), scope.values)
+        if scope.kind == "industry":
+            return _membership(_col("industry", "b"), scope.values)
+        if scope.kind == "group":
+            names = [name for key in scope.values for name in self._group_industries(key)]
+            return _membership(_col("industry", "b"), tuple(names))
+        if scope.kind == "stock":
+            return _membership(_col("ts_code", "b"), scope.values)
+        if scope.kind == "area":
+            return _membership(_col("area", "b"), scope.values)
+        if scope.kind == "index":
+            parts = [self._index_members(build, code) for code in scope.values]
+            return exp.or_(*parts) if len(parts) > 1 else parts[0]
+        if scope.kind == "list_date" and scope.day is not None:
+            return OPS[scope.op](this=_col("list_date", "b"), expression=_date(scope.day))
+        if scope.kind == "listed_years" and scope.number is not None:
+            # listed more than N years ago ⇔ list_date before D − N years
+            cutoff = _years_back(build.day, scope.number)
+            flipped = {">": "<", ">=": "<=", "<": ">", "<=": ">=", "=": "="}[scope.op]
+            return OPS[flipped](this=_col("list_date", "b"), expression=_date(cutoff))
+        raise CompileError(f"cannot compile scope {scope.kind}")
+
+    def _group_industries(self, key: str) -> tuple[str, ...]:
+        group = self.model.industry_groups.get(key)
+        if group is None:
+            raise CompileError(f"unknown industry group {key!r}")
+        return group.industries
+
+    def _index_members(self, build: _Build, code: str) -> exp.Expr:
+        snapshot = self.context.index_snapshot(code, build.day)
+        if snapshot is None:
+            known = self.context.index_snapshots.get(code)
+            if not known:
+                raise CompileError(f"the data has no constituents for index {code}")
+            snapshot = known[0]
+            build.warnings.append(
+                f"index {code} has no constituent snapshot on or before {build.day.isoformat()}; "
+                f"using the earliest one ({snapshot.isoformat()})"
+            )
+        members = (
+            exp.select(_col("con_code"))
+            .from_(_table(self.context, "index_weight"))
+            .where(
+                exp.and_(
+                    exp.EQ(this=_col("index_code"), expression=_str(code)),
+                    exp.EQ(this=_col("trade_date"), expression=_date(snapshot)),
+                )
+            )
+        )
+        return _in_query(_col("ts_code", "b"), members)
+
+    def _technical(self, build: _Build, technical: Technical) -> exp.Query:
+        """Per stock: its last bars ending at the day (rn = 1 is the day itself), then a HAVING test."""
+        n = technical.n
+        bars = n + 1 if technical.kind in {"ma_cross_above", "ma_cross_below", "volume_surge"} else n
+        lower = self.context.trading_day_offset(build.day, -(2 * bars + 20))
+        in_range: list[exp.Expr] = [exp.LTE(this=_col("trade_date"), expression=_date(build.day))]
+        if lower is not None:
+            in_range.append(exp.GTE(this=_col("trade_date"), expression=_date(lower)))
+        row_number = exp.Window(
+            this=_fn("row_number"),
+            partition_by=[_col("ts_code")],
+            order=exp.Order(expressions=[exp.Ordered(this=_col("trade_date"), desc=True)]),
+        )
+        ranked = (
+            exp.select(
+                _col("ts_code"),
+                _col("trade_date"),
+                _col("close"),
+                _col("pct_chg"),
+                _col("vol"),
+                exp.alias_(row_number, "rn"),
+            )
+            .from_(_table(self.context, "daily"))
+            .where(_and(in_range))
+        )
+        rn = _col("rn")
+
+        def rn_le(k: int) -> exp.Expr:
+            return exp.LTE(this=rn, expression=_num(k))
+
+        def rn_eq(k: int) -> exp.Expr:
+            return exp.EQ(this=rn, expression=_num(k))
+
+        def rn_between(low: int, high: int) -> exp.Expr:
+            return exp.and_(exp.GTE(this=rn, expression=_num(low)), exp.LTE(this=rn, expression=_num(high)))
+
+        today_close = _fn("anyIf", _col("close"), rn_eq(1))
+        tests: list[exp.Expr] = [
+            exp.EQ(this=_fn("count"), expression=_num(bars)),
+            exp.EQ(this=_fn("max", _col("trade_date")), expression=_date(build.day)),
+        ]
+        kind = technical.kind
+        if kind in {"ma_above", "ma_below"}:
+            ma = _fn("avg", _col("close"))
+            tests.append(
+                exp.GT(this=today_close, expression=ma)
+                if kind == "ma_above"
+                else exp.LT(this=today_close, expression=ma)
+            )
+        elif kind in {"ma_cross_above", "ma_cross_below"}:
+            ma_today = _fn("avgIf", _col("close"), rn_le(n))
+            ma_before = _fn("avgIf", _col("close"), rn_between(2, n + 1))
+            close_before = _fn("anyIf", _col("close"), rn_eq(2))
+            if kind == "ma_cross_above":
+                tests += [
+                    exp.GT(this=today_close, expression=ma_today),
+                    exp.LTE(this=close_before, expression=ma_before),
+                ]
+            else:
+                tests += [
+                    exp.LT(this=today_close, expression=ma_today),
+                    exp.GTE(this=close_before, expression=ma_before),
+                ]
+        elif kind == "n_day_high":
+            tests.append(exp.GTE(this=today_close, expression=_fn("max", _col("close"))))
+        elif kind == "n_day_low":
+            tests.append(exp.LTE(this=today_close, expression=_fn("min", _col("close"))))
+        elif kind == "up_streak":
+            tests.append(exp.GT(this=_fn("min", _col("pct_chg")), expression=_num(0)))
+        elif kind == "down_streak":
+            tests.append(exp.LT(this=_fn("max", _col("pct_chg")), expression=_num(0)))
+        elif kind == "volume_surge":
+            factor = technical.factor if technical.factor is not None else 2.0
+            today_vol = _fn("anyIf", _col("vol"), rn_eq(1))
+            average = _fn("avgIf", _col("vol"), rn_between(2, n + 1))
+            tests.append(exp.GTE(this=today_vol, expression=exp.Mul(this=_num(factor), expression=average)))
+        else:
+            raise CompileError(f"unknown technical condition {kind!r}")
+        return (
+            exp.select(_col("ts_code"))
+            .from_(exp.alias_(exp.Subquery(this=ranked), "bars", table=True))
+            .where(rn_le(bars))
+            .group_by(_col("ts_code"))
+            .having(exp.and_(*tests))
+        )
+
+    def _growth(self, build: _Build, growth: GrowthStreak, time: TimeSpec) -> exp.Query:
+        metric = self.model.metrics.get(growth.metric)
+        if metric is None or metric.kind != "report":
+            raise CompileError(f"growth streaks need a report figure, not {growth.metric!r}")
+        if growth.period == "quarter":
+            yoy = {"n_income_attr_p": "netprofit_yoy", "n_income": "netprofit_yoy", "revenue": "or_yoy",
+                   "total_revenue": "or_yoy"}.get(metric.key)  # fmt: skip
+            if yoy is None:
+                raise CompileError(
+                    f"quarterly growth streaks are available for profit and revenue, not {metric.key}"
+                )
+            periods = self._recent_periods(build.day, growth.years)
+            value = _col(yoy)
+            tests: list[exp.Expr] = [exp.EQ(this=_fn("count"), expression=_num(len(periods)))]
+            sign = exp.GT if growth.direction == "up" else exp.LT
+            tests.append(
+                sign(this=_fn("min" if growth.direction == "up" else "max", value), expression=_num(0))
+            )
+            return (
+                exp.select(_col("ts_code"))
+                .from_(_table(self.context, "fina_indicator"))
+                .where(_in(_col("end_date"), [_date(p) for p in periods]))
+                .group_by(_col("ts_code"))
+                .having(exp.and_(*tests))
+            )
+        explicit_year = time.label in {"year", "annual", "last_year", "year_before"}
+        reference = self.resolve_period(time if explicit_year else None, build.day)
+        periods = [date(reference.year - k, 12, 31) for k in range(growth.years + 1)]
+        tests = [exp.EQ(this=_fn("count"), expression=_num(len(periods)))]
+        for newer, older in itertools.pairwise(periods):
+            newer_value = _fn(
+                "sumIf", _col(metric.column), exp.EQ(this=_col("end_date"), expression=_date(newer))
+            )
+            older_value = _fn(
+                "sumIf", _col(metric.column), exp.EQ(this=_col("end_date"), expression=_date(older))
+            )
+            compare = exp.GT if growth.direction == "up" else exp.LT
+            tests.append(compare(this=newer_value, expression=older_value))
+        return (
+            exp.select(_col("ts_code"))
+            .from_(_table(self.context, metric.table))
+            .where(_in(_col("end_date"), [_date(p) for p in periods]))
+            .group_by(_col("ts_code"))
+            .having(exp.and_(*tests))
+        )
+
+    def _recent_periods(self, day: date, count: int) -> list[date]:
+        periods = [p for p in self.context.report_periods if p <= day]
+        if len(periods) < count:
+            raise CompileError(f"the data has fewer than {count} report periods")
+        return periods[-count:]
+
+    # --- query shapes -----------------------------------------------------------------------------
+    def _build(self, screen: Screen, build: _Build, window: Window | None) -> exp.Query:
+        time = screen.time
+        where = [self.condition(build, condition, time) for condition in screen.where]
+        order_expr: exp.Expr | None = None
+        if screen.order is not None and not screen.order.metric.startswith("agg:"):
+            order_time = screen.order.time or time
+            order_expr, name = self.value(build, screen.order.metric, order_time, screen.order.agg)
+            build.add_column(name, order_expr)
+        series = window is not None and self._is_series(screen)
+        for name in screen.outputs:
+            if name in self.model.dimensions:
+                build.add_column(name, _col(self.model.dimensions[name].column, "b"))
+            elif series:
+                metric = self.model.metrics[name]
+                alias = self._series_alias(build, metric.table, window)  # type: ignore[arg-type]
+                build.add_column(name, _col(metric.column, alias))
+            else:
+                expression, column = self.value(
+                    build, name, time if self.model.metrics[name].kind == "daily" else None
+                )
+                build.add_column(column, expression)
+        if screen.per_group_limit:
+            for aggregate in screen.aggregates:
+                if aggregate.metric is not None:
+                    expression, name = self.value(
+                        build,
+                        aggregate.metric,
+                        time if self.model.metrics[aggregate.metric].kind == "daily" else None,
+                    )
+                    build.add_column(name, expression)
+        elif screen.aggregates or screen.group_by:
+            return self._aggregate_query(screen, build, where, window)
+        needs_bar = not build.joins and not series
+        if needs_bar and window is None and not screen.where and not screen.outputs:
+            self._daily_alias(build, "daily", build.day)  # a bare list of stocks on a day: those with a bar
+        query = self._select_from(build, where, stock_columns=True)
+        if screen.per_group_limit:
+            return self._top_per_group(screen, build, query, order_expr)
+        ordering: list[exp.Ordered] = []
+        if order_expr is not None and screen.order is not None:
+            ordering.append(
+                exp.Ordered(this=order_expr, desc=screen.order.direction == "desc", nulls_first=False)
+            )
+        if series:
+            ordering.append(exp.Ordered(this=_col("ts_code", "b")))
+            ordering.append(exp.Ordered(this=_col("trade_date", "s")))
+        else:
+            ordering.append(exp.Ordered(this=_col("ts_code", "b")))
+        query = query.order_by(*ordering)
+        if screen.limit is not None:
+            query = query.limit(_num(screen.limit))
+        return query
+
+    def _is_series(self, screen: Screen) -> bool:
+        plain = all(
+            isinstance(c, Scope) or (isinstance(c, Not) and isinstance(c.item, Scope)) for c in screen.where
+        )
+        return bool(screen.outputs) and screen.order is None and not screen.aggregates and plain
+
+    def _series_alias(self, build: _Build, table: str, window: Window) -> str:
+        alias = "s" if table == "daily" else "sb"
+        if alias not in build.joins:
+            build.joins[alias] = (
+                exp.select("*")
+                .from_(_table(self.context, table))
+                .where(
+                    exp.and_(
+                        exp.GT(this=_col("trade_date"), expression=_date(window.base)),
+                        exp.LTE(this=_col("trade_date"), expression=_date(window.end)),
+                    )
+                )
+            )
+            if build.date_column is None:
+                build.date_column = ("trade_date", _col("trade_date", alias))
+        if alias == "sb" and "s" in build.joins:
+            return alias
+        return alias
+
+    def _select_from(self, build: _Build, where: list[exp.Expr], *, stock_columns: bool) -> exp.Select:
+        columns: list[exp.Expr] = []
+        if stock_columns:
+            columns += [exp.alias_(_col("ts_code", "b"), "ts_code"), exp.alias_(_col("name", "b"), "name")]
+            if build.date_column is not None:
+                columns.append(exp.alias_(build.date_column[1], build.date_column[0]))
+        columns += [exp.alias_(expression, name) for name, expression in build.columns
+                    if not (build.date_column and name == build.date_column[0])]  # fmt: skip
+        query = exp.select(*columns).from_(_table(self.context, "stock_basic", "b"))
+        query = self._join_all(query, build)
+        if where:
+            query = query.where(_and(where))
+        return query
+
+    def _join_all(self, query: exp.Select, build: _Build) -> exp.Select:
+        series_aliases = [alias for alias in ("s", "sb") if alias in build.joins]
+        for alias, subquery in build.joins.items():
+            on: exp.Expr = exp.EQ(this=_col("ts_code", alias), expression=_col("ts_code", "b"))
+            if alias == "sb" and "s" in series_aliases:
+                on = exp.and_(on, exp.EQ(this=_col("trade_date", "sb"), expression=_col("trade_date", "s")))
+            query = query.join(
+                exp.alias_(exp.Subquery(this=subquery), alias, table=True), on=on, join_type="INNER"
+            )
+        return query
+
+    def _aggregate_query(
+        self, screen: Screen, build: _Build, where: list[exp.Expr], window: Window | None
+    ) -> exp.Query:
+        group_column: exp.Expr | None = None
+        if screen.group_by:
+            group_column = _col(self.model.dimensions[screen.group_by].column, "b")
+        select: list[exp.Expr] = []
+        if group_column is not None:
+            select.append(exp.alias_(group_column, screen.group_by or ""))
+        aggregates = list(screen.aggregates)
+        order_key: str | None = None
+        if screen.order is not None and screen.order.metric.startswith("agg:"):
+            _prefix, fn, metric = screen.order.metric.split(":", 2)
+            order_aggregate = Aggregate(fn, metric or None)
+            if order_aggregate not in aggregates:
+                aggregates.append(order_aggregate)
+            order_key = _aggregate_name(order_aggregate)
+        if screen.order is not None and not screen.order.metric.startswith("agg:"):
+            # "各行业平均涨幅排序" without an aggregate word: order groups by the average
+            fallback = Aggregate("avg", screen.order.metric)
+            if fallback not in aggregates:
+                aggregates.append(fallback)
+            order_key = _aggregate_name(fallback)
+        if not aggregates:
+            aggregates.append(Aggregate("count"))
+        having_parts: list[exp.Expr] = []
+        for aggregate in aggregates:
+            select.append(
+                exp.alias_(self._aggregate_expr(build, aggregate, screen.time), _aggregate_name(aggregate))
+            )
+        for condition in screen.having:
+            expression = self._aggregate_expr(
+                build, Aggregate(condition.agg or "avg", condition.metric), screen.time
+            )
+            having_parts.append(_comparison(expression, condition))
+        if not build.joins and window is None:
+            self._daily_alias(build, "daily", build.day)
+        query = exp.select(*select).from_(_table(self.context, "stock_basic", "b"))
+        query = self._join_all(query, build)
+        if where:
+            query = query.where(_and(where))
+        if group_column is not None:
+            query = query.group_by(group_column)
+        if having_parts:
+            query = query.having(_and(having_parts))
+        ordering: list[exp.Ordered] = []
+        if order_key is not None and screen.order is not None:
+            ordering.append(
+                exp.Ordered(
+                    this=exp.column(order_key), desc=screen.order.direction == "desc", nulls_first=False
+                )
+            )
+        if group_column is not None:
+            ordering.append(exp.Ordered(this=exp.column(screen.group_by or "")))
+        if ordering:
+            query = query.order_by(*ordering)
+        if screen.limit is not None:
+            query = query.limit(_num(screen.limit))
+        return query
+
+    def _aggregate_expr(self, build: _Build, aggregate: Aggregate, time: TimeSpec) -> exp.Expr:
+        if aggregate.fn == "count" or aggregate.metric is None:
+            return exp.Count(this=exp.Distinct(expressions=[_col("ts_code", "b")]))
+        metric = self.model.metrics[aggregate.metric]
+        if self.is_window(time) and metric.kind == "daily":
+            # an aggregate over a window: per stock over the window first (gain, sum or average)
+            expression, _name = self.value(build, aggregate.metric, time, None)
+        else:
+            expression, _name = self.value(build, aggregate.metric, time if metric.kind == "daily" else None)
+        return _fn(_agg_function(aggregate.fn), expression)
+
+    def _top_per_group(
+        self, screen: Screen, build: _Build, query: exp.Select, order_expr: exp.Expr | None
+    ) -> exp.Query:
+        if order_expr is None or screen.order is None or not screen.group_by:
+            raise CompileError("top-k per group needs an ordering and a group")
+        group_column = _col(self.model.dimensions[screen.group_by].column, "b")
+        rank = exp.Window(
+            this=_fn("row_number"),
+            partition_by=[group_column],
+            order=exp.Order(
+                expressions=[
+                    exp.Ordered(this=order_expr, desc=screen.order.direction == "desc", nulls_first=False),
+                    exp.Ordered(this=_col("ts_code", "b")),
+                ]
+            ),
+        )
+        inner = query.select(
+            exp.alias_(group_column.copy(), screen.group_by), exp.alias_(rank, "rank_in_group")
+        )
+        outer_columns: list[exp.Expr] = [
+            exp.column(name) for name in (screen.group_by, "rank_in_group", "ts_code", "name")
+        ]
+        if build.date_column is not None:
+            outer_columns.append(exp.column(build.date_column[0]))
+        outer_columns += [exp.column(name) for name, _ in build.columns
+                          if not (build.date_column and name == build.date_column[0])]  # fmt: skip
+        metric_columns = {name for name, _ in build.columns}
+        for aggregate in screen.aggregates:
+            if aggregate.metric is None:
+                continue
+            source = self.model.metrics[aggregate.metric].column
+            if source not in metric_columns:
+                raise CompileError(f"cannot aggregate {aggregate.metric} within the groups")
+            window_value = exp.Window(
+                this=_fn(_agg_function(aggregate.fn), exp.column(source)),
+                partition_by=[exp.column(screen.group_by)],
+            )
+            outer_columns.append(exp.alias_(window_value, f"group_{_aggregate_name(aggregate)}"))
+        return (
+            exp.select(*outer_columns)
+            .from_(exp.alias_(exp.Subquery(this=inner), "ranked", table=True))
+            .where(exp.LTE(this=exp.column("rank_in_group"), expression=_num(screen.per_group_limit or 1)))
+            .order_by(
+                exp.Ordered(this=exp.column(screen.group_by)), exp.Ordered(this=exp.column("rank_in_group"))
+            )
+        )
+
+
+def _comparison(expression: exp.Expr, condition: Compare) -> exp.Expr:
+    if condition.op == "between":
+        if condition.value2 is None:
+            raise CompileError("between needs two values")
+        low, high = sorted((condition.value, condition.value2))
+        return exp.Between(this=expression, low=_num(low), high=_num(high))
+    if condition.op not in OPS:
+        raise CompileError(f"unknown operator {condition.op!r}")
+    return OPS[condition.op](this=expression, expression=_num(condition.value))
+
+
+def _membership(column: exp.Expr, values: tuple[str, ...]) -> exp.Expr:
+    if len(values) == 1:
+        return exp.EQ(this=column, expression=_str(values[0]))
+    return _in(column, [_str(value) for value in values])
+
+
+def _agg_function(fn: str) -> str:
+    return {"avg": "avg", "sum": "sum", "max": "max", "min": "min", "median": "median"}.get(fn, fn)
+
+
+def _aggregate_name(aggregate: Aggregate) -> str:
+    if aggregate.fn == "count" or aggregate.metric is None:
+        return "stock_count"
+    return f"{aggregate.fn}_{aggregate.metric}"
+
+
+def _months_back(day: date, months: int) -> date:
+    index = day.year * 12 + day.month - 1 - months
+    year, month = divmod(index, 12)
+    month += 1
+    for candidate in (day.day, 30, 29, 28):
+        try:
+            return date(year, month, min(candidate, day.day))
+        except ValueError:
+            continue
+    return date(year, month, 28)
+
+
+def _years_back(day: date, years: float) -> date:
+    return _months_back(day, round(years * 12))

@@ -1,0 +1,120 @@
+"""Typed form of a parsed question (the parser builds it, the QST serialises it, the compiler reads it).
+
+Times stay symbolic ("latest", "last 30 days") so that a QST means the same thing tomorrow; the
+compiler resolves them on the trading calendar. Numbers are already in the STORED unit of their
+attribute (100亿 of market cap → 1e6, because total_mv is stored in 10k CNY).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+
+# Time labels: latest, yesterday, date, recent_days (calendar), recent_bars (trading days),
+# recent_weeks, recent_months, this_year, last_year, year_before, this_month, last_month,
+# this_week, last_week, year, month, quarter, annual.
+TIME_LABELS = (
+    "latest", "yesterday", "date", "recent_days", "recent_bars", "recent_weeks", "recent_months",
+    "this_year", "last_year", "year_before", "this_month", "last_month", "this_week", "last_week",
+    "year", "month", "quarter", "annual", "date_range",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class TimeSpec:
+    label: str = "latest"
+    day: date | None = None  # label date; start of date_range
+    end_day: date | None = None  # end of date_range
+    n: int | None = None  # recent_* count
+    year: int | None = None  # year / month / quarter / annual
+    month: int | None = None
+    quarter: int | None = None
+
+    @property
+    def is_single_day(self) -> bool:
+        return self.label in {"latest", "yesterday", "date"}
+
+
+@dataclass(frozen=True)
+class Compare:
+    """attribute OP value (stored unit); between when op == 'between' (value..value2)."""
+
+    metric: str
+    op: str
+    value: float
+    value2: float | None = None
+    time: TimeSpec | None = None  # overrides the question's time for this condition
+    agg: str | None = None  # avg/sum over a window
+    text: str = ""  # the words the value came from, for messages and the QST
+
+
+@dataclass(frozen=True)
+class Technical:
+    """kind: ma_above, ma_below, ma_cross_above, ma_cross_below, n_day_high, n_day_low, up_streak,
+    down_streak, volume_surge."""
+
+    kind: str
+    n: int
+    factor: float | None = None  # volume_surge multiple
+
+
+@dataclass(frozen=True)
+class GrowthStreak:
+    """The annual figure rose (or fell) year over year in each of the last `years` years."""
+
+    metric: str
+    years: int
+    direction: str = "up"
+    period: str = "year"  # year or quarter
+
+
+@dataclass(frozen=True)
+class Scope:
+    """kind: exchange, board, industry, group, index, stock, area, list_date, listed_years."""
+
+    kind: str
+    values: tuple[str, ...] = ()
+    op: str = "in"  # in; for list_date/listed_years a comparison operator
+    day: date | None = None
+    number: float | None = None
+
+
+@dataclass(frozen=True)
+class BoolOp:
+    op: str  # and / or
+    items: tuple[Condition, ...]
+
+
+@dataclass(frozen=True)
+class Not:
+    item: Condition
+
+
+Condition = Compare | Technical | GrowthStreak | Scope | BoolOp | Not
+
+
+@dataclass(frozen=True)
+class Order:
+    metric: str  # a metric key, or "agg:<fn>:<metric>" for group orderings
+    direction: str  # desc / asc
+    time: TimeSpec | None = None
+    agg: str | None = None
+
+
+@dataclass(frozen=True)
+class Aggregate:
+    fn: str  # avg, sum, max, min, median, count
+    metric: str | None = None  # None for count
+
+
+@dataclass
+class Screen:
+    time: TimeSpec = field(default_factory=TimeSpec)
+    where: list[Condition] = field(default_factory=list)
+    outputs: list[str] = field(default_factory=list)
+    order: Order | None = None
+    limit: int | None = None
+    group_by: str | None = None
+    per_group_limit: int | None = None
+    aggregates: list[Aggregate] = field(default_factory=list)
+    having: list[Compare] = field(default_factory=list)  # group filters on aggregates (agg set)

@@ -1,0 +1,398 @@
+"""Lexicon and tokenizer: a question becomes a list of typed tokens by longest match.
+
+Chinese has no spaces, so segmentation is the lexicon itself: at each position the longest known
+word wins (entity names from the data, semantic-model words, grammar words), with regular
+expressions for dates, codes and numbers. Whatever matches nothing becomes an `unknown` token, so
+the parser can name exactly what it did not understand.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import cn2an
+import yaml
+
+from backend.domain.language.context import normalize_text
+
+if TYPE_CHECKING:
+    from backend.domain.language.context import LanguageContext
+
+
+@dataclass(frozen=True)
+class Entry:
+    kind: str
+    value: Any = None
+
+
+@dataclass
+class Token:
+    kind: str
+    value: Any
+    text: str
+    start: int
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        return f"{self.kind}:{self.value!r}"
+
+
+GRAMMAR_PATH = Path(__file__).with_name("grammar_words.yaml")
+
+
+def _load_grammar() -> dict[str, dict[str, list[str]]]:
+    with GRAMMAR_PATH.open(encoding="utf-8") as handle:
+        data = yaml.safe_load(handle)
+    return {kind: {str(value): [str(w) for w in words] for value, words in values.items()}
+            for kind, values in data["words"].items()}  # fmt: skip
+
+
+# Grammar words: kind -> value -> surface words. Entity and metric words come from the model/data.
+GRAMMAR = _load_grammar()
+
+_DATE_PATTERNS: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]?"), "ymd"),
+    (re.compile(r"(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?!\d)"), "ymd"),
+    (re.compile(r"(?<!\d)(20\d{2}|19\d{2})(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])(?!\d)"), "ymd"),
+]
+_MONTHS = {
+    "jan": 1, "january": 1, "feb": 2, "february": 2, "mar": 3, "march": 3, "apr": 4, "april": 4, "may": 5,
+    "jun": 6, "june": 6, "jul": 7, "july": 7, "aug": 8, "august": 8, "sep": 9, "sept": 9, "september": 9,
+    "oct": 10, "october": 10, "nov": 11, "november": 11, "dec": 12, "december": 12,
+}  # fmt: skip
+_MONTH_RE = "|".join(sorted(_MONTHS, key=len, reverse=True))
+_EN_DATE_PATTERNS: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(rf"\b({_MONTH_RE})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b"), "mdy"),
+    (re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_RE})\.?,?\s+(\d{{4}})\b"), "dmy"),
+]
+_MONTH_ONLY = [
+    (re.compile(r"(\d{4})\s*年\s*(\d{1,2})\s*月(?!\s*\d)"), "ym"),
+    (re.compile(rf"\b({_MONTH_RE})\.?\s+(\d{{4}})\b"), "my"),
+    (re.compile(r"(?<![\d-])(\d{4})-(\d{1,2})(?![\d-])"), "ym"),
+]
+_QUARTER_PATTERNS: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"(\d{4})\s*年?\s*(?:第\s*)?([一二三四1-4])\s*(?:季度|季报|季)"), "yq"),
+    (re.compile(r"(\d{4})\s*(?:年)?\s*q([1-4])\b"), "yq"),
+    (re.compile(r"\bq([1-4])\s*(?:of\s+)?(\d{4})\b"), "qy"),
+    (re.compile(r"(\d{4})\s*年?\s*(?:中报|半年报|半年度|上半年)"), "yh"),
+    (re.compile(r"(\d{4})\s*年?\s*(?:年报|年度报告|全年|年度)"), "ya"),
+    (re.compile(r"\b(?:h1|first half(?: of)?)\s*(\d{4})\b"), "hy"),
+    (re.compile(r"\b(?:fy|fiscal year|full year|full-year)\s*(\d{4})\b"), "ay"),
+]
+_YEAR_PATTERNS = [
+    (re.compile(r"(\d{4})\s*年(?!\s*\d)"), "y"),
+    (re.compile(r"(?<![\d.-])(20[0-4]\d|19[89]\d)(?![\d.%-])"), "y"),
+]
+_CODE_RE = re.compile(r"(?<![\d.])(\d{6})(?:\.(sh|sz|bj))?(?![\d])")
+_MA_RE = re.compile(r"\b(?:ma|sma)\s*(\d{1,3})\b|\b(\d{1,3})\s*(?:ma|sma)\b")
+_ARABIC_RE = re.compile(r"(?<![a-z0-9_.])([-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?|[-+]?\d+(?:\.\d+)?)")
+_CN_DIGITS = "零〇一二两三四五六七八九十百千万亿点"
+_CN_NUM_RE = re.compile(rf"百分之[{_CN_DIGITS}]+|[零〇一二两三四五六七八九十][{_CN_DIGITS}]*")
+ENGLISH_NUMBERS = (
+    "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+    "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty",
+)  # fmt: skip
+_WORD_CHARS = re.compile(r"[a-z0-9_]")
+
+
+def _is_word_char(char: str) -> bool:
+    return bool(_WORD_CHARS.match(char))
+
+
+class Lexicon:
+    """Surface word → entries, with longest-match lookup."""
+
+    def __init__(self) -> None:
+        self.words: dict[str, list[Entry]] = {}
+        self.max_len = 1
+        self.unit_words: dict[str, tuple[str, float]] = {}  # word -> (unit kind, factor)
+        self.max_unit_len = 1
+
+    def add(self, word: str, entry: Entry) -> None:
+        surface = normalize_text(word)
+        if not surface:
+            return
+        entries = self.words.setdefault(surface, [])
+        if entry not in entries:
+            entries.append(entry)
+        self.max_len = max(self.max_len, len(surface))
+
+    def add_unit(self, word: str, kind: str, factor: float) -> None:
+        surface = normalize_text(word)
+        self.unit_words[surface] = (kind, factor)
+        self.max_unit_len = max(self.max_unit_len, len(surface))
+
+    def lookup(self, text: str, start: int) -> tuple[str, list[Entry]] | None:
+        end_max = min(len(text), start + self.max_len)
+        for end in range(end_max, start, -1):
+            surface = text[start:end]
+            entries = self.words.get(surface)
+            if not entries:
+                continue
+            if _is_word_char(surface[0]) and start > 0 and _is_word_char(text[start - 1]):
+                continue
+            if _is_word_char(surface[-1]) and end < len(text) and _is_word_char(text[end]):
+                continue
+            return surface, entries
+        return None
+
+    @classmethod
+    def build(cls, context: LanguageContext) -> Lexicon:
+        lexicon = cls()
+        model = context.model
+        for kind, values in GRAMMAR.items():
+            for value, grammar_words in values.items():
+                for word in grammar_words:
+                    lexicon.add(word, Entry(kind, value))
+        for metric in model.metrics.values():
+            for word in metric.words:
+                lexicon.add(word, Entry("metric", metric.key))
+                if _is_word_char(word[-1]) and " " not in word and not word.endswith("s"):
+                    lexicon.add(word + "s", Entry("metric", metric.key))
+        for dimension in model.dimensions.values():
+            for word in dimension.words:
+                lexicon.add(word, Entry("dim", dimension.key))
+        for code, exchange_words in model.exchanges.items():
+            for word in exchange_words:
+                lexicon.add(word, Entry("exchange", code))
+        for board, board_words in model.boards.items():
+            for word in board_words:
+                lexicon.add(word, Entry("board", board))
+        for industry in context.industries:
+            lexicon.add(industry, Entry("industry", industry))
+            lexicon.add(industry + "行业", Entry("industry", industry))
+            lexicon.add(industry + "板块", Entry("industry", industry))
+        for industry, synonyms in model.industry_synonyms.items():
+            for word in synonyms:
+                lexicon.add(word, Entry("industry", industry))
+        for group in model.industry_groups.values():
+            for word in group.words:
+                lexicon.add(word, Entry("group", group.key))
+                if not _is_word_char(word[-1]):
+                    lexicon.add(word + "板块", Entry("group", group.key))
+                    lexicon.add(word + "行业", Entry("group", group.key))
+        for code, name in context.indexes.items():
+            lexicon.add(name, Entry("index", code))
+            lexicon.add(code, Entry("index", code))
+        for code, index_words in model.index_synonyms.items():
+            for word in index_words:
+                lexicon.add(word, Entry("index", code))
+        for number, word in enumerate(ENGLISH_NUMBERS, start=1):
+            lexicon.add(word, Entry("numword", number))
+        for word, number in (("thirty", 30), ("forty", 40), ("fifty", 50), ("sixty", 60), ("hundred", 100)):
+            lexicon.add(word, Entry("numword", number))
+        grammar_surfaces = set(lexicon.words)
+        for stock in context.stocks:
+            name = "".join(normalize_text(stock.name).split())
+            if name:
+                lexicon.add(name, Entry("stock", stock.ts_code))
+            spell = normalize_text(stock.cnspell)
+            # pinyin initials only where they cannot be mistaken for an English or grammar word
+            if len(spell) >= 3 and spell.isalpha() and spell not in grammar_surfaces:
+                lexicon.add(spell, Entry("stock", stock.ts_code))
+        for word, factor in model.scale_units.items():
+            lexicon.add_unit(word, "scale", factor)
+        for word in model.money_words:
+            lexicon.add_unit(word, "money", 1.0)
+        for word, factor in model.share_units.items():
+            lexicon.add_unit(word, "shares", factor)
+        for word in model.percent_words:
+            lexicon.add_unit(word, "percent", 1.0)
+        for word in model.times_words:
+            lexicon.add_unit(word, "times", 1.0)
+        lexicon.add_unit("成", "tenth", 10.0)
+        return lexicon
+
+
+# --- tokenizer ----------------------------------------------------------------------------------
+
+
+def _valid_date(year: int, month: int, day: int) -> date | None:
+    try:
+        return date(year, month, day)
+    except ValueError:
+        return None
+
+
+def _cn_quarter(text: str) -> int:
+    return {"一": 1, "二": 2, "三": 3, "四": 4}.get(text) or int(text)
+
+
+def _match_period(text: str, pos: int) -> tuple[int, Token] | None:
+    """Dates, months, quarters, report periods and years starting exactly at `pos`."""
+    for pattern, shape in _DATE_PATTERNS + _EN_DATE_PATTERNS:
+        found = pattern.match(text, pos)
+        if not found:
+            continue
+        groups = found.groups()
+        if shape == "ymd":
+            year, month, day = int(groups[0]), int(groups[1]), int(groups[2])
+        elif shape == "mdy":
+            year, month, day = int(groups[2]), _MONTHS[groups[0]], int(groups[1])
+        else:
+            year, month, day = int(groups[2]), _MONTHS[groups[1]], int(groups[0])
+        value = _valid_date(year, month, day)
+        if value is not None:
+            return found.end(), Token("date", value, found.group(0), pos)
+    for pattern, shape in _QUARTER_PATTERNS:
+        found = pattern.match(text, pos)
+        if not found:
+            continue
+        groups = found.groups()
+        if shape == "yq":
+            year, quarter = int(groups[0]), _cn_quarter(groups[1])
+        elif shape == "qy":
+            year, quarter = int(groups[1]), int(groups[0])
+        elif shape in {"yh", "hy"}:
+            year, quarter = int(groups[0]), 2
+        else:
+            year, quarter = int(groups[0]), 4
+        kind = "annual" if shape in {"ya", "ay"} else "quarter"
+        return found.end(), Token(
+            "period", {"year": year, "quarter": quarter, "kind": kind}, found.group(0), pos
+        )
+    for pattern, shape in _MONTH_ONLY:
+        found = pattern.match(text, pos)
+        if not found:
+            continue
+        groups = found.groups()
+        year, month = (
+            (int(groups[1]), _MONTHS[groups[0]]) if shape == "my" else (int(groups[0]), int(groups[1]))
+        )
+        if 1 <= month <= 12:
+            return found.end(), Token("month", {"year": year, "month": month}, found.group(0), pos)
+    for pattern, _shape in _YEAR_PATTERNS:
+        found = pattern.match(text, pos)
+        if found:
+            return found.end(), Token("year", int(found.group(1)), found.group(0), pos)
+    return None
+
+
+def _read_unit(text: str, pos: int, lexicon: Lexicon) -> tuple[int, list[tuple[str, float]]]:
+    """Unit words right after a number (亿元, 万手, %, billion yuan…), possibly several."""
+    units: list[tuple[str, float]] = []
+    cursor = pos
+    while True:
+        probe = cursor
+        while probe < len(text) and text[probe] == " ":
+            probe += 1
+        best: tuple[str, tuple[str, float]] | None = None
+        for end in range(min(len(text), probe + lexicon.max_unit_len), probe, -1):
+            surface = text[probe:end]
+            if surface in lexicon.unit_words:
+                if _is_word_char(surface[-1]) and end < len(text) and _is_word_char(text[end]):
+                    continue
+                best = (surface, lexicon.unit_words[surface])
+                break
+        if best is None:
+            return cursor, units
+        # an English letter unit must be separated from the next word ("5 m" yes, "5 ma" no)
+        units.append(best[1])
+        cursor = probe + len(best[0])
+
+
+def _match_number(text: str, pos: int, lexicon: Lexicon) -> tuple[int, Token] | None:
+    found = _ARABIC_RE.match(text, pos)
+    value: float | None = None
+    end = pos
+    if found and (pos == 0 or not text[pos - 1].isalpha() or not text[pos - 1].isascii()):
+        value = float(found.group(1).replace(",", ""))
+        end = found.end()
+    else:
+        cn = _CN_NUM_RE.match(text, pos)
+        if cn:
+            raw = cn.group(0)
+            percent_prefix = raw.startswith("百分之")
+            digits = raw[3:] if percent_prefix else raw
+            # trailing 万/亿 belong to the unit, not the numeral ("三十亿" = 30 × 亿)
+            core = digits.rstrip("万亿") or digits
+            try:
+                value = float(cn2an.cn2an(core, "smart"))
+            except (ValueError, KeyError, TypeError):
+                return None
+            end = pos + len(raw) - (len(digits) - len(core))
+            if percent_prefix:
+                return end, Token("number", value, raw, pos, {"unit": "percent", "factor": 1.0})
+    if value is None:
+        return None
+    unit_end, units = _read_unit(text, end, lexicon)
+    factor = 1.0
+    unit_kind = ""
+    scaled = False
+    for kind, unit_factor in units:
+        if kind == "scale":
+            factor *= unit_factor
+            scaled = True
+        elif kind in {"money", "shares"}:
+            factor *= unit_factor
+            unit_kind = kind
+        elif kind == "tenth":
+            return unit_end, Token("number", value * 10, text[pos:unit_end], pos, {"unit": "percent"})
+        else:
+            unit_kind = kind
+    extra: dict[str, Any] = {"unit": unit_kind, "factor": factor, "scaled": scaled}
+    return unit_end, Token("number", value, text[pos:unit_end], pos, extra)
+
+
+def tokenize(question: str, lexicon: Lexicon, stock_codes: dict[str, str]) -> list[Token]:
+    text = normalize_text(question)
+    # "5-day", "price-to-book" → words; keep ISO dates and negative numbers intact
+    text = re.sub(r"(?<=[a-z0-9])-(?=[a-z])|(?<=[a-z])-(?=[0-9])", " ", text)
+    tokens: list[Token] = []
+    pos = 0
+    unknown_start = -1
+
+    def flush_unknown(end: int) -> None:
+        nonlocal unknown_start
+        if unknown_start >= 0:
+            word = text[unknown_start:end].strip()
+            if word:
+                tokens.append(Token("unknown", word, word, unknown_start))
+            unknown_start = -1
+
+    while pos < len(text):
+        char = text[pos]
+        if char == " ":
+            flush_unknown(pos)
+            pos += 1
+            continue
+        candidates: list[tuple[int, int, Token]] = []  # (end, priority, token)
+        period = _match_period(text, pos)
+        if period:
+            candidates.append((period[0], 4, period[1]))
+        code = _CODE_RE.match(text, pos)
+        if code and code.group(1) in stock_codes and (pos == 0 or not text[pos - 1].isalnum()):
+            ts_code = stock_codes[code.group(1)]
+            candidates.append((code.end(), 3, Token("stock", ts_code, code.group(0), pos)))
+        ma = _MA_RE.match(text, pos)
+        if ma and (pos == 0 or not _is_word_char(text[pos - 1])):
+            n = int(ma.group(1) or ma.group(2))
+            candidates.append((ma.end(), 3, Token("ma_n", n, ma.group(0), pos)))
+        number = _match_number(text, pos, lexicon)
+        if number:
+            candidates.append((number[0], 1, number[1]))
+        word = lexicon.lookup(text, pos)
+        if word:
+            surface, entries = word
+            if entries[0].kind == "numword":
+                token = Token("number", float(entries[0].value), surface, pos, {"unit": "", "factor": 1.0})
+            else:
+                token = Token(entries[0].kind, entries[0].value, surface, pos, {"alts": entries[1:]})
+            candidates.append((pos + len(surface), 2, token))
+        if not candidates:
+            if unknown_start < 0:
+                unknown_start = pos
+            pos += 1
+            if not _is_word_char(char):
+                flush_unknown(pos)
+            continue
+        flush_unknown(pos)
+        end, _priority, token = max(candidates, key=lambda item: (item[0], item[1]))
+        tokens.append(token)
+        pos = end
+    flush_unknown(pos)
+    return tokens

@@ -1,0 +1,937 @@
+"""Built-in parser: typed tokens → Screen, by grammar passes over the token list (NaLIR-style).
+
+Each pass recognises one family of phrases (listing dates, technical conditions, time scopes,
+entity scopes, comparisons, aggregates, orderings) and replaces the tokens it used by one synthetic
+token. Whatever is left at the end must be harmless (connectors, a stray unit word) or the question
+is refused with the words that could not be placed: the parser never guesses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from datetime import date
+from typing import Any
+
+from backend.domain.language.context import LanguageContext
+from backend.domain.language.ir import (
+    Aggregate,
+    BoolOp,
+    Compare,
+    Condition,
+    GrowthStreak,
+    Not,
+    Order,
+    Scope,
+    Screen,
+    Technical,
+    TimeSpec,
+)
+from backend.domain.language.lexicon import Token, tokenize
+from backend.domain.language.semantic import Metric
+
+MAX_QUESTION_CHARS = 2000
+DEFAULT_SURGE_DAYS = 5
+DEFAULT_SURGE_FACTOR = 2.0
+YOY_OF = {"n_income_attr_p": "netprofit_yoy", "n_income": "netprofit_yoy", "revenue": "or_yoy",
+          "total_revenue": "or_yoy"}  # fmt: skip
+PRICE_MOVE_METRICS = {"close", "pct_chg"}
+
+
+# Tokens that may remain after all passes without changing the meaning.
+HARMLESS = {
+    *("count_unit", "to", "betw_end", "per", "constituent", "listed", "annual", "order", "recent", "after"),
+    *("before", "dir", "consecutive", "and", "top", "between", "yoy", "early"),
+}
+
+
+class NotUnderstood(Exception):
+    """The question (or a part of it, named in the message) could not be mapped."""
+
+
+Rule = Callable[[list[Token], int], tuple[int, list[Token]] | None]
+
+
+def _synthetic(kind: str, value: Any, source: list[Token], **extra: Any) -> Token:
+    text = " ".join(token.text for token in source)
+    return Token(kind, value, text, source[0].start if source else 0, dict(extra))
+
+
+def _rewrite(tokens: list[Token], rule: Rule) -> list[Token]:
+    result: list[Token] = []
+    index = 0
+    while index < len(tokens):
+        matched = rule(tokens, index)
+        if matched is None:
+            result.append(tokens[index])
+            index += 1
+            continue
+        # a rule may look back: it returns how many already-emitted tokens it replaces (negative start)
+        consumed, replacement = matched
+        result.extend(replacement)
+        index += consumed
+    return result
+
+
+def _kind(tokens: list[Token], index: int) -> str:
+    return tokens[index].kind if 0 <= index < len(tokens) else ""
+
+
+def _is_plain_number(token: Token) -> bool:
+    return token.kind == "number" and not token.extra.get("unit") and not token.extra.get("scaled")
+
+
+class Parser:
+    def __init__(self, context: LanguageContext) -> None:
+        self.context = context
+        self.model = context.model
+        codes = {stock.symbol: stock.ts_code for stock in context.stocks if stock.symbol}
+        codes.update({stock.ts_code.split(".")[0]: stock.ts_code for stock in context.stocks})
+        self.codes = codes
+
+    # --- entry point ----------------------------------------------------------------------------
+    def parse(self, question: str) -> Screen:
+        tokens = [
+            token for token in tokenize(question, self.context.lexicon, self.codes) if token.kind != "stop"
+        ]
+        unknown = [token.text for token in tokens if token.kind == "unknown"]
+        if unknown:
+            raise NotUnderstood("could not map: " + ", ".join(f"'{word}'" for word in _merge_words(unknown)))
+        if not tokens:
+            raise NotUnderstood(
+                "the question asks for nothing the engine knows (no metric, entity or condition)"
+            )
+        for rule in (
+            self._listing,
+            self._moving_average,
+            self._new_high_low,
+            self._streak,
+            self._volume_surge,
+            self._time,
+            self._scope,
+            self._scope_lists,
+            self._negated_scope,
+            self._aggregate_metric,
+            self._compare,
+            self._price_move,
+            self._profitable,
+            self._ordering,
+            self._group,
+        ):
+            tokens = _rewrite(tokens, rule)
+        return self._assemble(tokens)
+
+    # --- listing date -----------------------------------------------------------------------------
+    def _listing(self, tokens: list[Token], i: int) -> tuple[int, list[Token]] | None:
+        token = tokens[i]
+        if token.kind in {"year", "date", "month"}:
+            # 2020年以后上市 / 2020年上市 / 2019年之前上市
+            j = i + 1
+            direction = None
+            if _kind(tokens, j) in {"after", "before", "early"}:
+                direction = tokens[j].kind if tokens[j].kind != "early" else tokens[j].value
+                j += 1
+            if _kind(tokens, j) == "listed":
+                scope = self._list_date_scope(token, direction, english=False)
+                return j + 1 - i, [_synthetic("cond", scope, tokens[i : j + 1])]
+            return None
+        if token.kind == "listed" or (token.kind == "dim" and token.value == "list_date"):
+            j = i + 1
+            if _kind(tokens, j) == "dim" and tokens[j].value == "list_date":
+                j += 1
+            if _kind(tokens, j) in {"after", "before", "early", "cmp"} and _kind(tokens, j + 1) in {
+                "year",
+                "date",
+                "month",
+            }:
+                word = tokens[j]
+                direction = (
+                    word.kind
+                    if word.kind in {"after", "before"}
+                    else (
+                        word.value if word.kind == "early" else ("after" if ">" in word.value else "before")
+                    )
+                )
+                english = word.text.isascii() and word.text != "since"
+                scope = self._list_date_scope(tokens[j + 1], direction, english=english)
+                return j + 2 - i, [_synthetic("cond", scope, tokens[i : j + 2])]
+            if _kind(tokens, j) in {"year", "date", "month"}:  # listed in 2020
+                scope = self._list_date_scope(tokens[j], None, english=False)
+                return j + 1 - i, [_synthetic("cond", scope, tokens[i : j + 1])]
+            # 上市超过5年 / listed for more than 5 years / 上市不满1年
+            if (
+                _kind(tokens, j) == "cmp"
+                and _kind(tokens, j + 1) == "number"
+                and _kind(tokens, j + 2) == "tunit"
+            ):
+                unit = tokens[j + 2].value
+                if unit in {"year", "month"}:
+                    years = tokens[j + 1].value / (12 if unit == "month" else 1)
+                    op = tokens[j].value
+                    scope = Scope("listed_years", op=op, number=years)
+                    return j + 3 - i, [_synthetic("cond", scope, tokens[i : j + 3])]
+        return None
+
+    def _list_date_scope(self, token: Token, direction: str | None, *, english: bool) -> Condition:
+        first, last = _period_bounds(token)
+        if direction == "after":
+            return Scope("list_date", op=">" if english else ">=", day=last if english else first)
+        if direction == "before":
+            return Scope("list_date", op="<", day=first)
+        return BoolOp("and", (Scope("list_date", op=">=", day=first), Scope("list_date", op="<=", day=last)))
+
+    # --- technical conditions ---------------------------------------------------------------------
+    def _window_length(self, tokens: list[Token], j: int) -> tuple[int, int] | None:
+        """`N [日|天|周|交易日]` at j → (bars, tokens used)."""
+        if _kind(tokens, j) == "ma_n":
+            return tokens[j].value, 1
+        if _kind(tokens, j) != "number" or not _is_plain_number(tokens[j]) or tokens[j].value < 1:
+            return None
+        n = int(tokens[j].value)
+        if _kind(tokens, j + 1) == "tunit":
+            unit = tokens[j + 1].value
+            if unit == "week":
+                return n * 5, 2
+            if unit == "month":
+                return n * 21, 2
+            if unit in {"day", "trading_day"}:
+                return n, 2
+            return None
+        return n, 1
+
+    def _moving_average(self, tokens: list[Token], i: int) -> tuple[int, list[Token]] | None:
+        start = i
+        if _kind(tokens, i) == "metric" and tokens[i].value in PRICE_MOVE_METRICS:
+            i += 1
+        verb = tokens[i] if i < len(tokens) else None
+        if verb is None:
+            return None
+        kind = {
+            "cross_above": "ma_cross_above",
+            "cross_below": "ma_cross_below",
+            "stand_above": "ma_above",
+        }.get(verb.kind)
+        if kind is None and verb.kind == "cmp" and verb.value in {">", ">=", "<", "<="}:
+            kind = "ma_above" if ">" in verb.value else "ma_below"
+        j = i + 1
+        if kind is None and verb.kind == "between":  # 在60日均线上方
+            kind = "position"
+        if kind is None:
+            return None
+        length = self._window_length(tokens, j)
+        if length is None:
+            return None
+        n, used = length
+        j += used
+        if tokens[j - 1].kind != "ma_n":
+            if _kind(tokens, j) != "ma":
+                return None
+            j += 1
+        if kind == "position":
+            if _kind(tokens, j) not in {"above_pos", "below_pos"}:
+                return None
+            kind = "ma_above" if tokens[j].kind == "above_pos" else "ma_below"
+            j += 1
+        elif _kind(tokens, j) in {"above_pos", "below_pos"}:
+            j += 1
+        return j - start, [_synthetic("cond", Technical(kind, n), tokens[start:j])]
+
+    def _new_high_low(self, tokens: list[Token], i: int) -> tuple[int, list[Token]] | None:
+        start = i
+        if _kind(tokens, i) == "metric" and tokens[i].value in PRICE_MOVE_METRICS:
+            i += 1
+        if _kind(tokens, i) == "recent":
+            i += 1
+        length = self._window_length(tokens, i)
+        if length is None:
+            return None
+        n, used = length
+        j = i + used
+        if _kind(tokens, j) not in {"new_high", "new_low"}:
+            return None
+        kind = "n_day_high" if tokens[j].kind == "new_high" else "n_day_low"
+        return j + 1 - start, [_synthetic("cond", Technical(kind, n), tokens[start : j + 1])]
+
+    def _streak(self, tokens: list[Token], i: int) -> tuple[int, list[Token]] | None:
+        allowed = {"number", "tunit", "up", "down", "metric", "yoy", "consecutive"}
+        if tokens[i].kind not in allowed - {"consecutive"} and tokens[i].kind != "consecutive":
+            return None
+        # the run must contain a `consecutive` word; find the maximal run starting at i
+        end = i
+        while end < len(tokens) and tokens[end].kind in allowed and end - i < 7:
+            end += 1
+        run = tokens[i:end]
+        kinds = [token.kind for token in run]
+        if "consecutive" not in kinds:
+            return None
+        direction_index = next((k for k, token in enumerate(run) if token.kind in {"up", "down"}), None)
+        if direction_index is None:
+            return None
+        numbers = [k for k, token in enumerate(run) if token.kind == "number" and _is_plain_number(token)]
+        if not numbers:
+            return None
+        units = [k for k, token in enumerate(run) if token.kind == "tunit"]
+        unit = run[units[0]].value if units else "day"
+        metrics = [k for k, token in enumerate(run) if token.kind == "metric"]
+        last_needed = max([direction_index, numbers[0], kinds.index("consecutive"), *units[:1]])
+        if unit in {"year", "quarter"}:
+            if not metrics:
+                return None
+            metric_index = metrics[0]
+            metric = self.model.metrics[run[metric_index].value]
+            if metric.kind != "report":
+                return None
+            last_needed = max(last_needed, metric_index)
+            condition: Condition = GrowthStreak(
+                metric=self._growth_base(metric.key),
+                years=int(run[numbers[0]].value),
+                direction="up" if run[direction_index].kind == "up" else "down",
+                period="quarter" if unit == "quarter" else "year",
+            )
+        else:
+            # a metric after the direction word belongs to the next phrase (连续3天上涨的股票中市盈率…)
+            if metrics and metrics[0] > direction_index:
+                last_needed = max(last_needed, 0)
+            elif metrics and run[metrics[0]].value not in PRICE_MOVE_METRICS:
+                return None
+            kind = "up_streak" if run[direction_index].kind == "up" else "down_streak"
+            condition = Technical(kind, int(run[numbers[0]].value))
+        # a leading metric of another phrase must not be swallowed
+        first = 0
+        if (
+            run[0].kind == "metric"
+            and unit not in {"year", "quarter"}
+            and run[0].value not in PRICE_MOVE_METRICS
+        ):
+            return None
+        # English "up 3 days in a row": the direction word may come first
+        used = last_needed + 1
+        return used, [_synthetic("cond", condition, run[first:used])]
+
+    def _growth_base(self, metric: str) -> str:
+        """净利润同比连续增长 → grow the underlying figure, not the growth rate."""
+        reverse = {"netprofit_yoy": "n_income_attr_p", "or_yoy": "revenue"}
+        return reverse.get(metric, metric)
+
+    def _volume_surge(self, tokens: list[Token], i: int) -> tuple[int, list[Token]] | None:
+        token = tokens[i]
+        if token.kind == "surge":
+            # 放量 alone, optionally with "N日均量的k倍"
+            n, surge_factor, end = self._surge_details(tokens, i + 1)
+            return end - i, [_synthetic("cond", Technical("volume_surge", n, surge_factor), tokens[i:end])]
+        if not (token.kind == "metric" and token.value == "vol"):
+            return None
+        j = i + 1
+        if _kind(tokens, j) == "cmp" or _kind(tokens, j) == "between":
+            j += 1
+        factor = None
+        if _kind(tokens, j) == "twice":
+            factor = float(tokens[j].value)
+            j += 1
+        elif _kind(tokens, j) == "number" and tokens[j].extra.get("unit") == "times":
+            factor = tokens[j].value
+            j += 1
+        length = self._window_length(tokens, j)
+        if length is None:
+            return None
+        n, used = length
+        j += used
+        if _kind(tokens, j) == "avg_volume":
+            j += 1
+        elif _kind(tokens, j) == "agg" and tokens[j].value == "avg":
+            j += 1
+            if _kind(tokens, j) == "metric" and tokens[j].value == "vol":
+                j += 1
+        else:
+            return None
+        if factor is None:
+            if _kind(tokens, j) == "twice":
+                factor = float(tokens[j].value)
+                j += 1
+            elif _kind(tokens, j) == "number" and tokens[j].extra.get("unit") == "times":
+                factor = tokens[j].value
+                j += 1
+            else:
+                factor = 1.0
+        if _kind(tokens, j) == "cmp" and tokens[j].value in {">=", ">"}:
+            j += 1
+        if _kind(tokens, j) == "surge":
+            j += 1
+        return j - i, [_synthetic("cond", Technical("volume_surge", n, factor), tokens[i:j])]
+
+    def _surge_details(self, tokens: list[Token], j: int) -> tuple[int, float, int]:
+        n, factor = DEFAULT_SURGE_DAYS, DEFAULT_SURGE_FACTOR
+        length = self._window_length(tokens, j)
+        if length is not None and _kind(tokens, j + length[1]) == "avg_volume":
+            n = length[0]
+            j += length[1] + 1
+            if _kind(tokens, j) == "number" and tokens[j].extra.get("unit") == "times":
+                factor = tokens[j].value
+                j += 1
+        elif _kind(tokens, j) == "number" and tokens[j].extra.get("unit") == "times":
+            factor = tokens[j].value
+            j += 1
+        return n, factor, j
+
+    # --- time -------------------------------------------------------------------------------------
+    def _time(self, tokens: list[Token], i: int) -> tuple[int, list[Token]] | None:
+        token = tokens[i]
+        spec: TimeSpec | None = None
+        used = 1
+        if token.kind == "date":
+            spec = TimeSpec("date", day=token.value)
+        elif token.kind == "period":
+            value = token.value
+            label = "annual" if value["kind"] == "annual" else "quarter"
+            spec = TimeSpec(
+                label, year=value["year"], quarter=value["quarter"] if label == "quarter" else None
+            )
+        elif token.kind == "month":
+            spec = TimeSpec("month", year=token.value["year"], month=token.value["month"])
+        elif token.kind == "year":
+            spec = TimeSpec("year", year=token.value)
+            if _kind(tokens, i + 1) == "annual":
+                spec = TimeSpec("annual", year=token.value)
+                used = 2
+        elif token.kind == "time":
+            spec = TimeSpec(token.value)
+        elif token.kind == "annual":
+            spec = TimeSpec("annual")
+        elif token.kind == "recent":
+            j = i + 1
+            n = 1
+            if _kind(tokens, j) == "number" and _is_plain_number(tokens[j]):
+                n = int(tokens[j].value)
+                j += 1
+            if _kind(tokens, j) != "tunit" or n < 1:
+                return None
+            unit = tokens[j].value
+            label, count = {
+                "day": ("recent_days", n),
+                "trading_day": ("recent_bars", n),
+                "week": ("recent_weeks", n),
+                "month": ("recent_months", n),
+                "quarter": ("recent_months", 3 * n),
+                "year": ("recent_months", 12 * n),
+            }[unit]
+            spec = TimeSpec(label, n=count)
+            used = j + 1 - i
+        elif token.kind == "number" and _is_plain_number(token) and _kind(tokens, i + 1) == "tunit":
+            # "5日涨幅", "20-day average turnover", "5个交易日": N bars in technical style
+            unit = tokens[i + 1].value
+            follows_metric = _kind(tokens, i + 2) in {"metric", "agg", "change_word", "gainers"}
+            if unit == "trading_day" or (unit == "day" and follows_metric):
+                spec = TimeSpec("recent_bars", n=int(token.value))
+                used = 2
+        if spec is None:
+            return None
+        return used, [_synthetic("timespec", spec, tokens[i : i + used])]
+
+    # --- entity scopes ----------------------------------------------------------------------------
+    def _scope(self, tokens: list[Token], i: int) -> tuple[int, list[Token]] | None:
+        token = tokens[i]
+        kinds = {"exchange": "exchange", "board": "board", "industry": "industry", "group": "group",
+                 "index": "index", "stock": "stock"}  # fmt: skip
+        if token.kind not in kinds:
+            return None
+        used = 1
+        if token.kind == "index" and _kind(tokens, i + 1) == "constituent":
+            used = 2
+        own_dimension = {
+            "exchange": "exchange",
+            "board": "market",
+            "industry": "industry",
+            "group": "industry",
+        }
+        if _kind(tokens, i + 1) == "dim" and tokens[i + 1].value == own_dimension.get(token.kind):
+            used = 2  # "Shanghai exchange", "银行 行业"
+        scope = Scope(kinds[token.kind], values=(str(token.value),))
+        return used, [_synthetic("scope", scope, tokens[i : i + used])]
+
+    def _scope_lists(self, tokens: list[Token], i: int) -> tuple[int, list[Token]] | None:
+        """银行和证券 / SSE or SZSE → one scope with several values."""
+        if tokens[i].kind != "scope":
+            return None
+        scope: Scope = tokens[i].value
+        j = i + 1
+        values = list(scope.values)
+        while _kind(tokens, j) in {"and", "or", "to"} and _kind(tokens, j + 1) == "scope":
+            other: Scope = tokens[j + 1].value
+            compatible = {scope.kind, other.kind} <= {"industry", "group"} or other.kind == scope.kind
+            if not compatible:
+                break
+            if other.kind != scope.kind:
+                values = list(self._industries_of(scope.kind, values)) + list(
+                    self._industries_of(other.kind, other.values)
+                )
+                scope = Scope("industry", values=tuple(values))
+            else:
+                values.extend(other.values)
+                scope = Scope(scope.kind, values=tuple(values))
+            j += 2
+        if j == i + 1:
+            return None
+        return j - i, [_synthetic("scope", scope, tokens[i:j])]
+
+    def _industries_of(self, kind: str, values: Any) -> tuple[str, ...]:
+        if kind == "group":
+            return tuple(name for value in values for name in self.model.industry_groups[value].industries)
+        return tuple(values)
+
+    def _negated_scope(self, tokens: list[Token], i: int) -> tuple[int, list[Token]] | None:
+        if tokens[i].kind == "not" and _kind(tokens, i + 1) == "scope":
+            return 2, [_synthetic("cond", Not(tokens[i + 1].value), tokens[i : i + 2])]
+        if tokens[i].kind == "scope":
+            return 1, [_synthetic("cond", tokens[i].value, tokens[i : i + 1], scope=True)]
+        return None
+
+    # --- aggregates -------------------------------------------------------------------------------
+    def _aggregate_metric(self, tokens: list[Token], i: int) -> tuple[int, list[Token]] | None:
+        token = tokens[i]
+        if token.kind == "agg" and token.value != "count":
+            j = i + 1
+            if _kind(tokens, j) == "timespec":
+                j += 1
+            if _kind(tokens, j) in {"metric", "change_word"}:
+                metric = self._metric_of(tokens[j])
+                return j + 1 - i, [
+                    _synthetic(
+                        "aggmetric", (token.value, metric), tokens[i : j + 1], time=self._time_in(tokens[i:j])
+                    )
+                ]
+        if (
+            token.kind in {"metric", "change_word"}
+            and _kind(tokens, i + 1) == "agg"
+            and tokens[i + 1].value != "count"
+        ):
+            return 2, [
+                _synthetic("aggmetric", (tokens[i + 1].value, self._metric_of(token)), tokens[i : i + 2])
+            ]
+        if token.kind == "agg" and token.value == "count":
+            return 1, [_synthetic("count", None, [token])]
+        return None
+
+    def _metric_of(self, token: Token) -> str:
+        return "pct_chg" if token.kind == "change_word" else str(token.value)
+
+    def _time_in(self, tokens: list[Token]) -> TimeSpec | None:
+        for token in tokens:
+            if token.kind == "timespec":
+                return token.value
+        return None
+
+    # --- comparisons ------------------------------------------------------------------------------
+    def _compare(self, tokens: list[Token], i: int) -> tuple[int, list[Token]] | None:
+        token = tokens[i]
+        if token.kind not in {"metric", "aggmetric", "change_word"}:
+            return None
+        if token.kind == "aggmetric":
+            agg, metric_key = token.value
+        else:
+            agg, metric_key = None, self._metric_of(token)
+        time = token.extra.get("time")
+        j = i + 1
+        yoy = False
+        while _kind(tokens, j) in {"timespec", "yoy", "up", "agg"}:
+            if tokens[j].kind == "timespec":
+                time = tokens[j].value
+            elif tokens[j].kind == "yoy":
+                yoy = True
+            elif tokens[j].kind == "up":
+                yoy = yoy or self.model.metrics[metric_key].kind == "report"
+            elif tokens[j].kind == "agg" and tokens[j].value != "count":
+                agg = tokens[j].value
+            j += 1
+        parsed = self._comparison_tail(tokens, j)
+        if parsed is None:
+            return None
+        op, first, second, end = parsed
+        metric = self.model.metrics[metric_key]
+        if yoy and metric_key in YOY_OF:
+            metric = self.model.metrics[YOY_OF[metric_key]]
+        if token.kind == "aggmetric" and (time is None or time.is_single_day):
+            # an aggregate compared without a window: a group filter (平均市盈率低于20的行业)
+            value = self._stored_value(metric, first)
+            condition = Compare(metric.key, op, value, self._stored_value(metric, second) if second else None,
+                                agg=agg, text=first.text)  # fmt: skip
+            return end - i, [_synthetic("having", condition, tokens[i:end])]
+        condition = self._make_compare(metric, op, first, second, time, agg)
+        return end - i, [_synthetic("cond", condition, tokens[i:end])]
+
+    def _comparison_tail(self, tokens: list[Token], j: int) -> tuple[str, Token, Token | None, int] | None:
+        """cmp N | between N and M | N cmp-postfix | 在 N 以上 | N 到 M 之间."""
+        kind = _kind(tokens, j)
+        if kind == "cmp" and _kind(tokens, j + 1) == "number":
+            op = tokens[j].value
+            first = tokens[j + 1]
+            end = j + 2
+            if _kind(tokens, end) == "cmp" and tokens[end].value in {">=", "<="} and op in {"=", ">", "<"}:
+                op = tokens[end].value if op == "=" else op
+                end += 1
+            if (_kind(tokens, end) == "to" and _kind(tokens, end + 1) == "number"
+                    and (_kind(tokens, end + 2) == "betw_end" or op == "=")):  # fmt: skip
+                second = tokens[end + 1]
+                end += 2 + (_kind(tokens, end + 2) == "betw_end")
+                return "between", first, second, end
+            return op, first, None, end
+        if kind == "between" and _kind(tokens, j + 1) == "number":
+            first = tokens[j + 1]
+            if _kind(tokens, j + 2) == "to" and _kind(tokens, j + 3) == "number":
+                end = j + 4 + (_kind(tokens, j + 4) == "betw_end")
+                return "between", first, tokens[j + 3], end
+            if _kind(tokens, j + 2) == "cmp":
+                return tokens[j + 2].value, first, None, j + 3
+            return None
+        if kind == "number":
+            first = tokens[j]
+            if _kind(tokens, j + 1) == "cmp" and tokens[j + 1].value in {">=", "<="}:
+                return tokens[j + 1].value, first, None, j + 2
+            if (
+                _kind(tokens, j + 1) == "to"
+                and _kind(tokens, j + 2) == "number"
+                and _kind(tokens, j + 3) == "betw_end"
+            ):
+                return "between", first, tokens[j + 2], j + 4
+        return None
+
+    def _stored_value(self, metric: Metric, token: Token) -> float:
+        """The number of a question in the metric's stored unit (the classic silent error)."""
+        value = float(token.value)
+        unit = token.extra.get("unit", "")
+        factor = float(token.extra.get("factor", 1.0))
+        if unit in {"percent", "times"}:
+            return value
+        if unit in {"money", "shares"} or token.extra.get("scaled"):
+            base_per_unit = 1.0
+            if (
+                unit not in {"money", "shares"}
+                and metric.unit_kind == "shares"
+                and metric.input_unit.name == "手"
+            ):
+                base_per_unit = 100.0  # 成交量大于100万 = 100万手
+            return value * factor * base_per_unit / metric.stored_unit.factor
+        return value * metric.input_unit.factor / metric.stored_unit.factor
+
+    def _make_compare(
+        self,
+        metric: Metric,
+        op: str,
+        first: Token,
+        second: Token | None,
+        time: TimeSpec | None,
+        agg: str | None,
+    ) -> Compare:
+        value = self._stored_value(metric, first)
+        value2 = self._stored_value(metric, second) if second is not None else None
+        if metric.negated:  # 跌幅超过5% → pct_chg < -5
+            flipped = {">": "<", ">=": "<=", "<": ">", "<=": ">=", "=": "=", "between": "between"}[op]
+            if op == "between" and value2 is not None:
+                value, value2 = -value2, -value
+            else:
+                value = -value
+            return Compare(metric.column, flipped, value, value2, time=time, agg=agg, text=first.text)
+        return Compare(metric.key, op, value, value2, time=time, agg=agg, text=first.text)
+
+    def _price_move(self, tokens: list[Token], i: int) -> tuple[int, list[Token]] | None:
+        """上涨超过5% / fell more than 3% / 跌超3% → a pct_chg comparison (over a window if one is given)."""
+        j = i
+        time = None
+        if _kind(tokens, j) == "timespec":
+            time = tokens[j].value
+            j += 1
+        if _kind(tokens, j) not in {"up", "down"}:
+            return None
+        direction = tokens[j].kind
+        j += 1
+        if _kind(tokens, j) == "timespec":
+            time = tokens[j].value
+            j += 1
+        parsed = self._comparison_tail(tokens, j)
+        if parsed is None:
+            if _kind(tokens, j) == "number" and tokens[j].extra.get("unit") == "percent":  # 上涨5%
+                parsed = (">=", tokens[j], None, j + 1)
+            else:
+                return None
+        op, first, second, end = parsed
+        if first.extra.get("unit") not in {"percent", ""}:
+            return None
+        metric = self.model.metrics["pct_chg" if direction == "up" else "decline"]
+        condition = self._make_compare(metric, op, first, second, time, None)
+        return end - i, [_synthetic("cond", condition, tokens[i:end])]
+
+    def _profitable(self, tokens: list[Token], i: int) -> tuple[int, list[Token]] | None:
+        if tokens[i].kind != "profitable":
+            return None
+        condition = Compare("n_income_attr_p", tokens[i].value, 0.0, text="0")
+        return 1, [_synthetic("cond", condition, tokens[i : i + 1])]
+
+    # --- ordering and limits ----------------------------------------------------------------------
+    def _ordering(self, tokens: list[Token], i: int) -> tuple[int, list[Token]] | None:
+        token = tokens[i]
+        # metric [time] super|top N|order [dir]
+        if token.kind in {"metric", "aggmetric", "change_word"}:
+            j = i + 1
+            time = token.extra.get("time")
+            while _kind(tokens, j) in {"timespec", "order"}:
+                if tokens[j].kind == "timespec":
+                    time = tokens[j].value
+                j += 1
+            direction: str | None = None
+            limit: int | None = None
+            if _kind(tokens, j) == "super":
+                direction = tokens[j].value
+                limit = 1
+                j += 1
+            elif _kind(tokens, j) in {"top", "bottom"} and _kind(tokens, j + 1) == "number":
+                direction = "desc" if tokens[j].kind == "top" else "asc"
+                limit = int(tokens[j + 1].value)
+                j += 2
+            elif _kind(tokens, j) == "dir":
+                direction = tokens[j].value
+                j += 1
+            elif tokens[j - 1].kind == "order":
+                direction = "desc"
+            if direction is None:
+                return None
+            if _kind(tokens, j) == "order":
+                j += 1
+            if (
+                _kind(tokens, j) in {"top", "bottom"} and _kind(tokens, j + 1) == "number"
+            ):  # 涨幅排名前10 / 从高到低前10
+                limit = int(tokens[j + 1].value)
+                j += 2
+            return j - i, [self._order_token(token, direction, limit, time, tokens[i:j])]
+        # super|top N [by] metric
+        if token.kind in {"super", "top", "bottom", "order", "per", "gainers"}:
+            j = i
+            direction = None
+            limit = None
+            if token.kind == "super":
+                direction, limit = token.value, 1
+                j += 1
+                if _kind(tokens, j) == "number":
+                    limit = int(tokens[j].value)
+                    j += 1
+            elif token.kind in {"top", "bottom"} and _kind(tokens, j + 1) == "number":
+                direction = "desc" if token.kind == "top" else "asc"
+                limit = int(tokens[j + 1].value)
+                j += 2
+                if _kind(tokens, j) == "super":
+                    direction = tokens[j].value
+                    j += 1
+            elif token.kind == "order" or (token.kind == "per" and _kind(tokens, i + 1) == "metric"):
+                j += 1
+                direction = "desc"
+            elif token.kind == "gainers":
+                gain = Token("metric", "pct_chg", token.text, token.start)
+                return 1, [self._order_token(gain, token.value, None, None, [token])]
+            if direction is None:
+                return None
+            if _kind(tokens, j) == "count_unit":
+                j += 1
+            if _kind(tokens, j) == "gainers":
+                direction = tokens[j].value if token.kind != "bottom" else "asc"
+                metric_token = Token("metric", "pct_chg", tokens[j].text, tokens[j].start)
+                return j + 1 - i, [self._order_token(metric_token, direction, limit, None, tokens[i : j + 1])]
+            if _kind(tokens, j) in {"per", "order"} and _kind(tokens, j + 1) in {
+                "metric",
+                "aggmetric",
+                "change_word",
+            }:
+                j += 1
+            time = None
+            if _kind(tokens, j) == "timespec":
+                time = tokens[j].value
+                j += 1
+            if _kind(tokens, j) not in {"metric", "aggmetric", "change_word"}:
+                return None
+            metric_token = tokens[j]
+            j += 1
+            if _kind(tokens, j) == "timespec":
+                time = tokens[j].value
+                j += 1
+            if _kind(tokens, j) == "dir":
+                direction = tokens[j].value
+                j += 1
+            if _kind(tokens, j) == "order":
+                j += 1
+            return j - i, [self._order_token(metric_token, direction, limit, time, tokens[i:j])]
+        return None
+
+    def _order_token(
+        self,
+        metric_token: Token,
+        direction: str,
+        limit: int | None,
+        time: TimeSpec | None,
+        source: list[Token],
+    ) -> Token:
+        if metric_token.kind == "aggmetric":
+            fn, metric_key = metric_token.value
+            key = f"agg:{fn}:{metric_key}"
+            time = time or metric_token.extra.get("time")
+            if time is not None and not time.is_single_day:
+                order = Order(metric_key, direction, time=time, agg=fn)
+                return _synthetic("order", order, source, limit=limit)
+            return _synthetic("order", Order(key, direction), source, limit=limit)
+        metric_key = self._metric_of(metric_token)
+        metric = self.model.metrics[metric_key]
+        if metric.negated:
+            direction = "asc" if direction == "desc" else "desc"
+            metric_key = metric.column
+        return _synthetic("order", Order(metric_key, direction, time=time), source, limit=limit)
+
+    # --- grouping ---------------------------------------------------------------------------------
+    def _group(self, tokens: list[Token], i: int) -> tuple[int, list[Token]] | None:
+        token = tokens[i]
+        if token.kind == "per" and _kind(tokens, i + 1) == "dim":
+            return 2, [_synthetic("group", tokens[i + 1].value, tokens[i : i + 2])]
+        if token.kind == "each_stock":
+            return 1, [_synthetic("group", "ts_code", [token])]
+        return None
+
+    # --- assembly ---------------------------------------------------------------------------------
+    def _assemble(self, tokens: list[Token]) -> Screen:
+        screen = Screen()
+        conditions: list[tuple[Condition, bool, str]] = []  # (condition, is entity scope, connector before)
+        connector = "and"
+        pending_not = False
+        times: list[Token] = []
+        limit_numbers: list[int] = []
+        leftovers: list[Token] = []
+        dims: list[str] = []
+        for index, token in enumerate(tokens):
+            kind = token.kind
+            if kind == "cond":
+                condition: Condition = token.value
+                if pending_not:
+                    condition = Not(condition)
+                    pending_not = False
+                conditions.append((condition, bool(token.extra.get("scope")), connector))
+                connector = "and"
+            elif kind == "or":
+                connector = "or"
+            elif kind == "not":
+                pending_not = True
+            elif kind == "timespec":
+                times.append(token)
+            elif kind == "order":
+                if screen.order is not None:
+                    raise NotUnderstood(f"two orderings in one question: '{token.text}'")
+                screen.order = token.value
+                if token.extra.get("limit") is not None:
+                    screen.limit = token.extra["limit"]
+            elif kind == "group":
+                screen.group_by = token.value
+            elif kind == "aggmetric":
+                fn, metric = token.value
+                screen.aggregates.append(Aggregate(fn, metric))
+                if token.extra.get("time") is not None:
+                    times.append(_synthetic("timespec", token.extra["time"], [token]))
+            elif kind == "count":
+                screen.aggregates.append(Aggregate("count"))
+            elif kind == "having":
+                screen.having.append(token.value)
+            elif kind in {"metric", "change_word"}:
+                metric = self._metric_of(token)
+                if self.model.metrics[metric].negated:
+                    metric = self.model.metrics[metric].column
+                if metric not in screen.outputs:
+                    screen.outputs.append(metric)
+            elif kind == "dim":
+                dims.append(token.value)
+            elif (
+                kind == "number"
+                and not token.extra.get("unit")
+                and (_kind(tokens, index + 1) == "count_unit" or _kind(tokens, index - 1) == "top")
+            ):
+                limit_numbers.append(int(token.value))
+            elif kind in HARMLESS or (kind == "cmp" and token.value == "="):
+                continue
+            else:
+                leftovers.append(token)
+        if pending_not:
+            raise NotUnderstood("'not' is not followed by a condition the engine can negate")
+        if leftovers:
+            raise NotUnderstood("could not place: " + ", ".join(f"'{token.text}'" for token in leftovers[:5]))
+        ordered_by_aggregate = screen.order is not None and screen.order.metric.startswith("agg:")
+        for dim in dims:
+            if screen.group_by is None and (screen.aggregates or screen.having or ordered_by_aggregate):
+                screen.group_by = dim
+            elif dim not in screen.outputs and dim != screen.group_by:
+                screen.outputs.append(dim)
+        if limit_numbers and (screen.order is None or screen.limit in {None, 1}):
+            screen.limit = limit_numbers[0]
+        if (
+            screen.group_by
+            and screen.limit is not None
+            and screen.order is not None
+            and not ordered_by_aggregate
+        ):
+            screen.per_group_limit, screen.limit = screen.limit, None
+        if screen.having and not screen.group_by:
+            raise NotUnderstood("an aggregate is compared but there is no group to compare it in")
+        screen.where = _combine(conditions)
+        self._place_times(screen, times)
+        return screen
+
+    def _place_times(self, screen: Screen, times: list[Token]) -> None:
+        specs = []
+        for token in times:
+            if token.value not in specs:
+                specs.append(token.value)
+        if not specs:
+            return
+        screen.time = specs[0]
+        if len(specs) > 1:
+            # a report period beside a trading day: 2025年9月8日 … 2024年净利润
+            daily = [spec for spec in specs if spec.label not in {"year", "annual", "quarter", "last_year"}]
+            if daily:
+                screen.time = daily[0]
+            extra = [spec for spec in specs if spec is not screen.time]
+            screen.where = [_with_time(condition, extra) for condition in screen.where]
+
+
+def _with_time(condition: Condition, specs: list[TimeSpec]) -> Condition:
+    if isinstance(condition, Compare) and condition.time is None and specs:
+        return replace(condition, time=specs[0])
+    return condition
+
+
+def _combine(conditions: list[tuple[Condition, bool, str]]) -> list[Condition]:
+    """Entity scopes are AND-ed at top level; other conditions follow AND-before-OR precedence."""
+    scopes = [condition for condition, is_scope, _connector in conditions if is_scope]
+    rest = [(condition, connector) for condition, is_scope, connector in conditions if not is_scope]
+    if not rest:
+        return scopes
+    groups: list[list[Condition]] = [[rest[0][0]]]
+    for condition, connector in rest[1:]:
+        if connector == "or":
+            groups.append([condition])
+        else:
+            groups[-1].append(condition)
+    if len(groups) == 1:
+        return scopes + groups[0]
+    disjuncts = tuple(group[0] if len(group) == 1 else BoolOp("and", tuple(group)) for group in groups)
+    return [*scopes, BoolOp("or", disjuncts)]
+
+
+def _period_bounds(token: Token) -> tuple[date, date]:
+    if token.kind == "date":
+        return token.value, token.value
+    if token.kind == "month":
+        year, month = token.value["year"], token.value["month"]
+        next_first = date(year + (month == 12), month % 12 + 1, 1)
+        return date(year, month, 1), date.fromordinal(next_first.toordinal() - 1)
+    year = int(token.value)
+    return date(year, 1, 1), date(year, 12, 31)
+
+
+def _merge_words(words: list[str]) -> list[str]:
+    merged: list[str] = []
+    for word in words:
+        if merged and not word.isascii() and not merged[-1].isascii():
+            merged[-1] += word
+        else:
+            merged.append(word)
+    return merged

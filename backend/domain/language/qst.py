@@ -1,0 +1,415 @@
+"""Query Structure Tree (QST): the JSON form of a parsed question (format documented in QST.md).
+
+Every node is `{"label": str, "children": [...]}`; value nodes carry their literal in `"value"`
+(never in the label), so questions that differ only in literals are at tree edit distance 0.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from typing import Any
+
+import zss
+
+from backend.domain.language.ir import (
+    TIME_LABELS,
+    Aggregate,
+    BoolOp,
+    Compare,
+    Condition,
+    GrowthStreak,
+    Not,
+    Order,
+    Scope,
+    Screen,
+    Technical,
+    TimeSpec,
+)
+
+Node = dict[str, Any]
+
+OPERATORS = (">", ">=", "<", "<=", "=", "!=", "between", "in")
+AGGREGATES = ("avg", "sum", "max", "min", "median", "count")
+TECHNICAL_KINDS = (
+    "ma_above", "ma_below", "ma_cross_above", "ma_cross_below", "n_day_high", "n_day_low",
+    "up_streak", "down_streak", "volume_surge",
+)  # fmt: skip
+SCOPE_KINDS = (
+    "exchange",
+    "board",
+    "industry",
+    "industry_group",
+    "index",
+    "stock",
+    "area",
+    "list_date",
+    "listed_years",
+)
+
+
+class QstError(ValueError):
+    """A QST that does not follow the format."""
+
+
+def _node(label: str, *children: Node | None, **fields: Any) -> Node:
+    node: Node = {"label": label, "children": [child for child in children if child is not None]}
+    node.update(fields)
+    return node
+
+
+def _number(value: float | int, **fields: Any) -> Node:
+    number: float | int = int(value) if float(value).is_integer() else float(value)
+    return _node("value:number", value=number, **{k: v for k, v in fields.items() if v})
+
+
+def _date(value: date) -> Node:
+    return _node("value:date", value=value.isoformat())
+
+
+# --- Screen → QST -----------------------------------------------------------------------------
+
+
+def time_node(spec: TimeSpec) -> Node:
+    values: list[Node] = []
+    if spec.day is not None:
+        values.append(_date(spec.day))
+    if spec.end_day is not None:
+        values.append(_date(spec.end_day))
+    if spec.n is not None:
+        values.append(_number(spec.n))
+    if spec.year is not None:
+        values.append(_node("value:year", value=spec.year))
+    if spec.month is not None:
+        values.append(_node("value:month", value=spec.month))
+    if spec.quarter is not None:
+        values.append(_node("value:quarter", value=spec.quarter))
+    return _node(f"time:{spec.label}", *values)
+
+
+def condition_node(condition: Condition) -> Node:
+    if isinstance(condition, Compare):
+        values = [_number(condition.value, text=condition.text)]
+        if condition.value2 is not None:
+            values.append(_number(condition.value2))
+        return _node(
+            "condition:compare",
+            _node(f"attribute:{condition.metric}"),
+            _node(f"operator:{condition.op}"),
+            *values,
+            time_node(condition.time) if condition.time else None,
+            _node(f"window:{condition.agg}") if condition.agg else None,
+        )
+    if isinstance(condition, Technical):
+        factor = _number(condition.factor) if condition.factor is not None else None
+        return _node(f"technical:{condition.kind}", _number(condition.n), factor)
+    if isinstance(condition, GrowthStreak):
+        return _node(
+            "fundamental:growth_streak",
+            _node(f"attribute:{condition.metric}"),
+            _node(f"direction:{condition.direction}"),
+            _node(f"period:{condition.period}"),
+            _number(condition.years),
+        )
+    if isinstance(condition, Scope):
+        kind = "industry_group" if condition.kind == "group" else condition.kind
+        children: list[Node] = []
+        if condition.kind in {"list_date", "listed_years"}:
+            children.append(_node(f"operator:{condition.op}"))
+            if condition.day is not None:
+                children.append(_date(condition.day))
+            if condition.number is not None:
+                children.append(_number(condition.number))
+        else:
+            children.extend(_node(f"value:entity:{kind}", value=value) for value in condition.values)
+        return _node(f"scope:{kind}", *children)
+    if isinstance(condition, BoolOp):
+        return _node(f"bool:{condition.op}", *sorted_nodes(condition_node(item) for item in condition.items))
+    if isinstance(condition, Not):
+        return _node("bool:not", condition_node(condition.item))
+    raise QstError(f"unknown condition {condition!r}")
+
+
+def sorted_nodes(nodes: Any) -> list[Node]:
+    return sorted(nodes, key=lambda node: json.dumps(node, sort_keys=True, ensure_ascii=False))
+
+
+def _order_node(order: Order) -> Node:
+    children: list[Node | None] = []
+    if order.metric.startswith("agg:"):
+        _prefix, fn, metric = order.metric.split(":", 2)
+        children.append(_node(f"aggregate:{fn}", _node(f"attribute:{metric}") if metric else None))
+    else:
+        children.append(_node(f"attribute:{order.metric}"))
+    children.append(time_node(order.time) if order.time else None)
+    children.append(_node(f"window:{order.agg}") if order.agg else None)
+    return _node(f"order:{order.direction}", *children)
+
+
+def screen_to_qst(screen: Screen) -> Node:
+    returned: list[Node] = []
+    if not screen.aggregates or screen.per_group_limit:
+        returned.append(_node("entity:stock"))
+    for aggregate in screen.aggregates:
+        returned.append(
+            _node(
+                f"aggregate:{aggregate.fn}",
+                _node(f"attribute:{aggregate.metric}") if aggregate.metric else None,
+            )
+        )
+    returned.extend(_node(f"attribute:{metric}") for metric in screen.outputs)
+    children: list[Node | None] = [_node("return", *returned), time_node(screen.time)]
+    if screen.where:
+        children.append(_node("where", *sorted_nodes(condition_node(c) for c in screen.where)))
+    if screen.group_by:
+        children.append(_node("group", _node(f"dimension:{screen.group_by}")))
+    if screen.having:
+        children.append(_node("having", *sorted_nodes(condition_node(c) for c in screen.having)))
+    if screen.order:
+        children.append(_order_node(screen.order))
+    if screen.limit is not None:
+        children.append(_node("limit", _number(screen.limit)))
+    if screen.per_group_limit is not None:
+        children.append(_node("limit:per_group", _number(screen.per_group_limit)))
+    return _node("select", *children)
+
+
+# --- QST → Screen -----------------------------------------------------------------------------
+
+
+def _kind(node: Node) -> tuple[str, str]:
+    label = node.get("label")
+    if not isinstance(label, str) or not label:
+        raise QstError(f"node without a label: {node!r}")
+    head, _sep, rest = label.partition(":")
+    return head, rest
+
+
+def _children(node: Node) -> list[Node]:
+    children = node.get("children", [])
+    if not isinstance(children, list) or not all(isinstance(child, dict) for child in children):
+        raise QstError(f"children of {node.get('label')!r} must be a list of nodes")
+    return children
+
+
+def _values(node: Node, label: str) -> list[Any]:
+    return [child.get("value") for child in _children(node) if child.get("label") == label]
+
+
+def _one(node: Node, prefix: str) -> str:
+    for child in _children(node):
+        head, rest = _kind(child)
+        if head == prefix:
+            return rest
+    raise QstError(f"{node['label']} needs a {prefix}: child")
+
+
+def _optional(node: Node, prefix: str) -> str | None:
+    for child in _children(node):
+        head, rest = _kind(child)
+        if head == prefix:
+            return rest
+    return None
+
+
+def _as_number(value: Any, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise QstError(f"{where} needs a number value, got {value!r}")
+    return float(value)
+
+
+def _as_date(value: Any, where: str) -> date:
+    try:
+        return date.fromisoformat(str(value))
+    except ValueError as error:
+        raise QstError(f"{where} needs an ISO date value, got {value!r}") from error
+
+
+def time_from_node(node: Node) -> TimeSpec:
+    _head, label = _kind(node)
+    if label not in TIME_LABELS:
+        raise QstError(f"unknown time scope {label!r}")
+    dates = [_as_date(value, node["label"]) for value in _values(node, "value:date")]
+    numbers = [_as_number(value, node["label"]) for value in _values(node, "value:number")]
+
+    def first_int(child_label: str) -> int | None:
+        found = _values(node, child_label)
+        return int(_as_number(found[0], node["label"])) if found else None
+
+    spec = TimeSpec(
+        label=label,
+        day=dates[0] if dates else None,
+        end_day=dates[1] if len(dates) > 1 else None,
+        n=int(numbers[0]) if numbers else None,
+        year=first_int("value:year"),
+        month=first_int("value:month"),
+        quarter=first_int("value:quarter"),
+    )
+    required = {"date": spec.day, "date_range": spec.end_day, "year": spec.year, "month": spec.month}
+    if label in required and required[label] is None:
+        raise QstError(f"time:{label} is missing its value")
+    if label.startswith("recent_") and (spec.n is None or spec.n < 1):
+        raise QstError(f"time:{label} needs a positive number")
+    return spec
+
+
+def condition_from_node(node: Node) -> Condition:
+    head, kind = _kind(node)
+    if head == "condition" and kind == "compare":
+        op = _one(node, "operator")
+        if op not in OPERATORS:
+            raise QstError(f"unknown operator {op!r}")
+        numbers = [_as_number(value, "condition:compare") for value in _values(node, "value:number")]
+        if not numbers or (op == "between" and len(numbers) < 2):
+            raise QstError("condition:compare is missing its value")
+        times = [child for child in _children(node) if str(child.get("label", "")).startswith("time:")]
+        texts = [child.get("text", "") for child in _children(node) if child.get("label") == "value:number"]
+        return Compare(
+            metric=_one(node, "attribute"),
+            op=op,
+            value=numbers[0],
+            value2=numbers[1] if op == "between" else None,
+            time=time_from_node(times[0]) if times else None,
+            agg=_optional(node, "window"),
+            text=str(texts[0] or ""),
+        )
+    if head == "technical":
+        if kind not in TECHNICAL_KINDS:
+            raise QstError(f"unknown technical condition {kind!r}")
+        numbers = [_as_number(value, node["label"]) for value in _values(node, "value:number")]
+        if not numbers or numbers[0] < 1:
+            raise QstError(f"technical:{kind} needs a positive window length")
+        return Technical(kind=kind, n=int(numbers[0]), factor=numbers[1] if len(numbers) > 1 else None)
+    if head == "fundamental" and kind == "growth_streak":
+        numbers = [_as_number(value, node["label"]) for value in _values(node, "value:number")]
+        if not numbers or numbers[0] < 1:
+            raise QstError("fundamental:growth_streak needs a positive number of years")
+        return GrowthStreak(
+            metric=_one(node, "attribute"),
+            years=int(numbers[0]),
+            direction=_optional(node, "direction") or "up",
+            period=_optional(node, "period") or "year",
+        )
+    if head == "scope":
+        if kind not in SCOPE_KINDS:
+            raise QstError(f"unknown scope {kind!r}")
+        if kind in {"list_date", "listed_years"}:
+            dates = _values(node, "value:date")
+            numbers = _values(node, "value:number")
+            return Scope(
+                kind=kind,
+                op=_one(node, "operator"),
+                day=_as_date(dates[0], node["label"]) if dates else None,
+                number=_as_number(numbers[0], node["label"]) if numbers else None,
+            )
+        values = tuple(str(value) for value in _values(node, f"value:entity:{kind}"))
+        if not values:
+            raise QstError(f"scope:{kind} has no value")
+        return Scope(kind="group" if kind == "industry_group" else kind, values=values)
+    if head == "bool":
+        items = tuple(condition_from_node(child) for child in _children(node))
+        if kind == "not":
+            if len(items) != 1:
+                raise QstError("bool:not takes exactly one child")
+            return Not(items[0])
+        if kind in {"and", "or"} and items:
+            return BoolOp(kind, items)
+    raise QstError(f"unknown condition node {node.get('label')!r}")
+
+
+def qst_to_screen(qst: Node) -> Screen:
+    if _kind(qst) != ("select", ""):
+        raise QstError("the root of a QST must be the select node")
+    screen = Screen()
+    for child in _children(qst):
+        head, rest = _kind(child)
+        if head == "return":
+            for item in _children(child):
+                item_head, item_rest = _kind(item)
+                if item_head == "attribute":
+                    screen.outputs.append(item_rest)
+                elif item_head == "aggregate":
+                    if item_rest not in AGGREGATES:
+                        raise QstError(f"unknown aggregate {item_rest!r}")
+                    screen.aggregates.append(Aggregate(item_rest, _optional(item, "attribute")))
+                elif item_head != "entity":
+                    raise QstError(f"unexpected node {item['label']!r} under return")
+        elif head == "time":
+            screen.time = time_from_node(child)
+        elif head == "where":
+            screen.where = [condition_from_node(item) for item in _children(child)]
+        elif head == "having":
+            for item in _children(child):
+                condition = condition_from_node(item)
+                if not isinstance(condition, Compare) or condition.agg is None:
+                    raise QstError("having takes comparisons of aggregates (with a window: node)")
+                screen.having.append(condition)
+        elif head == "group":
+            screen.group_by = _one(child, "dimension")
+        elif head == "order":
+            if rest not in {"asc", "desc"}:
+                raise QstError(f"order must be asc or desc, got {rest!r}")
+            metric = _optional(child, "attribute")
+            group_aggs = [c for c in _children(child) if _kind(c)[0] == "aggregate"]
+            if group_aggs:
+                metric = f"agg:{_kind(group_aggs[0])[1]}:{_optional(group_aggs[0], 'attribute') or ''}"
+            if metric is None:
+                raise QstError("order needs an attribute or an aggregate")
+            times = [c for c in _children(child) if _kind(c)[0] == "time"]
+            screen.order = Order(
+                metric=metric,
+                direction=rest,
+                time=time_from_node(times[0]) if times else None,
+                agg=_optional(child, "window"),
+            )
+        elif head == "limit":
+            numbers = _values(child, "value:number")
+            if not numbers or _as_number(numbers[0], "limit") < 1:
+                raise QstError("limit needs a positive number")
+            if rest == "per_group":
+                screen.per_group_limit = int(numbers[0])
+            else:
+                screen.limit = int(numbers[0])
+        else:
+            raise QstError(f"unexpected node {child.get('label')!r} under select")
+    return screen
+
+
+# --- JSON, validation, distance ---------------------------------------------------------------
+
+
+def validate_qst(qst: Any) -> Node:
+    """Return the QST if it follows the format (a full round trip through the typed form)."""
+    if not isinstance(qst, dict):
+        raise QstError("a QST must be a JSON object")
+    qst_to_screen(qst)
+    return qst
+
+
+def qst_to_json(qst: Node) -> str:
+    return json.dumps(qst, ensure_ascii=False, sort_keys=True)
+
+
+def qst_from_json(text: str) -> Node:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise QstError(f"not valid JSON: {error}") from error
+    return validate_qst(data)
+
+
+def _label_distance(first: str, second: str) -> int:
+    return 0 if first == second else 1
+
+
+def qst_distance(first: Node, second: Node) -> int:
+    """Zhang–Shasha tree edit distance with unit costs; literals (`value`) are ignored."""
+    return int(
+        zss.simple_distance(
+            first,
+            second,
+            get_children=lambda node: node.get("children", []),
+            get_label=lambda node: node["label"],
+            label_dist=_label_distance,
+        )
+    )
