@@ -98,7 +98,10 @@ def generate_demo(
     ensure_schema(store)
     if any(row_counts(store).values()):
         if not replace:
-            raise MarketError("the market store already holds data; generate with replace=True to reload it")
+            raise MarketError(
+                "the market store already holds data; to reload it, replace it "
+                "(manage.py market generate --replace)"
+            )
         truncate_all(store)
     started = time.perf_counter()
     tables = build_demo_tables(seed=seed, n_stocks=n_stocks, start=start, end=end)

@@ -1,0 +1,136 @@
+"""`manage.py market init|generate|import|stats|bench`: thin wrapper over services and the domain."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from backend.apps.marketdata import services
+from backend.apps.marketdata.store import get_market_store
+from backend.domain.market.bench import BenchReport, run_bench
+from backend.domain.market.demo import DEFAULT_SEED
+from backend.domain.market.errors import MarketError, StoreUnavailable
+from backend.domain.market.schema import TABLES_BY_NAME
+from backend.domain.market.stats import collect_stats
+
+
+def _explain(error: MarketError) -> str:
+    text = str(error)
+    if isinstance(error, StoreUnavailable) and "lock" in text.lower():
+        return (
+            "the market store is in use by another process (chdb allows one process per data directory; "
+            f"stop the running server or use another VERISCREEN_DATA_DIR): {text}"
+        )
+    return text
+
+
+class Command(BaseCommand):
+    help = "Market data: create the schema, generate the synthetic demo, import files, show stats, benchmark."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        actions = parser.add_subparsers(
+            dest="action", required=True, metavar="init|generate|import|stats|bench"
+        )
+        actions.add_parser("init", help="create the database and tables (idempotent)")
+        generate = actions.add_parser("generate", help="load the SYNTHETIC A-share demo market")
+        generate.add_argument("--seed", type=int, default=DEFAULT_SEED)
+        generate.add_argument("--stocks", type=int, default=None, help="sample size (default: all codes)")
+        mode = generate.add_mutually_exclusive_group()
+        mode.add_argument("--if-empty", action="store_true", help="do nothing when the store has data")
+        mode.add_argument("--replace", action="store_true", help="empty every market table first")
+        importing = actions.add_parser("import", help="import real data files")
+        sources = importing.add_subparsers(dest="source", required=True, metavar="tushare|sp500")
+        tushare = sources.add_parser("tushare", help="a Tushare-layout CSV/Parquet file into one table")
+        tushare.add_argument("table", choices=sorted(TABLES_BY_NAME))
+        tushare.add_argument("file", type=Path)
+        sp500 = sources.add_parser("sp500", help="the S&P 500 set (us_sp500 folder)")
+        sp500.add_argument("--path", type=Path, default=None)
+        stats = actions.add_parser("stats", help="rows and date ranges per table")
+        stats.add_argument("--json", action="store_true")
+        bench = actions.add_parser("bench", help="time demo generation and typical screens (scratch store)")
+        bench.add_argument("--json-out", type=Path, default=Path("reports/market_bench.json"))
+        bench.add_argument("--runs", type=int, default=7)
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        try:
+            getattr(self, f"_{options['action']}")(options)
+        except MarketError as error:
+            raise CommandError(_explain(error)) from error
+
+    def _init(self, options: dict[str, Any]) -> None:
+        services.init_market_schema()
+        self.stdout.write("market schema ready")
+
+    def _generate(self, options: dict[str, Any]) -> None:
+        if options["if_empty"] and not services.market_is_empty():
+            self.stdout.write("market store already has data; nothing generated")
+            return
+        summary = services.generate_demo_market(
+            seed=options["seed"], n_stocks=options["stocks"], replace=options["replace"]
+        )
+        self.stdout.write(
+            f"SYNTHETIC demo market loaded: {summary.stocks} stocks, {summary.trading_days} trading days "
+            f"{summary.start}..{summary.end}, seed {summary.seed}; "
+            f"generated in {summary.generate_seconds:.1f} s, loaded in {summary.load_seconds:.1f} s"
+        )
+        for table, rows in summary.rows.items():
+            self.stdout.write(f"  {table:<15} {rows:>10,}")
+
+    def _import(self, options: dict[str, Any]) -> None:
+        if options["source"] == "tushare":
+            summary = services.import_tushare(options["table"], options["file"])
+            self.stdout.write(f"imported {summary.rows:,} rows into {summary.table} from {summary.source}")
+            if summary.ignored_columns:
+                self.stdout.write(f"  ignored columns: {', '.join(summary.ignored_columns)}")
+            return
+        result = services.import_sp500_set(options["path"])
+        self.stdout.write(
+            f"imported S&P 500: {result.tickers} tickers; {result.source_bars:,} source bars, dropped "
+            f"{result.dropped_incomplete} with missing prices and {result.dropped_first_bars} first bars"
+        )
+        for table, rows in result.rows.items():
+            self.stdout.write(f"  {table:<15} {rows:>10,}")
+        for warning in result.warnings:
+            self.stderr.write(f"WARNING: {warning}")
+
+    def _stats(self, options: dict[str, Any]) -> None:
+        services.init_market_schema()
+        stats = collect_stats(get_market_store())
+        if options["json"]:
+            self.stdout.write(
+                json.dumps({"tables": [s.as_json() for s in stats]}, ensure_ascii=False, indent=2)
+            )
+            return
+        self.stdout.write(f"{'table':<15} {'rows':>12}  {'from':<10}  {'to':<10}  {'stocks':>6}")
+        for s in stats:
+            self.stdout.write(
+                f"{s.table:<15} {s.rows:>12,}  {s.min_date or '-'!s:<10}  {s.max_date or '-'!s:<10}  "
+                f"{'-' if s.stocks is None else s.stocks:>6}"
+            )
+
+    def _bench(self, options: dict[str, Any]) -> None:
+        report = run_bench(runs=options["runs"])
+        self._print_bench(report)
+        out: Path = options["json_out"]
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(report.as_json(), ensure_ascii=False, indent=2), encoding="utf-8")
+        self.stdout.write(f"report written to {out}")
+
+    def _print_bench(self, report: BenchReport) -> None:
+        verdict = "OK" if report.within_generate_target else "OVER TARGET"
+        self.stdout.write(
+            f"demo: {report.stocks} stocks, {report.daily_rows:,} daily bars; "
+            f"generate {report.generate_seconds:.1f} s + load {report.load_seconds:.1f} s "
+            f"= {report.total_seconds:.1f} s "
+            f"(target <= {report.generate_target_seconds:.0f} s: {verdict})"
+        )
+        self.stdout.write(f"screens on {report.day}, median of {len(report.screens[0].runs_ms)} warm runs:")
+        for screen in report.screens:
+            mark = "OK" if screen.within_target else "OVER TARGET"
+            self.stdout.write(
+                f"  {screen.name:<28} {screen.median_ms:>8.1f} ms  rows {screen.rows:>6}  "
+                f"(target <= {report.screen_target_ms:.0f} ms: {mark})"
+            )
