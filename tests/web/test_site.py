@@ -53,8 +53,9 @@ def test_openapi_schema_documents_the_endpoints() -> None:
     schema = response.json()
     assert schema["openapi"].startswith("3.")
     paths = schema["paths"]
-    assert set(paths) >= {"/api/sql/", "/api/market/stats/"}
+    assert set(paths) >= {"/api/sql/", "/api/market/stats/", "/api/ask/"}
+    assert {"200", "400", "503"} <= set(paths["/api/ask/"]["post"]["responses"])
     sql_responses = paths["/api/sql/"]["post"]["responses"]
     assert {"200", "400", "413", "503", "504"} <= set(sql_responses)
     assert "TableResult" in schema["components"]["schemas"]
-    assert "MarketStats" in schema["components"]["schemas"]
+    assert {"MarketStats", "AskAnswer", "AskRequest"} <= set(schema["components"]["schemas"])

@@ -6,6 +6,16 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_safe
+from drf_spectacular.utils import OpenApiExample, extend_schema
+from rest_framework import status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from backend.apps.marketdata.serializers import ErrorSerializer
+from backend.apps.marketdata.views import error_body, invalid_request_response
+from backend.apps.screening import services
+from backend.apps.screening.serializers import AskAnswerSerializer, AskRequestSerializer
 
 FRONTEND_NOT_BUILT = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>VeriScreen — frontend not built</title></head>
@@ -29,3 +39,39 @@ def spa_index(request: HttpRequest) -> HttpResponse:
     response = HttpResponse(html)
     response["Cache-Control"] = "no-cache"  # hashed assets are cached; the entry page is not
     return response
+
+
+class AskView(APIView):
+    """Answer a question: translate it, run the SQL through the guard, return every step."""
+
+    @extend_schema(
+        operation_id="ask",
+        summary="Answer a screening question in Chinese or English",
+        description=(
+            "200 for every answered question, whatever its status (not understood, refused SQL, "
+            "timeout…: see `status` and `message`); 400 for an empty or too long question; "
+            "503 with the same body when the market store cannot be reached."
+        ),
+        request=AskRequestSerializer,
+        responses={200: AskAnswerSerializer, 400: ErrorSerializer, 503: AskAnswerSerializer},
+        examples=[
+            OpenApiExample(
+                "Seed example", value={"question": "2025年9月8日收盘价最高的上交所股票"}, request_only=True
+            )
+        ],
+    )
+    def post(self, request: Request) -> Response:
+        serializer = AskRequestSerializer(data=request.data)
+        if not serializer.is_valid():
+            return invalid_request_response(serializer)
+        try:
+            answer = services.answer_question(serializer.validated_data["question"])
+        except services.InvalidQuestion as error:
+            return Response(error_body("invalid_request", str(error)), status=status.HTTP_400_BAD_REQUEST)
+        body = AskAnswerSerializer(answer.to_dict()).data
+        if answer.status == "store_unavailable":
+            return Response(
+                {**body, **error_body(answer.status, answer.message)},
+                status=status.HTTP_503_SERVICE_UNAVAILABLE,
+            )
+        return Response(body)

@@ -1,0 +1,175 @@
+"""The ask API end to end on a chdb demo store: built-in engine, an LLM endpoint, and every failure."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import pytest
+from rest_framework.test import APIClient
+
+from backend.domain.language.llm import LlmSettings
+from backend.domain.market.store import MarketStore
+from tests.language.llm.openai_stub import OpenAiStub, Reply
+
+pytestmark = pytest.mark.filterwarnings("ignore:No directory at:UserWarning")
+
+ANSWER_KEYS = {
+    "question",
+    "status",
+    "message",
+    "sql",
+    "qst",
+    "columns",
+    "column_types",
+    "rows",
+    "row_count",
+    "warnings",
+    "timings_ms",
+    "llm_calls",
+    "engine",
+}
+
+
+def ask(api: APIClient, question: object) -> tuple[int, dict]:
+    response = api.post("/api/ask/", {"question": question}, format="json")
+    assert response["Content-Type"] == "application/json"
+    return response.status_code, response.json()
+
+
+def test_a_seed_question_is_answered_with_sql_qst_and_the_rows_of_that_sql(
+    api: APIClient, demo_store: MarketStore
+) -> None:
+    status, body = ask(api, "  2025年9月8日收盘价最高的上交所股票 ")
+
+    assert status == 200
+    assert set(body) == ANSWER_KEYS
+    assert (body["status"], body["engine"], body["question"]) == (
+        "ok",
+        "builtin",
+        "2025年9月8日收盘价最高的上交所股票",
+    )
+    assert body["qst"] and body["llm_calls"] == []
+    assert "2025-09-08" in body["sql"] and "SSE" in body["sql"]
+    direct = demo_store.query(body["sql"])
+    assert body["columns"] == direct.columns
+    assert body["row_count"] == len(direct.rows) == 1
+    assert {"context", "execute", "total"} <= set(body["timings_ms"])
+
+
+def test_an_english_question_is_answered_too(api: APIClient, demo_store: MarketStore) -> None:
+    status, body = ask(api, "PE below 15")
+
+    assert status == 200
+    assert body["status"] == "ok"
+    pe_column = body["columns"].index("pe")
+    assert body["rows"] and all(0 < row[pe_column] < 15 for row in body["rows"])
+
+
+def test_an_unmappable_question_says_what_it_could_not_map_and_runs_nothing(
+    api: APIClient, demo_store: MarketStore
+) -> None:
+    status, body = ask(api, "what is the phase of the moon")
+
+    assert status == 200
+    assert body["status"] == "not_understood"
+    assert "moon" in body["message"]
+    assert body["sql"] is None and body["rows"] == [] and "execute" not in body["timings_ms"]
+
+
+@pytest.mark.parametrize(
+    ("question", "reason"),
+    [("", "blank"), ("   ", "blank"), (None, "null"), ("股" * 2001, "2000 characters")],
+)
+def test_empty_or_too_long_questions_are_refused_with_a_clear_message(
+    api: APIClient, question: object, reason: str
+) -> None:
+    status, body = ask(api, question)
+
+    assert status == 400
+    assert body["error"]["code"] == "invalid_request"
+    assert reason in body["error"]["message"]
+
+
+def test_a_missing_question_field_is_a_400(api: APIClient) -> None:
+    response = api.post("/api/ask/", {}, format="json")
+
+    assert response.status_code == 400
+    assert response.json()["error"]["field_errors"] == {"question": ["This field is required."]}
+
+
+def test_an_unreachable_store_is_a_503_with_the_answer_shape(
+    api: APIClient, django_store_with: Callable[..., None]
+) -> None:
+    django_store_with(CLICKHOUSE_URL="clickhouse://default:@127.0.0.1:9")
+
+    status, body = ask(api, "PE below 15")
+
+    assert status == 503
+    assert body["status"] == "store_unavailable"
+    assert body["error"]["code"] == "store_unavailable"
+    assert "127.0.0.1" in body["message"]
+
+
+@pytest.fixture
+def llm_endpoint(monkeypatch: pytest.MonkeyPatch) -> Iterator[OpenAiStub]:
+    """LLM_PROVIDER=openai against a loopback OpenAI-compatible server (the real client talks HTTP)."""
+    from django.conf import settings
+
+    stub = OpenAiStub().start()
+    llm_settings = LlmSettings.from_mapping(
+        {
+            "LLM_PROVIDER": "openai",
+            "LLM_BASE_URL": stub.base_url,
+            "LLM_MODEL": "sql-model",
+            "LLM_API_KEY": "sk-test",
+            "LLM_MAX_RETRIES": "0",
+        }
+    )
+    monkeypatch.setattr(settings, "LLM_SETTINGS", llm_settings)
+    monkeypatch.setattr(settings, "LLM_PROVIDER", llm_settings.provider)
+    yield stub
+    stub.stop()
+
+
+def test_an_llm_answer_is_run_through_the_guard_and_reports_its_calls(
+    api: APIClient, demo_store: MarketStore, llm_endpoint: OpenAiStub
+) -> None:
+    sql = "SELECT ts_code, name FROM market.stock_basic WHERE exchange = 'SSE' ORDER BY ts_code LIMIT 3"
+    llm_endpoint.replies = [Reply(tool_args={"sql": sql, "explanation": "three SSE stocks"})]
+
+    status, body = ask(api, "three Shanghai stocks")
+
+    assert status == 200
+    assert (body["status"], body["engine"], body["sql"]) == ("ok", "llm", sql)
+    assert body["rows"] == [list(row) for row in demo_store.query(sql).rows]
+    [call] = body["llm_calls"]
+    assert (call["model"], call["prompt_tokens"], call["completion_tokens"]) == ("sql-model", 120, 30)
+    assert "three Shanghai stocks" in llm_endpoint.requests[-1].text
+
+
+def test_llm_sql_that_clickhouse_refuses_comes_back_as_a_query_failure(
+    api: APIClient, demo_store: MarketStore, llm_endpoint: OpenAiStub
+) -> None:
+    sql = "SELECT no_such_column FROM market.daily"
+    llm_endpoint.replies = [Reply(tool_args={"sql": sql, "explanation": "?"})]
+
+    status, body = ask(api, "something odd")
+
+    assert status == 200
+    assert (body["status"], body["sql"], body["rows"]) == ("query_failed", sql, [])
+    assert "no_such_column" in body["message"]
+
+
+def test_hostile_llm_sql_never_runs(
+    api: APIClient, demo_store: MarketStore, llm_endpoint: OpenAiStub
+) -> None:
+    llm_endpoint.replies = [Reply(tool_args={"sql": "SELECT 1; DROP TABLE market.daily", "explanation": "x"})]
+    rows_before = demo_store.internal_query("SELECT count() FROM market.daily").rows[0][0]
+
+    status, body = ask(api, "drop everything")
+
+    assert status == 200
+    assert body["status"] in {"error", "query_rejected"}
+    assert "refused" in body["message"]
+    assert body["rows"] == []
+    assert demo_store.internal_query("SELECT count() FROM market.daily").rows[0][0] == rows_before
