@@ -155,6 +155,7 @@ class LanguageContext:
             if cached is not None and cached[0]() is store:
                 return cached[1]
         context = _load(store, today or market_today())
+        _ = context.lexicon  # build the dictionaries now, not inside the first question's parse
         with _cache_lock:
             _cache[key] = (weakref.ref(store), context)
         return context

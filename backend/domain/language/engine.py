@@ -43,7 +43,7 @@ class BuiltinTranslator:
         try:
             screen = Parser(context).parse(text)
             qst = screen_to_qst(screen)
-        except NotUnderstood as error:
+        except (NotUnderstood, RecursionError) as error:
             timings["parse"] = _elapsed_ms(started)
             return Translation(
                 question=text,

@@ -94,7 +94,8 @@ _CN_DIGITS = "零〇一二两三四五六七八九十百千万亿点"
 _CN_NUM_RE = re.compile(rf"百分之[{_CN_DIGITS}]+|[零〇一二两三四五六七八九十][{_CN_DIGITS}]*")
 ENGLISH_NUMBERS = (
     "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-    "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty",
+    "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen",
+    "twenty",
 )  # fmt: skip
 _WORD_CHARS = re.compile(r"[a-z0-9_]")
 

@@ -772,22 +772,22 @@ class Parser:
             time = time or metric_token.extra.get("time")
             if time is not None and not time.is_single_day:
                 order = Order(metric_key, direction, time=time, agg=fn)
-                return _synthetic("order", order, source, limit=limit)
-            return _synthetic("order", Order(key, direction), source, limit=limit)
+                return _synthetic("orderspec", order, source, limit=limit)
+            return _synthetic("orderspec", Order(key, direction), source, limit=limit)
         metric_key = self._metric_of(metric_token)
         metric = self.model.metrics[metric_key]
         if metric.negated:
             direction = "asc" if direction == "desc" else "desc"
             metric_key = metric.column
-        return _synthetic("order", Order(metric_key, direction, time=time), source, limit=limit)
+        return _synthetic("orderspec", Order(metric_key, direction, time=time), source, limit=limit)
 
     # --- grouping ---------------------------------------------------------------------------------
     def _group(self, tokens: list[Token], i: int) -> tuple[int, list[Token]] | None:
         token = tokens[i]
         if token.kind == "per" and _kind(tokens, i + 1) == "dim":
-            return 2, [_synthetic("group", tokens[i + 1].value, tokens[i : i + 2])]
+            return 2, [_synthetic("groupby", tokens[i + 1].value, tokens[i : i + 2])]
         if token.kind == "each_stock":
-            return 1, [_synthetic("group", "ts_code", [token])]
+            return 1, [_synthetic("groupby", "ts_code", [token])]
         return None
 
     # --- assembly ---------------------------------------------------------------------------------
@@ -815,13 +815,13 @@ class Parser:
                 pending_not = True
             elif kind == "timespec":
                 times.append(token)
-            elif kind == "order":
+            elif kind == "orderspec":
                 if screen.order is not None:
                     raise NotUnderstood(f"two orderings in one question: '{token.text}'")
                 screen.order = token.value
                 if token.extra.get("limit") is not None:
                     screen.limit = token.extra["limit"]
-            elif kind == "group":
+            elif kind == "groupby":
                 screen.group_by = token.value
             elif kind == "aggmetric":
                 fn, metric = token.value
