@@ -1,0 +1,59 @@
+"""`manage.py language_ex`: execution accuracy of the language engine on the hand-written dev set."""
+
+from __future__ import annotations
+
+from argparse import ArgumentParser
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError
+
+from backend.apps.marketdata.store import get_market_store
+from backend.domain.language_bench import (
+    CATEGORIES,
+    DEFAULT_DEV_SET,
+    DevSetError,
+    TranslatorUnavailable,
+    contract_translator,
+    load_dev_set,
+    run_ex,
+    select,
+    spotit_checker,
+)
+from backend.domain.language_bench.report import format_report, write_json
+from backend.domain.market.errors import MarketError
+
+
+class Command(BaseCommand):
+    help = "Run the language dev benchmark: EX per category and overall, failures with reasons."
+
+    def add_arguments(self, parser: ArgumentParser) -> None:
+        parser.add_argument("--dev-set", default=str(DEFAULT_DEV_SET), help="dev set YAML file")
+        parser.add_argument("--category", action="append", choices=CATEGORIES, default=[])
+        parser.add_argument("--id", action="append", default=[], help="run only these item ids")
+        parser.add_argument(
+            "--spotit", action="store_true", help="also report the SpotIt equivalence verdict"
+        )
+        parser.add_argument("--bound", type=int, default=3, help="SpotIt bound K (rows per table)")
+        parser.add_argument("--json-out", default="reports/language_ex.json", help="JSON report path")
+        parser.add_argument("--no-failures", action="store_true", help="print the summary only")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        try:
+            items = select(load_dev_set(options["dev_set"]), options["category"], options["id"])
+        except (OSError, DevSetError) as error:
+            raise CommandError(str(error)) from error
+        if not items:
+            raise CommandError("no dev set item matches the selection")
+        store = get_market_store()
+        try:
+            if not store.query("SELECT count() FROM market.daily").rows[0][0]:
+                raise CommandError("the market store is empty: load data first (manage.py market generate)")
+            translate = contract_translator(store)
+        except (MarketError, TranslatorUnavailable) as error:
+            raise CommandError(str(error)) from error
+        equivalence, note = spotit_checker(store, bound=options["bound"]) if options["spotit"] else (None, "")
+        report = run_ex(items, translate, store, equivalence=equivalence, spotit_note=note)
+        self.stdout.write(format_report(report, show_failures=not options["no_failures"]))
+        write_json(report, Path(options["json_out"]))
+        self.stdout.write(f"\nreport written to {options['json_out']}")

@@ -1,0 +1,180 @@
+"""Execution accuracy (EX) of a question translator on the dev set.
+
+For each item: translate the question, run the predicted SQL and the gold SQL through the guarded
+store, compare the two results (compare.py). Optionally ask the SpotIt equivalence checker whether
+the predicted SQL is equivalent to the gold SQL (EX-SpotIt, reported beside EX).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from backend.domain.language.translation import Translation
+from backend.domain.language_bench.compare import ResultTable, compare_results
+from backend.domain.language_bench.dataset import CATEGORIES, LANGS, DevItem
+from backend.domain.language_bench.spotit import EquivalenceCheck, SpotItVerdict
+from backend.domain.market.errors import MarketError
+from backend.domain.market.store import MarketStore
+
+TranslateFn = Callable[[str], Translation]
+
+MATCH = "match"
+MISMATCH = "mismatch"
+NOT_UNDERSTOOD = "not_understood"
+TRANSLATION_ERROR = "translation_error"
+EXECUTION_ERROR = "execution_error"
+GOLD_ERROR = "gold_error"
+
+
+@dataclass
+class ItemOutcome:
+    id: str
+    category: str
+    lang: str
+    question: str
+    status: str
+    reason: str = ""
+    engine: str = ""
+    pred_sql: str | None = None
+    gold_rows: int | None = None
+    pred_rows: int | None = None
+    only_in_gold: list[list[Any]] = field(default_factory=list)
+    only_in_pred: list[list[Any]] = field(default_factory=list)
+    translate_ms: float = 0.0
+    spotit: SpotItVerdict | None = None
+
+    @property
+    def correct(self) -> bool:
+        return self.status == MATCH
+
+
+def _share(part: int, whole: int) -> float | None:
+    return round(part / whole, 4) if whole else None
+
+
+@dataclass
+class ExReport:
+    engine: str
+    outcomes: list[ItemOutcome]
+    spotit_enabled: bool = False
+    spotit_note: str = ""
+
+    def _group(self, outcomes: list[ItemOutcome]) -> dict[str, Any]:
+        statuses: dict[str, int] = {}
+        for outcome in outcomes:
+            statuses[outcome.status] = statuses.get(outcome.status, 0) + 1
+        group: dict[str, Any] = {
+            "items": len(outcomes),
+            "correct": sum(outcome.correct for outcome in outcomes),
+            "ex": _share(sum(outcome.correct for outcome in outcomes), len(outcomes)),
+            "statuses": dict(sorted(statuses.items())),
+        }
+        if self.spotit_enabled:
+            equivalent = sum(1 for o in outcomes if o.spotit is not None and o.spotit.verdict == "equivalent")
+            group["spotit_equivalent"] = equivalent
+            group["ex_spotit"] = _share(equivalent, len(outcomes))
+        return group
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "overall": self._group(self.outcomes),
+            "by_category": {
+                category: self._group([o for o in self.outcomes if o.category == category])
+                for category in CATEGORIES
+                if any(o.category == category for o in self.outcomes)
+            },
+            "by_lang": {
+                lang: self._group([o for o in self.outcomes if o.lang == lang])
+                for lang in LANGS
+                if any(o.lang == lang for o in self.outcomes)
+            },
+        }
+
+    def failures(self) -> list[ItemOutcome]:
+        return [outcome for outcome in self.outcomes if not outcome.correct]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "engine": self.engine,
+            "spotit_enabled": self.spotit_enabled,
+            "spotit_note": self.spotit_note,
+            "summary": self.summary(),
+            "items": [asdict(outcome) for outcome in self.outcomes],
+        }
+
+
+def _run(store: MarketStore, sql: str) -> ResultTable:
+    result = store.query(sql)
+    return ResultTable(columns=result.columns, rows=result.rows)
+
+
+def evaluate_item(
+    item: DevItem,
+    translate: TranslateFn,
+    store: MarketStore,
+    *,
+    equivalence: EquivalenceCheck | None = None,
+) -> ItemOutcome:
+    outcome = ItemOutcome(
+        id=item.id, category=item.category, lang=item.lang, question=item.question, status=""
+    )
+    started = time.perf_counter()
+    try:
+        translation = translate(item.question)
+    except Exception as error:  # a translator must not raise; the benchmark records it as a failure
+        outcome.translate_ms = (time.perf_counter() - started) * 1000
+        outcome.status, outcome.reason = TRANSLATION_ERROR, f"{type(error).__name__}: {error}"
+        return outcome
+    outcome.translate_ms = round((time.perf_counter() - started) * 1000, 3)
+    outcome.pred_sql = translation.sql
+    outcome.engine = translation.engine
+    if translation.status != "ok" or not translation.sql:
+        outcome.status = NOT_UNDERSTOOD if translation.status == "not_understood" else TRANSLATION_ERROR
+        outcome.reason = translation.message or f"translator status {translation.status} without SQL"
+        return outcome
+    try:
+        gold = _run(store, item.gold_sql)
+    except MarketError as error:
+        outcome.status, outcome.reason = GOLD_ERROR, f"gold SQL failed: {error}"
+        return outcome
+    outcome.gold_rows = len(gold.rows)
+    if equivalence is not None:
+        outcome.spotit = equivalence(translation.sql, item.gold_sql, item.order_matters)
+    try:
+        pred = _run(store, translation.sql)
+    except MarketError as error:
+        outcome.status, outcome.reason = EXECUTION_ERROR, str(error)
+        return outcome
+    outcome.pred_rows = len(pred.rows)
+    comparison = compare_results(gold, pred, order_matters=item.order_matters)
+    outcome.status = MATCH if comparison.match else MISMATCH
+    outcome.reason = comparison.reason
+    outcome.only_in_gold, outcome.only_in_pred = comparison.only_in_gold, comparison.only_in_pred
+    return outcome
+
+
+def run_ex(
+    items: Iterable[DevItem],
+    translate: TranslateFn,
+    store: MarketStore,
+    *,
+    equivalence: EquivalenceCheck | None = None,
+    spotit_note: str = "",
+    progress: Callable[[ItemOutcome], None] | None = None,
+) -> ExReport:
+    outcomes = []
+    for item in items:
+        outcome = evaluate_item(item, translate, store, equivalence=equivalence)
+        if progress is not None:
+            progress(outcome)
+        outcomes.append(outcome)
+    engines = sorted({outcome.engine for outcome in outcomes if outcome.engine})
+    return ExReport(
+        engine=", ".join(engines) or "unknown",
+        outcomes=outcomes,
+        spotit_enabled=equivalence is not None,
+        spotit_note=spotit_note,
+    )
