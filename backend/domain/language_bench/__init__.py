@@ -18,7 +18,14 @@ from backend.domain.language_bench.dataset import (
     parse_dev_set,
     select,
 )
-from backend.domain.language_bench.runner import ExReport, ItemOutcome, evaluate_item, run_ex
+from backend.domain.language_bench.runner import (
+    ExReport,
+    GoldCheck,
+    ItemOutcome,
+    check_gold,
+    evaluate_item,
+    run_ex,
+)
 from backend.domain.language_bench.spotit import SpotItVerdict, spotit_checker
 from backend.domain.language_bench.translator import TranslatorUnavailable, contract_translator
 
@@ -29,10 +36,12 @@ __all__ = [
     "DevItem",
     "DevSetError",
     "ExReport",
+    "GoldCheck",
     "ItemOutcome",
     "ResultTable",
     "SpotItVerdict",
     "TranslatorUnavailable",
+    "check_gold",
     "compare_results",
     "contract_translator",
     "evaluate_item",

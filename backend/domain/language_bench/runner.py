@@ -178,3 +178,30 @@ def run_ex(
         spotit_enabled=equivalence is not None,
         spotit_note=spotit_note,
     )
+
+
+@dataclass(frozen=True)
+class GoldCheck:
+    id: str
+    rows: int | None
+    elapsed_ms: float
+    error: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return not self.error and bool(self.rows)
+
+
+def check_gold(items: Iterable[DevItem], store: MarketStore) -> list[GoldCheck]:
+    """Run every gold SQL through the guarded store: each must run and return rows on the loaded data."""
+    checks = []
+    for item in items:
+        started = time.perf_counter()
+        try:
+            rows: int | None = len(store.query(item.gold_sql).rows)
+            error = ""
+        except MarketError as failure:
+            rows, error = None, str(failure)
+        elapsed = round((time.perf_counter() - started) * 1000, 1)
+        checks.append(GoldCheck(item.id, rows, elapsed, error or ("" if rows else "empty result")))
+    return checks

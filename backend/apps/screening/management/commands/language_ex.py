@@ -12,8 +12,10 @@ from backend.apps.marketdata.store import get_market_store
 from backend.domain.language_bench import (
     CATEGORIES,
     DEFAULT_DEV_SET,
+    DevItem,
     DevSetError,
     TranslatorUnavailable,
+    check_gold,
     contract_translator,
     load_dev_set,
     run_ex,
@@ -22,6 +24,7 @@ from backend.domain.language_bench import (
 )
 from backend.domain.language_bench.report import format_report, write_json
 from backend.domain.market.errors import MarketError
+from backend.domain.market.store import MarketStore
 
 
 class Command(BaseCommand):
@@ -37,6 +40,9 @@ class Command(BaseCommand):
         parser.add_argument("--bound", type=int, default=3, help="SpotIt bound K (rows per table)")
         parser.add_argument("--json-out", default="reports/language_ex.json", help="JSON report path")
         parser.add_argument("--no-failures", action="store_true", help="print the summary only")
+        parser.add_argument(
+            "--check-gold", action="store_true", help="only run the gold SQL: each must run and return rows"
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         try:
@@ -49,6 +55,9 @@ class Command(BaseCommand):
         try:
             if not store.query("SELECT count() FROM market.daily").rows[0][0]:
                 raise CommandError("the market store is empty: load data first (manage.py market generate)")
+            if options["check_gold"]:
+                self._check_gold(items, store)
+                return
             translate = contract_translator(store)
         except (MarketError, TranslatorUnavailable) as error:
             raise CommandError(str(error)) from error
@@ -57,3 +66,14 @@ class Command(BaseCommand):
         self.stdout.write(format_report(report, show_failures=not options["no_failures"]))
         write_json(report, Path(options["json_out"]))
         self.stdout.write(f"\nreport written to {options['json_out']}")
+
+    def _check_gold(self, items: list[DevItem], store: MarketStore) -> None:
+        checks = check_gold(items, store)
+        for check in checks:
+            self.stdout.write(
+                f"{check.id:<10} rows {check.rows!s:>6} {check.elapsed_ms:>8.1f} ms {check.error}"
+            )
+        bad = [check.id for check in checks if not check.ok]
+        if bad:
+            raise CommandError(f"{len(bad)} gold queries failed or returned nothing: {', '.join(bad)}")
+        self.stdout.write(f"all {len(checks)} gold queries run and return rows")

@@ -1,0 +1,45 @@
+"""`manage.py language_ex` end to end on the per-process demo store, with the real built-in engine."""
+
+import json
+from pathlib import Path
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from backend.domain.language_bench import DevItem, check_gold
+from backend.domain.market.store import MarketStore
+
+STATUSES = {"match", "mismatch", "not_understood", "translation_error", "execution_error"}
+
+
+def test_check_gold_flags_failing_and_empty_gold(demo_store: MarketStore) -> None:
+    items = [
+        DevItem("ok", "statistics", "en", "q", "SELECT count() FROM market.daily", False, "n"),
+        DevItem(
+            "empty", "technical", "en", "q", "SELECT ts_code FROM market.daily WHERE close < 0", False, "n"
+        ),
+        DevItem("broken", "technical", "en", "q", "SELECT nope FROM market.daily", False, "n"),
+    ]
+    checks = {check.id: check for check in check_gold(items, demo_store)}
+    assert checks["ok"].ok and checks["ok"].rows == 1
+    assert not checks["empty"].ok and checks["empty"].error == "empty result"
+    assert not checks["broken"].ok and checks["broken"].rows is None and checks["broken"].error
+
+
+def test_command_runs_selected_items_and_writes_the_report(
+    demo_store: MarketStore, tmp_path: Path, capsys
+) -> None:
+    out = tmp_path / "language_ex.json"
+    call_command("language_ex", "--id", "stat-007", "--id", "tech-013", "--json-out", str(out))
+    printed = capsys.readouterr().out
+    assert "overall" in printed and "EX" in printed
+    report = json.loads(out.read_text(encoding="utf-8"))
+    assert [item["id"] for item in report["items"]] == ["stat-007", "tech-013"]
+    assert {item["status"] for item in report["items"]} <= STATUSES
+    assert report["summary"]["overall"]["items"] == 2
+
+
+def test_command_check_gold_and_an_unknown_id(demo_store: MarketStore) -> None:
+    call_command("language_ex", "--check-gold", "--id", "stat-007")
+    with pytest.raises(CommandError, match="no dev set item"):
+        call_command("language_ex", "--id", "no-such-id")
