@@ -95,6 +95,8 @@ class _Build:
     columns: list[tuple[str, exp.Expr]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     date_column: tuple[str, exp.Expr] | None = None
+    money: dict[str, float] = field(default_factory=dict)  # output name → stored unit factor (yuan)
+    display_unit: float | None = None
 
     def add_column(self, alias: str, expression: exp.Expr) -> None:
         if alias not in {name for name, _ in self.columns}:
@@ -201,7 +203,7 @@ class Compiler:
         spec = screen.time
         window = self.resolve_window(spec) if self.is_window(spec) else None
         day = window.end if window else self.resolve_day(spec)
-        build = _Build(self.context, day)
+        build = _Build(self.context, day, display_unit=screen.display_unit)
         if spec.label == "date" and self.context.has_data and not self.context.is_trading_day(day):
             build.warnings.append(
                 f"{day.isoformat()} is not a trading day in the data: there are no bars that day"
@@ -314,6 +316,15 @@ class Compiler:
         self, build: _Build, metric_key: str, time: TimeSpec | None, agg: str | None = None
     ) -> tuple[exp.Expr, str]:
         """(expression, output name) of a metric for the question's day, period or window."""
+        expression, name = self._value(build, metric_key, time, agg)
+        metric = self.model.metrics[metric_key]
+        if metric.unit_kind == "money":
+            build.money[name] = metric.stored_unit.factor
+        return expression, name
+
+    def _value(
+        self, build: _Build, metric_key: str, time: TimeSpec | None, agg: str | None
+    ) -> tuple[exp.Expr, str]:
         metric = self.model.metrics[metric_key]
         spec = time or TimeSpec()
         if metric.kind == "report":
@@ -615,7 +626,9 @@ class Compiler:
         plain = all(
             isinstance(c, Scope) or (isinstance(c, Not) and isinstance(c.item, Scope)) for c in screen.where
         )
-        return bool(screen.outputs) and screen.order is None and not screen.aggregates and plain
+        daily = all(self.model.metrics.get(name) is not None and self.model.metrics[name].kind == "daily"
+                    for name in screen.outputs if name not in self.model.dimensions)  # fmt: skip
+        return bool(screen.outputs) and daily and screen.order is None and not screen.aggregates and plain
 
     def _series_alias(self, build: _Build, table: str, window: Window) -> str:
         alias = "s" if table == "daily" else "sb"
@@ -688,16 +701,22 @@ class Compiler:
             aggregates.append(Aggregate("count"))
         having_parts: list[exp.Expr] = []
         for aggregate in aggregates:
-            select.append(
-                exp.alias_(self._aggregate_expr(build, aggregate, screen.time), _aggregate_name(aggregate))
-            )
+            expression = self._aggregate_expr(build, aggregate, screen.time)
+            select.append(exp.alias_(expression, _aggregate_name(aggregate)))
+            metric = self.model.metrics.get(aggregate.metric or "")
+            if (
+                build.display_unit
+                and metric is not None
+                and metric.unit_kind == "money"
+                and aggregate.fn != "count"
+            ):
+                converted = _in_display_unit(expression.copy(), metric.stored_unit.factor, build.display_unit)
+                select.append(exp.alias_(converted, f"{_aggregate_name(aggregate)}_in_unit"))
         for condition in screen.having:
             expression = self._aggregate_expr(
                 build, Aggregate(condition.agg or "avg", condition.metric), screen.time
             )
             having_parts.append(_comparison(expression, condition))
-        if not build.joins and window is None:
-            self._daily_alias(build, "daily", build.day)
         query = exp.select(*select).from_(_table(self.context, "stock_basic", "b"))
         query = self._join_all(query, build)
         if where:
@@ -778,6 +797,13 @@ class Compiler:
                 exp.Ordered(this=exp.column(screen.group_by)), exp.Ordered(this=exp.column("rank_in_group"))
             )
         )
+
+
+def _in_display_unit(expression: exp.Expr, stored_factor: float, unit: float | None) -> exp.Expr:
+    """A money value in the unit the question asked for (市值是多少亿元 → total_mv × 1e4 / 1e8)."""
+    return exp.Div(
+        this=exp.Mul(this=expression, expression=_num(stored_factor)), expression=_num(unit or 1.0)
+    )
 
 
 def _comparison(expression: exp.Expr, condition: Compare) -> exp.Expr:

@@ -9,6 +9,7 @@ after a load.
 from __future__ import annotations
 
 import bisect
+import re
 import threading
 import unicodedata
 import weakref
@@ -38,9 +39,13 @@ class Stock:
     exchange: str
 
 
+_WORD_HYPHEN = re.compile(r"(?<=[a-z0-9])-(?=[a-z])|(?<=[a-z])-(?=[0-9])")
+
+
 def normalize_text(text: str) -> str:
-    """Full-width → half-width (NFKC), lower case, one space between words."""
-    return " ".join(unicodedata.normalize("NFKC", text).lower().split())
+    """Full-width → half-width (NFKC), lower case, one space between words, "5-day" → "5 day"."""
+    folded = " ".join(unicodedata.normalize("NFKC", text).lower().split())
+    return _WORD_HYPHEN.sub(" ", folded)
 
 
 def market_today() -> date:

@@ -118,3 +118,4 @@ class Screen:
     per_group_limit: int | None = None
     aggregates: list[Aggregate] = field(default_factory=list)
     having: list[Compare] = field(default_factory=list)  # group filters on aggregates (agg set)
+    display_unit: float | None = None  # money outputs also shown in this unit (亿 = 1e8, billion = 1e9)

@@ -81,6 +81,7 @@ _QUARTER_PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"(\d{4})\s*年?\s*(?:中报|半年报|半年度|上半年)"), "yh"),
     (re.compile(r"(\d{4})\s*年?\s*(?:年报|年度报告|全年|年度)"), "ya"),
     (re.compile(r"\b(?:h1|first half(?: of)?)\s*(\d{4})\b"), "hy"),
+    (re.compile(r"(\d{4})\s*(?:half year|half yearly|interim|h1|semi annual)\b"), "yh"),
     (re.compile(r"\b(?:fy|fiscal year|full year|full-year)\s*(\d{4})\b"), "ay"),
 ]
 _YEAR_PATTERNS = [
@@ -341,8 +342,6 @@ def _match_number(text: str, pos: int, lexicon: Lexicon) -> tuple[int, Token] | 
 
 def tokenize(question: str, lexicon: Lexicon, stock_codes: dict[str, str]) -> list[Token]:
     text = normalize_text(question)
-    # "5-day", "price-to-book" → words; keep ISO dates and negative numbers intact
-    text = re.sub(r"(?<=[a-z0-9])-(?=[a-z])|(?<=[a-z])-(?=[0-9])", " ", text)
     tokens: list[Token] = []
     pos = 0
     unknown_start = -1

@@ -378,7 +378,10 @@ class Parser:
         token = tokens[i]
         spec: TimeSpec | None = None
         used = 1
-        if token.kind == "date":
+        if token.kind == "date" and _kind(tokens, i + 1) == "to" and _kind(tokens, i + 2) == "date":
+            spec = TimeSpec("date_range", day=token.value, end_day=tokens[i + 2].value)
+            used = 3
+        elif token.kind == "date":
             spec = TimeSpec("date", day=token.value)
         elif token.kind == "period":
             value = token.value
@@ -532,29 +535,32 @@ class Parser:
         time = token.extra.get("time")
         j = i + 1
         yoy = False
-        while _kind(tokens, j) in {"timespec", "yoy", "up", "agg"}:
+        direction = ""
+        while _kind(tokens, j) in {"timespec", "yoy", "up", "down", "agg"}:
             if tokens[j].kind == "timespec":
                 time = tokens[j].value
             elif tokens[j].kind == "yoy":
                 yoy = True
-            elif tokens[j].kind == "up":
+            elif tokens[j].kind in {"up", "down"}:
+                direction = tokens[j].kind
                 yoy = yoy or self.model.metrics[metric_key].kind == "report"
             elif tokens[j].kind == "agg" and tokens[j].value != "count":
                 agg = tokens[j].value
             j += 1
-        parsed = self._comparison_tail(tokens, j)
-        if parsed is None:
-            return None
-        op, first, second, end = parsed
         metric = self.model.metrics[metric_key]
         if yoy and metric_key in YOY_OF:
             metric = self.model.metrics[YOY_OF[metric_key]]
-        if token.kind == "aggmetric" and (time is None or time.is_single_day):
-            # an aggregate compared without a window: a group filter (平均市盈率低于20的行业)
-            value = self._stored_value(metric, first)
-            condition = Compare(metric.key, op, value, self._stored_value(metric, second) if second else None,
-                                agg=agg, text=first.text)  # fmt: skip
-            return end - i, [_synthetic("having", condition, tokens[i:end])]
+        parsed = self._comparison_tail(tokens, j)
+        if parsed is None:
+            if direction and metric.key in {"netprofit_yoy", "or_yoy"}:
+                # 净利润同比增长 / revenue declined year over year → growth above / below zero
+                op = ">" if direction == "up" else "<"
+                condition = Compare(metric.key, op, 0.0, time=time, text="0")
+                return j - i, [_synthetic("cond", condition, tokens[i:j])]
+            return None
+        op, first, second, end = parsed
+        if agg == "sum" and metric.key == "pct_chg":
+            agg = None  # 累计涨幅 = the gain over the window
         condition = self._make_compare(metric, op, first, second, time, agg)
         return end - i, [_synthetic("cond", condition, tokens[i:end])]
 
@@ -594,6 +600,11 @@ class Parser:
                 return "between", first, tokens[j + 2], j + 4
         return None
 
+    def _shared_unit(self, first: Token, second: Token | None) -> Token:
+        if second is not None and not first.extra.get("unit") and not first.extra.get("scaled"):
+            return Token(first.kind, first.value, first.text, first.start, dict(second.extra))
+        return first
+
     def _stored_value(self, metric: Metric, token: Token) -> float:
         """The number of a question in the metric's stored unit (the classic silent error)."""
         value = float(token.value)
@@ -621,7 +632,7 @@ class Parser:
         time: TimeSpec | None,
         agg: str | None,
     ) -> Compare:
-        value = self._stored_value(metric, first)
+        value = self._stored_value(metric, self._shared_unit(first, second))
         value2 = self._stored_value(metric, second) if second is not None else None
         if metric.negated:  # 跌幅超过5% → pct_chg < -5
             flipped = {">": "<", ">=": "<=", "<": ">", "<=": ">=", "=": "=", "between": "between"}[op]
@@ -646,12 +657,15 @@ class Parser:
         if _kind(tokens, j) == "timespec":
             time = tokens[j].value
             j += 1
+        if _kind(tokens, j) == "per" and _kind(tokens, j + 1) in {"cmp", "number"}:  # fell by more than 9%
+            j += 1
         parsed = self._comparison_tail(tokens, j)
         if parsed is None:
             if _kind(tokens, j) == "number" and tokens[j].extra.get("unit") == "percent":  # 上涨5%
                 parsed = (">=", tokens[j], None, j + 1)
             else:
-                return None
+                sign = Compare("pct_chg", ">" if direction == "up" else "<", 0.0, time=time, text="0")
+                return j - i, [_synthetic("cond", sign, tokens[i:j])]
         op, first, second, end = parsed
         if first.extra.get("unit") not in {"percent", ""}:
             return None
@@ -731,6 +745,8 @@ class Parser:
                 j += 1
             if _kind(tokens, j) == "gainers":
                 direction = tokens[j].value if token.kind != "bottom" else "asc"
+                if token.kind == "super":  # biggest losers = the largest declines
+                    direction = tokens[j].value
                 metric_token = Token("metric", "pct_chg", tokens[j].text, tokens[j].start)
                 return j + 1 - i, [self._order_token(metric_token, direction, limit, None, tokens[i : j + 1])]
             if _kind(tokens, j) in {"per", "order"} and _kind(tokens, j + 1) in {
@@ -796,11 +812,12 @@ class Parser:
         conditions: list[tuple[Condition, bool, str]] = []  # (condition, is entity scope, connector before)
         connector = "and"
         pending_not = False
+        pending_direction: str | None = None
         times: list[Token] = []
         limit_numbers: list[int] = []
         leftovers: list[Token] = []
         dims: list[str] = []
-        for index, token in enumerate(tokens):
+        for token in tokens:
             kind = token.kind
             if kind == "cond":
                 condition: Condition = token.value
@@ -832,6 +849,8 @@ class Parser:
                 screen.aggregates.append(Aggregate("count"))
             elif kind == "having":
                 screen.having.append(token.value)
+            elif kind == "out_unit":
+                screen.display_unit = float(token.value)
             elif kind in {"metric", "change_word"}:
                 metric = self._metric_of(token)
                 if self.model.metrics[metric].negated:
@@ -840,12 +859,10 @@ class Parser:
                     screen.outputs.append(metric)
             elif kind == "dim":
                 dims.append(token.value)
-            elif (
-                kind == "number"
-                and not token.extra.get("unit")
-                and (_kind(tokens, index + 1) == "count_unit" or _kind(tokens, index - 1) == "top")
-            ):
+            elif kind == "number" and not token.extra.get("unit") and float(token.value).is_integer():
                 limit_numbers.append(int(token.value))
+            elif kind == "dir" and screen.order is None:
+                pending_direction = token.value
             elif kind in HARMLESS or (kind == "cmp" and token.value == "="):
                 continue
             else:
@@ -854,12 +871,22 @@ class Parser:
             raise NotUnderstood("'not' is not followed by a condition the engine can negate")
         if leftovers:
             raise NotUnderstood("could not place: " + ", ".join(f"'{token.text}'" for token in leftovers[:5]))
+        if screen.order is None and pending_direction is not None:
+            # 各行业成交额合计，按从高到低排列: order by the one aggregate (or metric) asked about
+            if screen.aggregates and screen.aggregates[0].metric:
+                first = screen.aggregates[0]
+                screen.order = Order(f"agg:{first.fn}:{first.metric}", pending_direction)
+            elif screen.outputs and screen.outputs[0] in self.model.metrics:
+                screen.order = Order(screen.outputs[0], pending_direction)
         ordered_by_aggregate = screen.order is not None and screen.order.metric.startswith("agg:")
         for dim in dims:
             if screen.group_by is None and (screen.aggregates or screen.having or ordered_by_aggregate):
                 screen.group_by = dim
             elif dim not in screen.outputs and dim != screen.group_by:
                 screen.outputs.append(dim)
+        has_count_unit = any(t.kind == "count_unit" for t in tokens)
+        if len(limit_numbers) > 1 or (limit_numbers and screen.order is None and not has_count_unit):
+            raise NotUnderstood("could not place the number(s): " + ", ".join(str(n) for n in limit_numbers))
         if limit_numbers and (screen.order is None or screen.limit in {None, 1}):
             screen.limit = limit_numbers[0]
         if (
@@ -869,27 +896,70 @@ class Parser:
             and not ordered_by_aggregate
         ):
             screen.per_group_limit, screen.limit = screen.limit, None
-        if screen.having and not screen.group_by:
-            raise NotUnderstood("an aggregate is compared but there is no group to compare it in")
+        if screen.group_by:
+            kept = []
+            for condition, is_scope, connector in conditions:
+                if isinstance(condition, Compare) and condition.agg and (condition.time is None):
+                    screen.having.append(condition)
+                else:
+                    kept.append((condition, is_scope, connector))
+            conditions = kept
         screen.where = _combine(conditions)
         self._place_times(screen, times)
         return screen
 
     def _place_times(self, screen: Screen, times: list[Token]) -> None:
-        specs = []
+        specs: list[TimeSpec] = []
         for token in times:
             if token.value not in specs:
                 specs.append(token.value)
         if not specs:
             return
+        report_like = {"year", "annual", "quarter", "last_year", "year_before"}
+        daily_specs = [spec for spec in specs if spec.label not in report_like]
+        report_specs = [spec for spec in specs if spec.label in report_like]
+        metrics = self.model.metrics
+        kinds = {
+            metrics[c.metric].kind for c in _compares(screen.where) if c.metric in metrics and c.time is None
+        }
+        if report_specs and (daily_specs or ("daily" in kinds and "report" in kinds)):
+            # 2025年9月8日 … 2024年净利润 / "PE below 30 or 2024 revenue growth": the year belongs to the
+            # fundamentals, the trading day (latest unless given) to the market data
+            screen.time = daily_specs[0] if daily_specs else TimeSpec()
+            screen.where = [
+                _with_report_time(condition, report_specs[0], metrics) for condition in screen.where
+            ]
+            return
         screen.time = specs[0]
-        if len(specs) > 1:
-            # a report period beside a trading day: 2025年9月8日 … 2024年净利润
-            daily = [spec for spec in specs if spec.label not in {"year", "annual", "quarter", "last_year"}]
-            if daily:
-                screen.time = daily[0]
-            extra = [spec for spec in specs if spec is not screen.time]
+        extra = [spec for spec in specs[1:]]
+        if extra:
             screen.where = [_with_time(condition, extra) for condition in screen.where]
+
+
+def _compares(conditions: list[Condition]) -> list[Compare]:
+    found: list[Compare] = []
+    for condition in conditions:
+        if isinstance(condition, Compare):
+            found.append(condition)
+        elif isinstance(condition, BoolOp):
+            found.extend(_compares(list(condition.items)))
+        elif isinstance(condition, Not):
+            found.extend(_compares([condition.item]))
+    return found
+
+
+def _with_report_time(condition: Condition, spec: TimeSpec, metrics: dict[str, Metric]) -> Condition:
+    if (
+        isinstance(condition, Compare)
+        and condition.time is None
+        and metrics[condition.metric].kind == "report"
+    ):
+        return replace(condition, time=spec)
+    if isinstance(condition, BoolOp):
+        return BoolOp(condition.op, tuple(_with_report_time(item, spec, metrics) for item in condition.items))
+    if isinstance(condition, Not):
+        return Not(_with_report_time(condition.item, spec, metrics))
+    return condition
 
 
 def _with_time(condition: Condition, specs: list[TimeSpec]) -> Condition:

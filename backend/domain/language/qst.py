@@ -158,6 +158,8 @@ def screen_to_qst(screen: Screen) -> Node:
             )
         )
     returned.extend(_node(f"attribute:{metric}") for metric in screen.outputs)
+    if screen.display_unit is not None:
+        returned.append(_node("display_unit", _number(screen.display_unit)))
     children: list[Node | None] = [_node("return", *returned), time_node(screen.time)]
     if screen.where:
         children.append(_node("where", *sorted_nodes(condition_node(c) for c in screen.where)))
@@ -332,6 +334,11 @@ def qst_to_screen(qst: Node) -> Screen:
                     if item_rest not in AGGREGATES:
                         raise QstError(f"unknown aggregate {item_rest!r}")
                     screen.aggregates.append(Aggregate(item_rest, _optional(item, "attribute")))
+                elif item_head == "display_unit":
+                    units = _values(item, "value:number")
+                    if not units or _as_number(units[0], "display_unit") <= 0:
+                        raise QstError("display_unit needs a positive number")
+                    screen.display_unit = float(units[0])
                 elif item_head != "entity":
                     raise QstError(f"unexpected node {item['label']!r} under return")
         elif head == "time":
