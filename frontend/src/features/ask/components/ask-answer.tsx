@@ -35,7 +35,7 @@ export function AskAnswer({ answer }: { answer: Answer }) {
   const tone = statusTone(answer.status);
   const statusLabel = t(`ask.statuses.${answer.status}`, { defaultValue: answer.status });
   return (
-    <div className="stack" data-testid="ask-answer" data-status={answer.status}>
+    <div className="stack answer" data-testid="ask-answer" data-status={answer.status}>
       <div className="row meta">
         <span className={`badge badge-${tone}`} data-testid="ask-status">
           {statusLabel}
@@ -62,20 +62,22 @@ export function AskAnswer({ answer }: { answer: Answer }) {
           </ul>
         </div>
       )}
-      {answer.sql && (
-        <>
-          <h3>{t("ask.sql")}</h3>
-          <SqlBlock sql={answer.sql} label="ask-sql" />
-        </>
-      )}
-      {answer.status === "ok" && (
-        <>
-          <h3>
-            {t("ask.result")} <span className="muted small">{t("common.rows", { count: answer.row_count })}</span>
-          </h3>
-          <DataTable label="ask-result" columns={answer.columns} rows={answer.rows} />
-        </>
-      )}
+      <div className="answer-grid">
+        {answer.sql && (
+          <div>
+            <h3>{t("ask.sql")}</h3>
+            <SqlBlock sql={answer.sql} label="ask-sql" />
+          </div>
+        )}
+        {answer.status === "ok" && (
+          <div>
+            <h3>
+              {t("ask.result")} <span className="muted small">{t("common.rows", { count: answer.row_count })}</span>
+            </h3>
+            <DataTable label="ask-result" columns={answer.columns} rows={answer.rows} />
+          </div>
+        )}
+      </div>
     </div>
   );
 }

@@ -56,8 +56,8 @@ function DatasetsTable({ datasets }: { datasets: DatasetInfo[] }) {
                 {dataset.synthetic ? t("market.kindSynthetic") : t("market.kindReal")}
               </span>
             </td>
-            <td>{dataset.description}</td>
-            <td>{dataset.licence}</td>
+            <td className="wrap">{dataset.description}</td>
+            <td className="wrap">{dataset.licence}</td>
             <td className="mono">{dataset.loaded_at}</td>
           </tr>
         ))}
