@@ -24,6 +24,8 @@ from backend.domain.language.llm import (
     SqlGeneratorRole,
     format_result_preview,
 )
+from backend.domain.language.llm.qst_format import EXAMPLE_QST, EXAMPLE_QUESTION, describe_qst_format
+from backend.domain.language.qst import qst_to_screen, validate_qst
 from backend.domain.language.translation import LlmCall
 
 SCHEMA = "TABLE market.daily\n  ts_code String\n  trade_date Date\n  close Float64 — 收盘价"
@@ -164,46 +166,54 @@ def test_a_tool_call_message_is_read_before_the_text() -> None:
     assert SqlGeneratorRole(model).generate(QUESTION, SCHEMA).sql == GOOD_SQL
 
 
-QST = {
-    "label": "SELECT",
-    "children": [
-        {"label": "ts_code", "children": []},
-        {"label": "order", "children": [{"label": "close", "children": [{"label": "desc", "children": []}]}]},
-        {"label": "limit", "children": [{"label": "1", "children": []}]},
-    ],
-}
+def test_qst_parser_returns_a_tree_the_qst_module_accepts_and_prompts_with_its_format() -> None:
+    model, recorder = fake(answer({"qst": EXAMPLE_QST}))
+    tree = QstParserRole(model).parse(QUESTION, SCHEMA, examples=[("收盘价最高的股票", EXAMPLE_QST)])
+    assert tree == EXAMPLE_QST
+    assert qst_to_screen(tree).limit == 1
+    prompt = recorder.prompts[0]
+    assert "收盘价最高的股票" in prompt and '"label": "select"' in prompt
+    for vocabulary in (
+        "condition:compare",
+        "ma_cross_above",
+        "fundamental:growth_streak",
+        "pct_chg",
+    ):
+        assert vocabulary in prompt
 
 
-def test_qst_parser_returns_the_validated_tree_and_shows_examples() -> None:
-    model, recorder = fake(answer({"qst": QST}))
-    tree = QstParserRole(model).parse(QUESTION, SCHEMA, examples=[("收盘价最高的股票", QST)])
-    assert tree == QST
-    assert "收盘价最高的股票" in recorder.prompts[0] and '"label": "SELECT"' in recorder.prompts[0]
-
-
-def test_qst_parser_retries_a_tree_with_broken_structure_then_gives_up() -> None:
-    broken = {"label": "SELECT", "children": [{"children": []}]}
-    model, _ = fake(answer({"qst": broken}), answer({"qst": QST}))
+def test_qst_parser_retries_a_tree_the_qst_module_rejects_then_gives_up() -> None:
+    unlabelled_child = {"label": "select", "children": [{"children": []}]}
+    model, recorder = fake(answer({"qst": unlabelled_child}), answer({"qst": EXAMPLE_QST}))
     calls: list[LlmCall] = []
-    assert QstParserRole(model).parse(QUESTION, SCHEMA, calls=calls) == QST
-    assert calls[0].error is not None and "qst.children[0] has no label" in calls[0].error
+    assert QstParserRole(model).parse(QUESTION, SCHEMA, calls=calls) == EXAMPLE_QST
+    assert calls[0].error is not None and "the QST is invalid: node without a label" in calls[0].error
+    assert "node without a label" in recorder.prompts[1]
 
-    always_broken = FakeMessagesListChatModel(
-        responses=[answer({"qst": {"label": "SELECT", "children": "x"}})]
-    )
-    with pytest.raises(LlmOutputError, match=r"qst_parser.*children is not a list"):
-        QstParserRole(always_broken, max_retries=0).parse(QUESTION, SCHEMA)
+    wrong_root = FakeMessagesListChatModel(responses=[answer({"qst": {"label": "SELECT", "children": []}})])
+    with pytest.raises(LlmOutputError, match=r"qst_parser.*root of a QST must be the select node"):
+        QstParserRole(wrong_root, max_retries=0).parse(QUESTION, SCHEMA)
 
 
-def test_qst_parser_uses_the_validator_it_is_given() -> None:
-    def only_select_roots(tree: dict[str, Any]) -> dict[str, Any]:
-        if tree["label"] != "SELECT":
-            raise ValueError("the root must be SELECT")
+def test_qst_parser_uses_the_validator_and_format_it_is_given() -> None:
+    def only_small_trees(tree: dict[str, Any]) -> dict[str, Any]:
+        if len(tree["children"]) > 2:
+            raise ValueError("too many children")
         return tree
 
-    model = FakeMessagesListChatModel(responses=[answer({"qst": {"label": "WHERE", "children": []}})])
-    with pytest.raises(LlmOutputError, match="the root must be SELECT"):
-        QstParserRole(model, max_retries=0, validate=only_select_roots).parse(QUESTION, SCHEMA)
+    model = FakeMessagesListChatModel(responses=[answer({"qst": EXAMPLE_QST})])
+    recorder = PromptRecorder()
+    model.callbacks = [recorder]
+    with pytest.raises(LlmOutputError, match="too many children"):
+        QstParserRole(model, max_retries=0, validate=only_small_trees, format_description="tiny trees").parse(
+            QUESTION, SCHEMA
+        )
+    assert "QST format:\ntiny trees" in recorder.prompts[0]
+
+
+def test_the_worked_example_in_the_format_description_is_a_valid_qst() -> None:
+    assert validate_qst(EXAMPLE_QST) == EXAMPLE_QST
+    assert EXAMPLE_QUESTION in describe_qst_format()
 
 
 def test_paradigm_adapter_adapts_sql_and_its_prompt_carries_the_paradigm() -> None:

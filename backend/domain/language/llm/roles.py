@@ -17,7 +17,9 @@ from pydantic import BaseModel, Field, field_validator
 from backend.domain.language.llm import prompts
 from backend.domain.language.llm.calling import StructuredCaller, UnusableOutput, strip_fences
 from backend.domain.language.llm.client import build_chat_model
+from backend.domain.language.llm.qst_format import describe_qst_format
 from backend.domain.language.llm.settings import RoleSettings, StructuredOutputMethod
+from backend.domain.language.qst import validate_qst
 from backend.domain.language.translation import LlmCall
 from backend.domain.market.errors import QueryRejected
 from backend.domain.market.guard import check_read_only
@@ -40,7 +42,7 @@ class GeneratedSql(BaseModel):
 class ParsedQst(BaseModel):
     """The Query Structure Tree of the question."""
 
-    qst: dict[str, Any] = Field(description='root node: {"label": "SELECT", "children": [...]}, nested')
+    qst: dict[str, Any] = Field(description='the root node {"label": "select", "children": [...]}, nested')
 
 
 class AdaptedSql(BaseModel):
@@ -112,25 +114,6 @@ def accept_sql(text: str) -> str:
     return sql
 
 
-def validate_qst_structure(tree: dict[str, Any]) -> dict[str, Any]:
-    """Every node is {"label": non-empty string, "children": [nodes]}; raises ValueError otherwise."""
-
-    def check(node: Any, path: str) -> None:
-        if not isinstance(node, dict):
-            raise ValueError(f"{path} is not an object")
-        label = node.get("label")
-        if not isinstance(label, str) or not label.strip():
-            raise ValueError(f"{path} has no label")
-        children = node.get("children", [])
-        if not isinstance(children, list):
-            raise ValueError(f"{path}.children is not a list")
-        for index, child in enumerate(children):
-            check(child, f"{path}.children[{index}]")
-
-    check(tree, "qst")
-    return tree
-
-
 # --- Roles ---------------------------------------------------------------------------------------
 
 
@@ -186,7 +169,7 @@ class SqlGeneratorRole(_Role):
 
 
 class QstParserRole(_Role):
-    """Question → QST (nested JSON), checked by `validate` (the QST module's validation)."""
+    """Question → QST (nested JSON) in the format of `backend.domain.language.qst`, validated by it."""
 
     name = "qst_parser"
 
@@ -196,12 +179,12 @@ class QstParserRole(_Role):
         *,
         method: StructuredOutputMethod = "function_calling",
         max_retries: int = 2,
-        validate: QstValidator = validate_qst_structure,
-        format_description: str = "",
+        validate: QstValidator = validate_qst,
+        format_description: str | None = None,
     ) -> None:
         super().__init__(model, method=method, max_retries=max_retries)
         self._validate = validate
-        self._format_description = format_description
+        self._format_description = describe_qst_format() if format_description is None else format_description
 
     def parse(
         self,
@@ -216,7 +199,7 @@ class QstParserRole(_Role):
             self.name,
             schema=schema_text,
             question=question,
-            format_block=prompts.block("Node vocabulary:", [self._format_description]),
+            format_block=prompts.block("QST format:", [self._format_description]),
             examples_block=prompts.examples_block("Examples:", shown, "QST"),
         )
 
