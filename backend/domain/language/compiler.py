@@ -9,10 +9,11 @@ semantic_model.yaml.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 from typing import Any
 
+import sqlglot
 from sqlglot import exp
 
 from backend.domain.language.context import LanguageContext
@@ -25,10 +26,12 @@ from backend.domain.language.ir import (
     Not,
     Scope,
     Screen,
+    Sustained,
     Technical,
     TimeSpec,
 )
 from backend.domain.language.qst import qst_to_screen
+from backend.domain.language.semantic import Metric
 from backend.domain.market.guard import DIALECT, check_read_only
 
 DAILY_TABLES = {"daily": "d", "daily_basic": "db"}
@@ -97,6 +100,8 @@ class _Build:
     date_column: tuple[str, exp.Expr] | None = None
     money: dict[str, float] = field(default_factory=dict)  # output name → stored unit factor (yuan)
     display_unit: float | None = None
+    window: Window | None = None
+    per_day: bool = False  # grouped by trade_date: daily values row by row over the window
 
     def add_column(self, alias: str, expression: exp.Expr) -> None:
         if alias not in {name for name, _ in self.columns}:
@@ -107,6 +112,7 @@ class Compiler:
     def __init__(self, context: LanguageContext) -> None:
         self.context = context
         self.model = context.model
+        self._screen_time = TimeSpec()
 
     # --- time resolution --------------------------------------------------------------------------
     def resolve_day(self, spec: TimeSpec) -> date:
@@ -201,9 +207,11 @@ class Compiler:
 
     def compile(self, screen: Screen) -> tuple[exp.Query, list[str]]:
         spec = screen.time
+        self._screen_time = spec
         window = self.resolve_window(spec) if self.is_window(spec) else None
         day = window.end if window else self.resolve_day(spec)
-        build = _Build(self.context, day, display_unit=screen.display_unit)
+        build = _Build(self.context, day, display_unit=screen.display_unit, window=window)
+        build.per_day = screen.group_by == "trade_date" and window is not None
         if spec.label == "date" and self.context.has_data and not self.context.is_trading_day(day):
             build.warnings.append(
                 f"{day.isoformat()} is not a trading day in the data: there are no bars that day"
@@ -296,7 +304,7 @@ class Compiler:
                 )
             return alias, "period_gain"
         fn = agg or ("sum" if metric.key in SUM_OVER_WINDOW else "avg")
-        column = f"{fn}_{metric.column}"
+        column = f"{fn}_{metric.key}"
         alias = f"w_{metric.table}_{window.base.strftime('%Y%m%d')}_{window.end.strftime('%Y%m%d')}"
         in_window = exp.and_(
             exp.GT(this=_col("trade_date"), expression=_date(window.base)),
@@ -309,7 +317,9 @@ class Compiler:
             build.joins[alias] = existing
         assert isinstance(existing, exp.Select)
         if column not in existing.named_selects:
-            existing.select(exp.alias_(_fn(_agg_function(fn), _col(metric.column)), column), copy=False)
+            existing.select(
+                exp.alias_(_fn(_agg_function(fn), self._metric_expr(metric, None)), column), copy=False
+            )
         return alias, column
 
     def value(
@@ -332,14 +342,17 @@ class Compiler:
             alias = self._report_alias(build, metric.table, period)
             name = metric.column if period == self._main_period(build) else f"{metric.column}_{period.year}"
             return _col(metric.column, alias), name
+        if build.per_day and build.window is not None and (time is None or time == self._screen_time):
+            alias = self._series_alias(build, metric.table, build.window)
+            return _col(metric.column, alias), metric.column
         if self.is_window(spec):
             window = self.resolve_window(spec)
             alias, column = self._window_alias(build, metric_key, agg, window)
             return _col(column, alias), column
         day = self.resolve_day(spec) if time is not None else build.day
         alias = self._daily_alias(build, metric.table, day)
-        name = metric.column if day == build.day else f"{metric.column}_{day.strftime('%Y%m%d')}"
-        return _col(metric.column, alias), name
+        name = metric.key if day == build.day else f"{metric.key}_{day.strftime('%Y%m%d')}"
+        return self._metric_expr(metric, alias), name
 
     def _main_period(self, build: _Build) -> date | None:
         try:
@@ -364,6 +377,8 @@ class Compiler:
             return _in_query(_col("ts_code", "b"), self._technical(build, condition))
         if isinstance(condition, GrowthStreak):
             return _in_query(_col("ts_code", "b"), self._growth(build, condition, time))
+        if isinstance(condition, Sustained):
+            return _in_query(_col("ts_code", "b"), self._sustained(build, condition, time))
         raise CompileError(f"cannot compile condition {condition!r}")
 
     def _compare(self, build: _Build, condition: Compare, time: TimeSpec) -> exp.Expr:
@@ -373,7 +388,59 @@ class Compiler:
                                          not time.is_single_day else None)  # fmt: skip
         expression, name = self.value(build, condition.metric, metric_time, condition.agg)
         build.add_column(name, expression)
+        if condition.other is not None:
+            if condition.other not in self.model.metrics:
+                raise CompileError(f"unknown attribute {condition.other!r}")
+            other, other_name = self.value(build, condition.other, metric_time, condition.agg)
+            build.add_column(other_name, other)
+            return OPS[condition.op](this=expression, expression=other)
         return _comparison(expression, condition)
+
+    def _sustained(self, build: _Build, sustained: Sustained, time: TimeSpec) -> exp.Query:
+        """Stocks whose comparison holds in each of the last n years, report periods or trading days."""
+        metric = self.model.metrics.get(sustained.compare.metric)
+        if metric is None:
+            raise CompileError(f"unknown attribute {sustained.compare.metric!r}")
+        if sustained.period == "day":
+            if metric.kind != "daily":
+                raise CompileError(f"{metric.key} is not a daily figure")
+            base = self.context.trading_day_offset(build.day, -sustained.n)
+            if base is None:
+                raise CompileError(f"the data has fewer than {sustained.n + 1} trading days")
+            key = "trade_date"
+            in_periods: exp.Expr = exp.and_(
+                exp.GT(this=_col(key), expression=_date(base)),
+                exp.LTE(this=_col(key), expression=_date(build.day)),
+            )
+        else:
+            if metric.kind != "report":
+                raise CompileError(f"{metric.key} is not a report figure")
+            if sustained.period == "year":
+                explicit_year = time.label in {"year", "annual", "last_year", "year_before"}
+                reference = self.resolve_period(time if explicit_year else None, build.day)
+                periods = [date(reference.year - k, 12, 31) for k in range(sustained.n)]
+            else:
+                periods = self._recent_periods(build.day, sustained.n)
+            key = "end_date"
+            in_periods = _in(_col(key), [_date(p) for p in periods])
+        holds = _comparison(self._metric_expr(metric, None), replace(sustained.compare, time=None))
+        return (
+            exp.select(_col("ts_code"))
+            .from_(_table(self.context, metric.table))
+            .where(in_periods)
+            .group_by(_col("ts_code"))
+            .having(exp.EQ(this=_fn("countIf", holds), expression=_num(sustained.n)))
+        )
+
+    def _metric_expr(self, metric: Metric, alias: str | None) -> exp.Expr:
+        """The column of a metric, or its formula (derived metrics such as 振幅) on that table alias."""
+        if not metric.expression:
+            return _col(metric.column, alias)
+        formula = sqlglot.parse_one(metric.expression, read=DIALECT)
+        if alias is not None:
+            for column in list(formula.find_all(exp.Column)):
+                column.replace(_col(column.name, alias))
+        return formula
 
     def _scope(self, build: _Build, scope: Scope) -> exp.Expr:
         if scope.kind == "exchange":
@@ -434,6 +501,8 @@ class Compiler:
         """Per stock: its last bars ending at the day (rn = 1 is the day itself), then a HAVING test."""
         n = technical.n
         bars = n + 1 if technical.kind in {"ma_cross_above", "ma_cross_below", "volume_surge"} else n
+        if technical.kind in {"ma_golden_cross", "ma_death_cross"}:
+            bars = max(n, int(technical.factor or n)) + 1
         lower = self.context.trading_day_offset(build.day, -(2 * bars + 20))
         in_range: list[exp.Expr] = [exp.LTE(this=_col("trade_date"), expression=_date(build.day))]
         if lower is not None:
@@ -492,6 +561,22 @@ class Compiler:
                 tests += [
                     exp.LT(this=today_close, expression=ma_today),
                     exp.GTE(this=close_before, expression=ma_before),
+                ]
+        elif kind in {"ma_golden_cross", "ma_death_cross"}:
+            long_n = int(technical.factor or n)
+            short_today = _fn("avgIf", _col("close"), rn_le(n))
+            long_today = _fn("avgIf", _col("close"), rn_le(long_n))
+            short_before = _fn("avgIf", _col("close"), rn_between(2, n + 1))
+            long_before = _fn("avgIf", _col("close"), rn_between(2, long_n + 1))
+            if kind == "ma_golden_cross":
+                tests += [
+                    exp.GT(this=short_today, expression=long_today),
+                    exp.LTE(this=short_before, expression=long_before),
+                ]
+            else:
+                tests += [
+                    exp.LT(this=short_today, expression=long_today),
+                    exp.GTE(this=short_before, expression=long_before),
                 ]
         elif kind == "n_day_high":
             tests.append(exp.GTE(this=today_close, expression=_fn("max", _col("close"))))
@@ -679,7 +764,7 @@ class Compiler:
     ) -> exp.Query:
         group_column: exp.Expr | None = None
         if screen.group_by:
-            group_column = _col(self.model.dimensions[screen.group_by].column, "b")
+            group_column = self._dimension(build, screen.group_by)
         select: list[exp.Expr] = []
         if group_column is not None:
             select.append(exp.alias_(group_column, screen.group_by or ""))
@@ -703,14 +788,16 @@ class Compiler:
         for aggregate in aggregates:
             expression = self._aggregate_expr(build, aggregate, screen.time)
             select.append(exp.alias_(expression, _aggregate_name(aggregate)))
-            metric = self.model.metrics.get(aggregate.metric or "")
+            measured = self.model.metrics.get(aggregate.metric or "")
             if (
                 build.display_unit
-                and metric is not None
-                and metric.unit_kind == "money"
+                and measured is not None
+                and measured.unit_kind == "money"
                 and aggregate.fn != "count"
             ):
-                converted = _in_display_unit(expression.copy(), metric.stored_unit.factor, build.display_unit)
+                converted = _in_display_unit(
+                    expression.copy(), measured.stored_unit.factor, build.display_unit
+                )
                 select.append(exp.alias_(converted, f"{_aggregate_name(aggregate)}_in_unit"))
         for condition in screen.having:
             expression = self._aggregate_expr(
@@ -740,6 +827,17 @@ class Compiler:
             query = query.limit(_num(screen.limit))
         return query
 
+    def _dimension(self, build: _Build, key: str) -> exp.Expr:
+        if key == "trade_date":
+            if build.window is None:
+                raise CompileError(
+                    "a per-day breakdown needs a window of days (e.g. the last 5 trading days)"
+                )
+            return _col("trade_date", self._series_alias(build, "daily", build.window))
+        if key == "list_year":
+            return _fn("toYear", _col("list_date", "b"))
+        return _col(self.model.dimensions[key].column, "b")
+
     def _aggregate_expr(self, build: _Build, aggregate: Aggregate, time: TimeSpec) -> exp.Expr:
         if aggregate.fn == "count" or aggregate.metric is None:
             return exp.Count(this=exp.Distinct(expressions=[_col("ts_code", "b")]))
@@ -756,7 +854,7 @@ class Compiler:
     ) -> exp.Query:
         if order_expr is None or screen.order is None or not screen.group_by:
             raise CompileError("top-k per group needs an ordering and a group")
-        group_column = _col(self.model.dimensions[screen.group_by].column, "b")
+        group_column = self._dimension(build, screen.group_by)
         rank = exp.Window(
             this=_fn("row_number"),
             partition_by=[group_column],

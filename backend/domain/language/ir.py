@@ -43,6 +43,7 @@ class Compare:
     op: str
     value: float
     value2: float | None = None
+    other: str | None = None  # compare with another attribute (收盘价高于开盘价); value is then unused
     time: TimeSpec | None = None  # overrides the question's time for this condition
     agg: str | None = None  # avg/sum over a window
     text: str = ""  # the words the value came from, for messages and the QST
@@ -55,7 +56,7 @@ class Technical:
 
     kind: str
     n: int
-    factor: float | None = None  # volume_surge multiple
+    factor: float | None = None  # volume_surge multiple; the long window of ma_golden/death_cross
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,16 @@ class GrowthStreak:
     years: int
     direction: str = "up"
     period: str = "year"  # year or quarter
+
+
+@dataclass(frozen=True)
+class Sustained:
+    """A comparison that holds in each of the last `n` periods: year (annual reports), report
+    (every report period) or day (trading days)."""
+
+    compare: Compare
+    n: int
+    period: str = "year"
 
 
 @dataclass(frozen=True)
@@ -90,7 +101,7 @@ class Not:
     item: Condition
 
 
-Condition = Compare | Technical | GrowthStreak | Scope | BoolOp | Not
+Condition = Compare | Technical | GrowthStreak | Sustained | Scope | BoolOp | Not
 
 
 @dataclass(frozen=True)

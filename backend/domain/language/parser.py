@@ -24,6 +24,7 @@ from backend.domain.language.ir import (
     Order,
     Scope,
     Screen,
+    Sustained,
     Technical,
     TimeSpec,
 )
@@ -36,6 +37,7 @@ DEFAULT_SURGE_FACTOR = 2.0
 YOY_OF = {"n_income_attr_p": "netprofit_yoy", "n_income": "netprofit_yoy", "revenue": "or_yoy",
           "total_revenue": "or_yoy"}  # fmt: skip
 PRICE_MOVE_METRICS = {"close", "pct_chg"}
+OPS_ORDERED = {">", ">=", "<", "<="}
 
 
 # Tokens that may remain after all passes without changing the meaning.
@@ -103,6 +105,7 @@ class Parser:
             )
         for rule in (
             self._listing,
+            self._ma_cross_ma,
             self._moving_average,
             self._new_high_low,
             self._streak,
@@ -115,6 +118,7 @@ class Parser:
             self._compare,
             self._price_move,
             self._profitable,
+            self._sustained,
             self._ordering,
             self._group,
         ):
@@ -199,6 +203,29 @@ class Parser:
             return None
         return n, 1
 
+    def _ma_cross_ma(self, tokens: list[Token], i: int) -> tuple[int, list[Token]] | None:
+        """5日均线上穿20日均线 / the 10-day moving average crossed below the 30-day moving average."""
+        first = self._window_length(tokens, i)
+        if first is None:
+            return None
+        j = i + first[1]
+        if tokens[j - 1].kind != "ma_n":
+            if _kind(tokens, j) != "ma":
+                return None
+            j += 1
+        if _kind(tokens, j) not in {"cross_above", "cross_below"}:
+            return None
+        kind = "ma_golden_cross" if tokens[j].kind == "cross_above" else "ma_death_cross"
+        second = self._window_length(tokens, j + 1)
+        if second is None:
+            return None
+        end = j + 1 + second[1]
+        if tokens[end - 1].kind != "ma_n":
+            if _kind(tokens, end) != "ma":
+                return None
+            end += 1
+        return end - i, [_synthetic("cond", Technical(kind, first[0], float(second[0])), tokens[i:end])]
+
     def _moving_average(self, tokens: list[Token], i: int) -> tuple[int, list[Token]] | None:
         start = i
         if _kind(tokens, i) == "metric" and tokens[i].value in PRICE_MOVE_METRICS:
@@ -272,6 +299,7 @@ class Parser:
             return None
         units = [k for k, token in enumerate(run) if token.kind == "tunit"]
         unit = run[units[0]].value if units else "day"
+        unit = {"report": "quarter", "annual_reports": "year", "trading_day": "day"}.get(unit, unit)
         metrics = [k for k, token in enumerate(run) if token.kind == "metric"]
         last_needed = max([direction_index, numbers[0], kinds.index("consecutive"), *units[:1]])
         if unit in {"year", "quarter"}:
@@ -550,6 +578,11 @@ class Parser:
         metric = self.model.metrics[metric_key]
         if yoy and metric_key in YOY_OF:
             metric = self.model.metrics[YOY_OF[metric_key]]
+        if _kind(tokens, j) == "cmp" and _kind(tokens, j + 1) == "metric" and tokens[j].value in OPS_ORDERED:
+            other = self.model.metrics[tokens[j + 1].value]
+            if other.kind == metric.kind and other.stored_unit == metric.stored_unit:  # 收盘价高于开盘价
+                condition = Compare(metric.key, tokens[j].value, 0.0, time=time, other=other.key)
+                return j + 2 - i, [_synthetic("cond", condition, tokens[i : j + 2])]
         parsed = self._comparison_tail(tokens, j)
         if parsed is None:
             if direction and metric.key in {"netprofit_yoy", "or_yoy"}:
@@ -679,6 +712,54 @@ class Parser:
         condition = Compare("n_income_attr_p", tokens[i].value, 0.0, text="0")
         return 1, [_synthetic("cond", condition, tokens[i : i + 1])]
 
+    # --- "in each of the last N periods" -------------------------------------------------------------
+    def _period_count(self, tokens: list[Token], j: int) -> tuple[int, str, int] | None:
+        """[recent] consecutive N [个] unit → (N, period, next index)."""
+        if _kind(tokens, j) == "recent":
+            j += 1
+        if _kind(tokens, j) != "consecutive" or _kind(tokens, j + 1) != "number":
+            return None
+        n = int(tokens[j + 1].value)
+        j += 2
+        if _kind(tokens, j) == "count_unit":
+            j += 1
+        if _kind(tokens, j) == "annual":
+            return n, "year", j + 1
+        if _kind(tokens, j) != "tunit":
+            return None
+        period = {"year": "year", "annual_reports": "year", "report": "report", "quarter": "report",
+                  "day": "day", "trading_day": "day"}.get(tokens[j].value)  # fmt: skip
+        if period is None or n < 1:
+            return None
+        return n, period, j + 1
+
+    def _sustained(self, tokens: list[Token], i: int) -> tuple[int, list[Token]] | None:
+        token = tokens[i]
+        if token.kind == "cond" and isinstance(token.value, Compare):
+            found = self._period_count(tokens, i + 1)
+            if found is None and _kind(tokens, i + 1) == "number" and _kind(tokens, i + 2) == "consecutive":
+                # for four consecutive years
+                swapped = [tokens[i + 2], tokens[i + 1], *tokens[i + 3 : i + 5]]
+                inner = self._period_count(swapped, 0)
+                found = (inner[0], inner[1], i + 1 + inner[2]) if inner else None
+                if found is not None:
+                    return found[2] - i, [_synthetic("cond", Sustained(token.value, found[0], found[1]),
+                                                     tokens[i : found[2]])]  # fmt: skip
+            if found is not None:
+                n, period, end = found
+                return end - i, [_synthetic("cond", Sustained(token.value, n, period), tokens[i:end])]
+            return None
+        found = self._period_count(tokens, i)
+        if (
+            found is not None
+            and _kind(tokens, found[2]) == "cond"
+            and isinstance(tokens[found[2]].value, Compare)
+        ):
+            n, period, end = found
+            condition = Sustained(tokens[end].value, n, period)
+            return end + 1 - i, [_synthetic("cond", condition, tokens[i : end + 1])]
+        return None
+
     # --- ordering and limits ----------------------------------------------------------------------
     def _ordering(self, tokens: list[Token], i: int) -> tuple[int, list[Token]] | None:
         token = tokens[i]
@@ -786,7 +867,7 @@ class Parser:
             fn, metric_key = metric_token.value
             key = f"agg:{fn}:{metric_key}"
             time = time or metric_token.extra.get("time")
-            if time is not None and not time.is_single_day:
+            if time is not None and not time.is_single_day and self.model.metrics[metric_key].kind == "daily":
                 order = Order(metric_key, direction, time=time, agg=fn)
                 return _synthetic("orderspec", order, source, limit=limit)
             return _synthetic("orderspec", Order(key, direction), source, limit=limit)
@@ -813,6 +894,7 @@ class Parser:
         connector = "and"
         pending_not = False
         pending_direction: str | None = None
+        per_day = False
         times: list[Token] = []
         limit_numbers: list[int] = []
         leftovers: list[Token] = []
@@ -849,6 +931,8 @@ class Parser:
                 screen.aggregates.append(Aggregate("count"))
             elif kind == "having":
                 screen.having.append(token.value)
+            elif kind == "per_day" or (kind == "consecutive" and "each" in token.text):
+                per_day = True
             elif kind == "out_unit":
                 screen.display_unit = float(token.value)
             elif kind in {"metric", "change_word"}:
@@ -879,11 +963,19 @@ class Parser:
             elif screen.outputs and screen.outputs[0] in self.model.metrics:
                 screen.order = Order(screen.outputs[0], pending_direction)
         ordered_by_aggregate = screen.order is not None and screen.order.metric.startswith("agg:")
+        if per_day and screen.group_by is None and (screen.aggregates or ordered_by_aggregate):
+            screen.group_by = "trade_date"
         for dim in dims:
             if screen.group_by is None and (screen.aggregates or screen.having or ordered_by_aggregate):
                 screen.group_by = dim
             elif dim not in screen.outputs and dim != screen.group_by:
                 screen.outputs.append(dim)
+        if ordered_by_aggregate and screen.group_by is None and screen.order is not None:
+            # 日均成交额最大的股票: without groups the aggregate runs over each stock's window
+            _prefix, fn, metric_key = screen.order.metric.split(":", 2)
+            if metric_key in self.model.metrics and self.model.metrics[metric_key].kind == "daily":
+                screen.order = Order(metric_key, screen.order.direction, time=screen.order.time, agg=fn)
+                ordered_by_aggregate = False
         has_count_unit = any(t.kind == "count_unit" for t in tokens)
         if len(limit_numbers) > 1 or (limit_numbers and screen.order is None and not has_count_unit):
             raise NotUnderstood("could not place the number(s): " + ", ".join(str(n) for n in limit_numbers))

@@ -23,6 +23,7 @@ from backend.domain.language.ir import (
     Order,
     Scope,
     Screen,
+    Sustained,
     Technical,
     TimeSpec,
 )
@@ -33,7 +34,7 @@ OPERATORS = (">", ">=", "<", "<=", "=", "!=", "between", "in")
 AGGREGATES = ("avg", "sum", "max", "min", "median", "count")
 TECHNICAL_KINDS = (
     "ma_above", "ma_below", "ma_cross_above", "ma_cross_below", "n_day_high", "n_day_low",
-    "up_streak", "down_streak", "volume_surge",
+    "up_streak", "down_streak", "volume_surge", "ma_golden_cross", "ma_death_cross",
 )  # fmt: skip
 SCOPE_KINDS = (
     "exchange",
@@ -92,6 +93,8 @@ def condition_node(condition: Condition) -> Node:
         values = [_number(condition.value, text=condition.text)]
         if condition.value2 is not None:
             values.append(_number(condition.value2))
+        if condition.other is not None:
+            values = [_node(f"attribute:{condition.other}")]
         return _node(
             "condition:compare",
             _node(f"attribute:{condition.metric}"),
@@ -111,6 +114,11 @@ def condition_node(condition: Condition) -> Node:
             _node(f"period:{condition.period}"),
             _number(condition.years),
         )
+    if isinstance(condition, Sustained):
+        return _node(
+            "condition:sustained", condition_node(condition.compare), _node(f"period:{condition.period}"),
+            _number(condition.n),
+        )  # fmt: skip
     if isinstance(condition, Scope):
         kind = "industry_group" if condition.kind == "group" else condition.kind
         children: list[Node] = []
@@ -262,6 +270,9 @@ def condition_from_node(node: Node) -> Condition:
         if op not in OPERATORS:
             raise QstError(f"unknown operator {op!r}")
         numbers = [_as_number(value, "condition:compare") for value in _values(node, "value:number")]
+        attributes = [_kind(child)[1] for child in _children(node) if _kind(child)[0] == "attribute"]
+        if len(attributes) == 2 and not numbers:
+            return Compare(metric=attributes[0], op=op, value=0.0, other=attributes[1])
         if not numbers or (op == "between" and len(numbers) < 2):
             raise QstError("condition:compare is missing its value")
         times = [child for child in _children(node) if str(child.get("label", "")).startswith("time:")]
@@ -275,6 +286,15 @@ def condition_from_node(node: Node) -> Condition:
             agg=_optional(node, "window"),
             text=str(texts[0] or ""),
         )
+    if head == "condition" and kind == "sustained":
+        inner = [child for child in _children(node) if child.get("label") == "condition:compare"]
+        counts = [_as_number(value, node["label"]) for value in _values(node, "value:number")]
+        period = _optional(node, "period") or "year"
+        if len(inner) != 1 or not counts or counts[0] < 1 or period not in {"year", "report", "day"}:
+            raise QstError("condition:sustained needs one comparison, a period and a positive count")
+        compare = condition_from_node(inner[0])
+        assert isinstance(compare, Compare)
+        return Sustained(compare=compare, n=int(counts[0]), period=period)
     if head == "technical":
         if kind not in TECHNICAL_KINDS:
             raise QstError(f"unknown technical condition {kind!r}")

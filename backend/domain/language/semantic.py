@@ -36,6 +36,9 @@ class Metric:
     percent: bool = False
     negated: bool = False  # 跌幅 = -pct_chg
     unit_kind: str = ""  # money / shares / "" (ratio or price)
+    expression: str = (
+        ""  # derived metrics: a formula over columns of `table` (admin-written, never user text)
+    )
 
     @property
     def words(self) -> tuple[str, ...]:
@@ -101,6 +104,7 @@ def parse_model(data: dict[str, Any]) -> SemanticModel:
             percent=bool(spec.get("percent", False)),
             negated=bool(spec.get("negated", False)),
             unit_kind=str(spec.get("unit_kind", "")),
+            expression=str(spec.get("expression", "")),
         )
         for key, spec in data["metrics"].items()
     }
