@@ -17,6 +17,7 @@ from typing import Any
 @dataclass
 class Reply:
     tool_args: dict[str, Any] | None = None  # answer as a call of the tool the client offered
+    raw_arguments: str | None = None  # tool-call arguments sent verbatim (e.g. broken JSON)
     content: str | None = None  # answer as message text
     status: int = 200
     hang_s: float = 0.0  # stay silent this long before answering (client timeouts)
@@ -99,7 +100,7 @@ class OpenAiStub:
             return reply.status, error, {"retry-after-ms": "10"}
         message: dict[str, Any] = {"role": "assistant", "content": reply.content}
         finish = "stop"
-        if reply.tool_args is not None:
+        if reply.tool_args is not None or reply.raw_arguments is not None:
             tool_name = body["tools"][0]["function"]["name"]
             message["tool_calls"] = [
                 {
@@ -107,7 +108,7 @@ class OpenAiStub:
                     "type": "function",
                     "function": {
                         "name": tool_name,
-                        "arguments": json.dumps(reply.tool_args, ensure_ascii=False),
+                        "arguments": reply.raw_arguments or json.dumps(reply.tool_args, ensure_ascii=False),
                     },
                 }
             ]

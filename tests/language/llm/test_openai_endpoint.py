@@ -182,3 +182,35 @@ def test_a_refused_key_says_so(openai_stub: OpenAiStub) -> None:
     with pytest.raises(LlmUnavailable, match="HTTP 401 — check the API key"):
         SqlGeneratorRole.from_settings(role_settings(openai_stub)).generate(QUESTION, SCHEMA)
     assert len(openai_stub.requests) == 1  # authentication failures are not retried
+
+
+def test_a_server_that_ignores_the_tool_and_answers_in_text_is_still_understood(
+    openai_stub: OpenAiStub,
+) -> None:
+    openai_stub.replies = [Reply(content=f"Here is the query:\n```json\n{json.dumps({'sql': SQL})}\n```")]
+    assert SqlGeneratorRole.from_settings(role_settings(openai_stub)).generate(QUESTION, SCHEMA).sql == SQL
+    assert openai_stub.requests[0].body["tools"][0]["function"]["name"] == "GeneratedSql"
+
+
+def test_broken_tool_call_json_is_retried(openai_stub: OpenAiStub) -> None:
+    openai_stub.replies = [Reply(raw_arguments='{"sql": "SELECT ts_code FROM'), Reply(tool_args={"sql": SQL})]
+    calls: list[LlmCall] = []
+    assert (
+        SqlGeneratorRole.from_settings(role_settings(openai_stub)).generate(QUESTION, SCHEMA, calls=calls).sql
+        == SQL
+    )
+    assert calls[0].error is not None and "not valid JSON" in calls[0].error
+    assert "not valid JSON" in openai_stub.requests[1].text
+
+
+def test_tokens_stay_none_when_the_endpoint_reports_no_usage(openai_stub: OpenAiStub) -> None:
+    openai_stub.replies = [Reply(tool_args={"sql": SQL}, prompt_tokens=None, completion_tokens=None)]
+    calls: list[LlmCall] = []
+    SqlGeneratorRole.from_settings(role_settings(openai_stub)).generate(QUESTION, SCHEMA, calls=calls)
+    [call] = calls
+    assert (call.prompt_tokens, call.completion_tokens, call.total_tokens, call.error) == (
+        None,
+        None,
+        None,
+        None,
+    )
