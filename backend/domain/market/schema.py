@@ -1,7 +1,7 @@
 """Canonical market schema (DESIGN.md §3): Tushare's table and column names, units in comments.
 
-The same definitions produce single-node DDL (embedded chdb, one server) and `ON CLUSTER` DDL with
-Replicated engines for a cluster; deploy/ adds the Distributed tables on top.
+The same definitions produce single-node DDL (embedded chdb, one server) and, for a cluster,
+`ON CLUSTER` DDL with Replicated local tables and Distributed tables over them (deploy/clickhouse).
 """
 
 from __future__ import annotations
@@ -208,20 +208,51 @@ def _engine(table: Table, database: str, cluster: str) -> str:
     return "MergeTree"
 
 
+def _quoted(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _columns_sql(table: Table) -> str:
+    return ",\n".join(f"    `{c.name}` {c.type} COMMENT {_quoted(c.comment)}" for c in table.columns)
+
+
 def create_table_sql(table: Table, database: str, cluster: str = "") -> str:
     on_cluster = f" ON CLUSTER {cluster}" if cluster else ""
-    columns = ",\n".join(
-        f"    `{c.name}` {c.type} COMMENT '{c.comment.replace(chr(39), chr(39) * 2)}'" for c in table.columns
-    )
     parts = [
-        f"CREATE TABLE IF NOT EXISTS {database}.{table.name}{on_cluster}\n(\n{columns}\n)",
+        f"CREATE TABLE IF NOT EXISTS {database}.{table.name}{on_cluster}\n(\n{_columns_sql(table)}\n)",
         f"ENGINE = {_engine(table, database, cluster)}",
     ]
     if table.partition_by:
         parts.append(f"PARTITION BY {table.partition_by}")
     parts.append(f"ORDER BY {table.order_by}")
-    parts.append(f"COMMENT '{table.comment.replace(chr(39), chr(39) * 2)}'")
+    parts.append(f"COMMENT {_quoted(table.comment)}")
     return "\n".join(parts)
+
+
+def local_database_name(database: str) -> str:
+    """On a cluster, the replicated shards of `<database>.<table>` live in `<database>_local`."""
+    return f"{database}_local"
+
+
+def sharding_key(table: Table) -> str:
+    """Rows of one stock stay on one shard; tables without a stock code spread at random."""
+    for column in ("ts_code", "con_code"):
+        if column in table.column_names:
+            return f"cityHash64({column})"
+    return "rand()"
+
+
+def distributed_table_sql(table: Table, database: str, cluster: str) -> str:
+    """`<database>.<table>` over the local replicated tables of every shard, so SQL names stay the same."""
+    engine = f"Distributed({cluster}, {local_database_name(database)}, {table.name}, {sharding_key(table)})"
+    return "\n".join(
+        [
+            f"CREATE TABLE IF NOT EXISTS {database}.{table.name} ON CLUSTER {cluster}",
+            f"(\n{_columns_sql(table)}\n)",
+            f"ENGINE = {engine}",
+            f"COMMENT {_quoted(table.comment)}",
+        ]
+    )
 
 
 def create_database_sql(database: str, cluster: str = "") -> str:
@@ -230,7 +261,16 @@ def create_database_sql(database: str, cluster: str = "") -> str:
 
 
 def schema_statements(database: str = "market", cluster: str = "") -> list[str]:
-    """Every statement needed to create the canonical schema, in order."""
-    return [create_database_sql(database, cluster)] + [
-        create_table_sql(table, database, cluster) for table in TABLES
-    ]
+    """Every statement needed to create the canonical schema, in order.
+
+    Without a cluster: plain MergeTree tables in `database`. With one: ReplicatedMergeTree tables in
+    `<database>_local` on every node, and Distributed tables in `database` over them.
+    """
+    if not cluster:
+        return [create_database_sql(database)] + [create_table_sql(table, database) for table in TABLES]
+    local = local_database_name(database)
+    return (
+        [create_database_sql(local, cluster), create_database_sql(database, cluster)]
+        + [create_table_sql(table, local, cluster) for table in TABLES]
+        + [distributed_table_sql(table, database, cluster) for table in TABLES]
+    )
