@@ -179,8 +179,9 @@ def test_a_rejected_json_schema_request_suggests_function_calling(openai_stub: O
 
 def test_a_refused_key_says_so(openai_stub: OpenAiStub) -> None:
     openai_stub.replies = [Reply(status=401)]
-    with pytest.raises(LlmUnavailable, match="HTTP 401 — check the API key"):
+    with pytest.raises(LlmUnavailable, match="HTTP 401 — check the API key") as raised:
         SqlGeneratorRole.from_settings(role_settings(openai_stub)).generate(QUESTION, SCHEMA)
+    assert "retries" not in str(raised.value)
     assert len(openai_stub.requests) == 1  # authentication failures are not retried
 
 

@@ -121,7 +121,7 @@ class StructuredCaller:
             output = runnable.invoke(list(conversation))
         except _TRANSPORT_ERRORS as error:
             message = self._unavailable_message(error)
-            latency_ms = (time.perf_counter() - started) * 1000
+            latency_ms = round((time.perf_counter() - started) * 1000, 3)
             record.append(
                 LlmCall(self.role, _configured_name(self.model), latency_ms, attempt=attempt, error=message)
             )
@@ -147,7 +147,10 @@ class StructuredCaller:
                     f" — the server may not support structured output '{self.method}'; "
                     f"try LLM_{self.role.upper()}_STRUCTURED_OUTPUT=function_calling"
                 )
-            return f"the {self.role} LLM ({endpoint}) answered HTTP {error.status_code}{hint} ({retries})"
+            # The client retries only these statuses; the others fail at once.
+            retried = error.status_code in (408, 409, 429) or error.status_code >= 500
+            tail = f" ({retries})" if retried else ""
+            return f"the {self.role} LLM ({endpoint}) answered HTTP {error.status_code}{hint}{tail}"
         return f"the {self.role} LLM ({endpoint}) could not be reached: {error} ({retries})"
 
     def _record(self, raw: AIMessage, latency_ms: float, attempt: int, error: str | None = None) -> LlmCall:
