@@ -58,12 +58,28 @@ def _risk(name: str) -> str | None:
     return None
 
 
+def _passed_by_name(node: exp.Expr) -> str | None:
+    """A function handed over by its bare name, which ClickHouse calls: `arrayMap(file, paths)`,
+    `SELECT * APPLY(file)`. Columns that merely share such a name are refused with it."""
+    if isinstance(node, exp.Var) and isinstance(node.parent, exp.Apply):
+        return node.name
+    if isinstance(node, exp.Column) and not node.table and isinstance(node.parent, exp.Func | exp.Apply):
+        return node.name
+    return None
+
+
 def forbidden_functions(tree: exp.Expr) -> str | None:
-    for call in tree.find_all(exp.Func):
-        if isinstance(call.parent, exp.Table) and call.parent.this is call:
-            continue  # table sources are judged by sources.table_functions
-        name = written_name(call)
+    for node in tree.walk():
+        if isinstance(node, exp.Func):
+            if isinstance(node.parent, exp.Table) and node.parent.this is node:
+                continue  # table sources are judged by sources.table_functions
+            name, how = written_name(node), ""
+        else:
+            passed = _passed_by_name(node)
+            if passed is None:
+                continue
+            name, how = passed, " (passed by name, ClickHouse calls it)"
         risk = _risk(name)
         if risk is not None:
-            return f"function {name}() is not allowed: it {risk}"
+            return f"function {name}(){how} is not allowed: it {risk}"
     return None
