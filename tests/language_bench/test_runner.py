@@ -12,6 +12,7 @@ import pytest
 from backend.domain.language.translation import Translation
 from backend.domain.language_bench import DevItem, load_dev_set, run_ex, spotit_checker
 from backend.domain.language_bench.report import format_report, write_json
+from backend.domain.language_bench.runner import project_onto_gold
 from backend.domain.market.store import MarketStore
 
 LATEST = "(SELECT max(trade_date) FROM market.daily)"
@@ -134,13 +135,25 @@ def test_spotit_verdicts_beside_ex(demo_store: MarketStore) -> None:
     answers: dict[str, str | Exception | None] = {
         "question f-1": rewritten,
         "question f-2": ANSWERS["question f-2"],
+        "question s-2": ANSWERS["question f-1"],  # right, with an extra column: projected before the check
     }
-    result = run_ex(ITEMS[:2], TableTranslator(answers), demo_store, equivalence=check)
+    chosen = [ITEMS[0], ITEMS[1], item("s-2", "statistics", UP_TODAY)]
+    result = run_ex(chosen, TableTranslator(answers), demo_store, equivalence=check)
     verdicts = {outcome.id: outcome.spotit.verdict for outcome in result.outcomes if outcome.spotit}
-    assert verdicts == {"f-1": "equivalent", "f-2": "not_equivalent"}
+    assert verdicts == {"f-1": "equivalent", "f-2": "not_equivalent", "s-2": "equivalent"}
     summary = result.summary()["overall"]
-    assert (summary["ex"], summary["ex_spotit"]) == (0.5, 0.5)
+    assert (summary["ex"], summary["ex_spotit"]) == (round(2 / 3, 4), round(2 / 3, 4))
     assert "EX-SpotIt" in format_report(result)
+
+
+def test_projection_onto_gold_columns_for_the_equivalence_check() -> None:
+    pred = "SELECT ts_code, name, close FROM t"
+    projected = project_onto_gold(pred, ["ts_code"], ["ts_code", "name", "close"], {})
+    assert projected == f"SELECT `ts_code` AS `ts_code` FROM ({pred}) AS pred_result"
+    by_value = project_onto_gold(pred, ["avg`x"], ["ts_code", "name", "close"], {"avg`x": "close"})
+    assert by_value == f"SELECT `close` AS `avg\\`x` FROM ({pred}) AS pred_result"
+    assert project_onto_gold(pred, ["missing"], ["ts_code"], {}) == pred
+    assert project_onto_gold("SELECT ts_code FROM t", ["ts_code"], ["ts_code"], {}) == "SELECT ts_code FROM t"
 
 
 def test_the_real_dev_set_gold_matches_itself(demo_store: MarketStore) -> None:

@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from backend.domain.language.translation import Translation
-from backend.domain.language_bench.compare import ResultTable, compare_results
+from backend.domain.language_bench.compare import Comparison, ResultTable, compare_results
 from backend.domain.language_bench.dataset import CATEGORIES, LANGS, DevItem
 from backend.domain.language_bench.spotit import EquivalenceCheck, SpotItVerdict
 from backend.domain.market.errors import MarketError
@@ -141,19 +141,45 @@ def evaluate_item(
         outcome.status, outcome.reason = GOLD_ERROR, f"gold SQL failed: {error}"
         return outcome
     outcome.gold_rows = len(gold.rows)
-    if equivalence is not None:
-        outcome.spotit = equivalence(translation.sql, item.gold_sql, item.order_matters)
+    pred: ResultTable | None = None
+    comparison: Comparison | None = None
     try:
         pred = _run(store, translation.sql)
     except MarketError as error:
         outcome.status, outcome.reason = EXECUTION_ERROR, str(error)
-        return outcome
-    outcome.pred_rows = len(pred.rows)
-    comparison = compare_results(gold, pred, order_matters=item.order_matters)
-    outcome.status = MATCH if comparison.match else MISMATCH
-    outcome.reason = comparison.reason
-    outcome.only_in_gold, outcome.only_in_pred = comparison.only_in_gold, comparison.only_in_pred
+    if pred is not None:
+        outcome.pred_rows = len(pred.rows)
+        comparison = compare_results(gold, pred, order_matters=item.order_matters)
+        outcome.status = MATCH if comparison.match else MISMATCH
+        outcome.reason = comparison.reason
+        outcome.only_in_gold, outcome.only_in_pred = comparison.only_in_gold, comparison.only_in_pred
+    if equivalence is not None:
+        column_map = comparison.column_map if comparison is not None and comparison.match else {}
+        spotit_sql = project_onto_gold(
+            translation.sql, gold.columns, pred.columns if pred else [], column_map
+        )
+        outcome.spotit = equivalence(spotit_sql, item.gold_sql, item.order_matters)
     return outcome
+
+
+def _quote(name: str) -> str:
+    return "`" + name.replace("\\", "\\\\").replace("`", "\\`") + "`"
+
+
+def project_onto_gold(
+    pred_sql: str, gold_columns: list[str], pred_columns: list[str], column_map: dict[str, str]
+) -> str:
+    """The prediction reduced to the gold's columns, for the equivalence check.
+
+    EX ignores extra predicted columns (name, close…); a bounded-equivalence check compares whole
+    results, so the prediction is first projected on the columns EX matched to the gold's (by value), or
+    failing that on the predicted columns named like the gold's. Without a full mapping it is left as is.
+    """
+    mapping = column_map or {name: name for name in gold_columns if name in pred_columns}
+    if not gold_columns or len(mapping) != len(gold_columns) or list(mapping.values()) == pred_columns:
+        return pred_sql
+    select = ", ".join(f"{_quote(mapping[name])} AS {_quote(name)}" for name in gold_columns)
+    return f"SELECT {select} FROM ({pred_sql}) AS pred_result"
 
 
 def run_ex(
