@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
+from clickhouse_connect.driver.client import Client
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlglot import exp
 
+from backend.domain.market.config import QueryLimits, StoreConfig
 from backend.domain.market.errors import QueryRejected
 from backend.domain.market.guard import MAX_SQL_CHARS, check_read_only
+from backend.domain.market.store import MarketStore
 
 # Fragments of ClickHouse SQL, hostile and benign, so generated text reaches deep into the parser
 # instead of failing on the first character.
@@ -164,3 +169,32 @@ def test_specific_refusals(sql: str, reason: str) -> None:
     with pytest.raises(QueryRejected) as refused:
         check_read_only(sql)
     assert reason in str(refused.value)
+
+
+# Statements ClickHouse runs even under readonly=1 (checked below on chdb), so the guard alone stops
+# them: reading a server file, and reading ClickHouse's internal tables.
+READS_PAST_READONLY = [
+    "SELECT file('/etc/hostname') AS leaked",
+    "SELECT `file`/**/('/etc/hostname') AS leaked",
+    "SELECT arrayMap(file, ['/etc/hostname']) AS leaked",
+    "SELECT * APPLY(file) FROM (SELECT '/etc/hostname' AS leaked)",
+    "WITH file('/etc/hostname') AS leaked SELECT leaked",
+    "SELECT count() AS leaked FROM system/**/.one",
+    "SELECT arrayMap(x -> (SELECT name FROM system.databases LIMIT 1), [1]) AS leaked",
+]
+
+
+@pytest.fixture
+def raw_client(chdb_url: str) -> Iterator[Client]:
+    store = MarketStore(StoreConfig(url=chdb_url))
+    yield store.client()
+    store.close()
+
+
+@pytest.mark.parametrize("sql", READS_PAST_READONLY)
+def test_guard_stops_reads_that_readonly_mode_lets_through(sql: str, raw_client: Client) -> None:
+    with pytest.raises(QueryRejected):
+        check_read_only(sql)
+    # Without the guard, ClickHouse would answer it despite readonly=1 and the limits.
+    leaked = raw_client.query(sql, settings=QueryLimits().as_settings()).result_rows
+    assert leaked and leaked[0][0] not in (None, "", [], 0)
