@@ -124,12 +124,23 @@ def test_a_local_server_needs_no_key_but_a_model_is_required() -> None:
         SqlGeneratorRole.from_settings(LlmSettings.from_mapping({"LLM_MODEL": "gpt-x"}).role("sql_generator"))
 
 
+def test_an_llm_provider_without_a_usable_model_fails_at_start_up_naming_the_variables() -> None:
+    with pytest.raises(LlmConfigurationError) as raised:
+        LlmSettings.from_mapping({"LLM_PROVIDER": "openai", "LLM_BASE_URL": "http://127.0.0.1:1/v1"})
+    assert "LLM_SQL_GENERATOR_MODEL" in str(raised.value) and "LLM_JUDGE_MODEL" in str(raised.value)
+    with pytest.raises(LlmConfigurationError, match="set LLM_API_KEY"):
+        LlmSettings.from_mapping({"LLM_PROVIDER": "openai", "LLM_MODEL": "m"})
+    configured = LlmSettings.from_mapping({"LLM_PROVIDER": "openai", "LLM_MODEL": "m", "LLM_API_KEY": "sk"})
+    assert configured.uses_llm
+
+
 def test_django_settings_read_the_role_settings_from_the_environment(tmp_path: Path) -> None:
     env = {
         **os.environ,
         "VERISCREEN_DATA_DIR": str(tmp_path),
         "LLM_PROVIDER": "openai",
         "LLM_MODEL": "deepseek-v3",
+        "LLM_API_KEY": "sk-test",
         "LLM_QST_PARSER_MODEL": "qwen2.5-7b-instruct",
         "LLM_JUDGE_STRUCTURED_OUTPUT": "json_mode",
     }

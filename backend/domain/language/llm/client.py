@@ -14,16 +14,9 @@ _KEY_FOR_SERVERS_WITHOUT_AUTH = "not-needed"
 
 
 def build_chat_model(settings: RoleSettings) -> BaseChatModel:
-    if not settings.model:
-        variable = f"LLM_{settings.role.upper()}_MODEL"
-        raise LlmConfigurationError(
-            f"no model configured for the {settings.role} role: set LLM_MODEL or {variable}"
-        )
-    if not settings.api_key and not settings.base_url:
-        raise LlmConfigurationError(
-            f"the {settings.role} role would call the default OpenAI endpoint without a key: "
-            f"set LLM_API_KEY (or LLM_{settings.role.upper()}_API_KEY) or a base URL"
-        )
+    problem = settings.configuration_problem()
+    if problem is not None:
+        raise LlmConfigurationError(problem)
     return ChatOpenAI(
         model=settings.model,
         base_url=settings.base_url or None,

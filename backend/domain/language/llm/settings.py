@@ -46,6 +46,18 @@ class RoleSettings:
     # True when the role has any LLM_<ROLE>_* variable of its own (a dedicated endpoint/model).
     dedicated: bool = False
 
+    def configuration_problem(self) -> str | None:
+        """Why this role cannot call a model as configured, naming the variables to set; None if it can."""
+        prefix = f"LLM_{self.role.upper()}_"
+        if not self.model:
+            return f"no model for the {self.role} role: set LLM_MODEL or {prefix}MODEL"
+        if not self.api_key and not self.base_url:
+            return (
+                f"the {self.role} role would call the default OpenAI endpoint without a key: "
+                f"set LLM_API_KEY (or {prefix}API_KEY) or a base URL (LLM_BASE_URL or {prefix}BASE_URL)"
+            )
+        return None
+
     def __repr__(self) -> str:  # never print the key into logs or traces
         key = "set" if self.api_key else "unset"
         return (
@@ -80,6 +92,10 @@ class LlmSettings:
                 f"LLM_PROVIDER={provider!r} is not supported; use one of {', '.join(get_args(Provider))}"
             )
         roles = {role: _role_settings(role, env) for role in ROLES}
+        if provider != "builtin":  # fail at start-up, not on the first question
+            problems = [problem for role in roles.values() if (problem := role.configuration_problem())]
+            if problems:
+                raise LlmConfigurationError(f"LLM_PROVIDER={provider}: " + "; ".join(problems))
         return cls(provider=cast(Provider, provider), roles=roles)
 
 
