@@ -350,34 +350,44 @@ class Parser:
         if not (token.kind == "metric" and token.value == "vol"):
             return None
         j = i + 1
-        if _kind(tokens, j) == "cmp" or _kind(tokens, j) == "between":
+        while _kind(tokens, j) in {"time", "cmp", "between"}:  # "volume today is more than"
             j += 1
-        factor = None
-        if _kind(tokens, j) == "twice":
-            factor = float(tokens[j].value)
+        factor = self._times(tokens, j)
+        if factor is not None:
             j += 1
-        elif _kind(tokens, j) == "number" and tokens[j].extra.get("unit") == "times":
-            factor = tokens[j].value
+        if _kind(tokens, j) in {"top", "recent", "before"}:  # 前5日均量
             j += 1
         length = self._window_length(tokens, j)
-        if length is None:
-            return None
-        n, used = length
-        j += used
-        if _kind(tokens, j) == "avg_volume":
-            j += 1
-        elif _kind(tokens, j) == "agg" and tokens[j].value == "avg":
+        if length is not None:
+            n, used = length
+            j += used
+            if _kind(tokens, j) == "avg_volume":
+                j += 1
+            elif _kind(tokens, j) == "agg" and tokens[j].value == "avg":
+                j += 1
+                if _kind(tokens, j) == "metric" and tokens[j].value == "vol":
+                    j += 1
+            else:
+                return None
+        elif _kind(tokens, j) in {"avg_volume", "agg"} and (
+            tokens[j].kind == "avg_volume" or tokens[j].value == "avg"
+        ):
+            # "their average volume of the previous 20 days"
             j += 1
             if _kind(tokens, j) == "metric" and tokens[j].value == "vol":
                 j += 1
+            if _kind(tokens, j) in {"recent", "top", "before"}:
+                j += 1
+            length = self._window_length(tokens, j)
+            if length is None:
+                return None
+            n, used = length
+            j += used
         else:
             return None
         if factor is None:
-            if _kind(tokens, j) == "twice":
-                factor = float(tokens[j].value)
-                j += 1
-            elif _kind(tokens, j) == "number" and tokens[j].extra.get("unit") == "times":
-                factor = tokens[j].value
+            factor = self._times(tokens, j)
+            if factor is not None:
                 j += 1
             else:
                 factor = 1.0
@@ -386,6 +396,14 @@ class Parser:
         if _kind(tokens, j) == "surge":
             j += 1
         return j - i, [_synthetic("cond", Technical("volume_surge", n, factor), tokens[i:j])]
+
+    def _times(self, tokens: list[Token], j: int) -> float | None:
+        """A multiple: 2倍, 3 times, twice."""
+        if _kind(tokens, j) == "twice":
+            return float(tokens[j].value)
+        if _kind(tokens, j) == "number" and tokens[j].extra.get("unit") == "times":
+            return float(tokens[j].value)
+        return None
 
     def _surge_details(self, tokens: list[Token], j: int) -> tuple[int, float, int]:
         n, factor = DEFAULT_SURGE_DAYS, DEFAULT_SURGE_FACTOR
@@ -844,8 +862,8 @@ class Parser:
                 return None
             metric_token = tokens[j]
             j += 1
-            if _kind(tokens, j) == "timespec":
-                time = tokens[j].value
+            if _kind(tokens, j) == "timespec" and not tokens[j].value.is_single_day:
+                time = tokens[j].value  # "gain over the last 20 days"; a single day stays the question's day
                 j += 1
             if _kind(tokens, j) == "dir":
                 direction = tokens[j].value

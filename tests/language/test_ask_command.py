@@ -1,0 +1,64 @@
+"""`manage.py ask`: JSON keys, human table, exit codes for refused questions."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.core.management import call_command
+
+from backend.domain.market.store import MarketStore
+
+
+def _ask(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = 0
+    try:
+        call_command("ask", *args)
+    except SystemExit as exit_:
+        code = int(exit_.code or 0)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_json_answer_has_the_documented_keys(
+    demo_store: MarketStore, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _err = _ask(capsys, "2025年9月8日收盘价最高的上证所股票", "--json")
+    assert code == 0
+    answer = json.loads(out)
+    for key in (
+        "question",
+        "qst",
+        "sql",
+        "columns",
+        "rows",
+        "status",
+        "warnings",
+        "timings_ms",
+        "llm_calls",
+        "engine",
+    ):
+        assert key in answer
+    assert answer["status"] == "ok" and answer["engine"] == "builtin"
+    assert len(answer["rows"]) == 1 and answer["columns"][:2] == ["ts_code", "name"]
+    assert {"parse", "compile", "execute", "total"} <= set(answer["timings_ms"])
+
+
+def test_table_output_says_the_data_is_synthetic(
+    demo_store: MarketStore, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _err = _ask(capsys, "今日涨幅前十的股票")
+    assert code == 0
+    assert "ts_code" in out and "SYNTHETIC" in out
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [("   ", "empty"), ("市盈率" * 700, "limit is 2000"), ("市盈率低于15的火星股票", "火星")],
+)
+def test_refusals_exit_with_1_and_say_why(
+    demo_store: MarketStore, capsys: pytest.CaptureFixture[str], question: str, expected: str
+) -> None:
+    code, out, err = _ask(capsys, question)
+    assert code == 1
+    assert expected in out + err
