@@ -59,3 +59,20 @@ def test_openapi_schema_documents_the_endpoints() -> None:
     assert {"200", "400", "413", "503", "504"} <= set(sql_responses)
     assert "TableResult" in schema["components"]["schemas"]
     assert {"MarketStats", "AskAnswer", "AskRequest"} <= set(schema["components"]["schemas"])
+
+
+@pytest.mark.parametrize("endpoint", ["/api/sql/", "/api/ask/"])
+def test_malformed_json_is_a_json_error(endpoint: str) -> None:
+    response = Client().post(endpoint, data="{not json", content_type="application/json")
+
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "parse_error"
+    assert "JSON" in response.json()["error"]["message"]
+
+
+def test_a_wrong_method_is_a_json_error_with_the_allowed_methods() -> None:
+    response = Client().get("/api/ask/")
+
+    assert response.status_code == 405
+    assert response.json()["error"]["code"] == "method_not_allowed"
+    assert "POST" in response["Allow"]

@@ -6,6 +6,7 @@ from typing import Any
 
 from drf_spectacular.utils import OpenApiExample, extend_schema
 from rest_framework import serializers, status
+from rest_framework.exceptions import APIException
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -60,7 +61,17 @@ def invalid_request_response(serializer: serializers.Serializer[Any]) -> Respons
     return Response(error_body("invalid_request", summary, field_errors), status=status.HTTP_400_BAD_REQUEST)
 
 
-class SqlConsoleView(APIView):
+class JsonErrorAPIView(APIView):
+    """Every DRF error (malformed JSON, wrong method, wrong media type…) as `{error: {code, message}}`."""
+
+    def handle_exception(self, exc: Exception) -> Response:
+        response = super().handle_exception(exc)  # keeps headers such as Allow
+        if isinstance(exc, APIException) and isinstance(exc.detail, str):
+            response.data = error_body(exc.detail.code or exc.default_code, str(exc.detail))
+        return response
+
+
+class SqlConsoleView(JsonErrorAPIView):
     """Run one guarded read statement against the market database."""
 
     @extend_schema(
@@ -93,7 +104,7 @@ class SqlConsoleView(APIView):
         return Response(TableResultSerializer(result).data)
 
 
-class MarketStatsView(APIView):
+class MarketStatsView(JsonErrorAPIView):
     """What is loaded: per-table row counts and date ranges, and where the data comes from."""
 
     @extend_schema(

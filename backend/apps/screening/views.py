@@ -10,10 +10,9 @@ from drf_spectacular.utils import OpenApiExample, extend_schema
 from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from backend.apps.marketdata.serializers import ErrorSerializer
-from backend.apps.marketdata.views import error_body, invalid_request_response
+from backend.apps.marketdata.views import JsonErrorAPIView, error_body, invalid_request_response
 from backend.apps.screening import services
 from backend.apps.screening.serializers import AskAnswerSerializer, AskRequestSerializer
 
@@ -41,7 +40,7 @@ def spa_index(request: HttpRequest) -> HttpResponse:
     return response
 
 
-class AskView(APIView):
+class AskView(JsonErrorAPIView):
     """Answer a question: translate it, run the SQL through the guard, return every step."""
 
     @extend_schema(

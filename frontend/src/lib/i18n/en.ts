@@ -60,6 +60,7 @@ export const en = {
     result: "Result",
     warnings: "Warnings",
     timings: "Timings",
+    qst: "Query Structure Tree (QST)",
     engine: "Engine",
     llmCalls_one: "{{count}} LLM call",
     llmCalls_other: "{{count}} LLM calls",

@@ -62,6 +62,7 @@ export const zh: Messages = {
     result: "结果",
     warnings: "警告",
     timings: "耗时",
+    qst: "查询结构树（QST）",
     engine: "引擎",
     llmCalls_one: "{{count}} 次大模型调用",
     llmCalls_other: "{{count}} 次大模型调用",

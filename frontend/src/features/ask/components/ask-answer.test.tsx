@@ -37,9 +37,11 @@ describe("AskAnswer", () => {
           ],
           row_count: 2,
           timings_ms: { translate: 3.21, execute: 12.5 },
+          qst: { label: "select", children: [{ label: "attr:close" }] },
         })}
       />,
     );
+    expect(screen.getByLabelText("ask-qst")).toHaveTextContent('"label": "attr:close"');
     expect(screen.getByTestId("ask-status")).toHaveTextContent("Answered");
     expect(screen.getByTestId("ask-status")).toHaveClass("badge-ok");
     expect(screen.getByLabelText("ask-sql").textContent).toMatch(/^select\n {2}ts_code,\n {2}close\nfrom/);

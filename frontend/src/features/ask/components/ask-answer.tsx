@@ -62,6 +62,14 @@ export function AskAnswer({ answer }: { answer: Answer }) {
           </ul>
         </div>
       )}
+      {answer.qst != null && (
+        <details className="qst">
+          <summary>{t("ask.qst")}</summary>
+          <pre className="sql-block" aria-label="ask-qst">
+            <code>{JSON.stringify(answer.qst, null, 2)}</code>
+          </pre>
+        </details>
+      )}
       <div className="answer-grid">
         {answer.sql && (
           <div>
