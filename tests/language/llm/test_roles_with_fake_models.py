@@ -255,13 +255,15 @@ def test_reverse_question_writer_returns_one_check_per_point() -> None:
     preview = format_result_preview(["ts_code", "close"], [("600519.SH", 1500.0)])
     model, recorder = fake(answer(REVERSE))
     questions = ReverseQuestionWriterRole(model).write(
-        QUESTION, GOOD_SQL, preview, ["exchange = SSE", "top 1"]
+        QUESTION, GOOD_SQL, preview, ["exchange = SSE", "top 1"], schema_text=SCHEMA
     )
     assert [(q.point, q.check_kind, q.expected) for q in questions] == [
         ("entity_scope", "row_count", "0"),
         ("ranking", "same_set", "the forward rows"),
     ]
-    assert "600519.SH | 1500.0" in recorder.prompts[0] and "- exchange = SSE" in recorder.prompts[0]
+    prompt = recorder.prompts[0]
+    assert "600519.SH | 1500.0" in prompt and "- exchange = SSE" in prompt and SCHEMA in prompt
+    assert GOOD_SQL in prompt and QUESTION in prompt
 
 
 @pytest.mark.parametrize(
@@ -283,11 +285,12 @@ def test_reverse_question_writer_rejects_unusable_sets(payload: dict[str, Any], 
 
 
 def test_judge_gives_a_verdict_and_a_failing_verdict_needs_a_reason() -> None:
-    model, _ = fake(
+    model, recorder = fake(
         answer({"ok": False, "reason": ""}), answer({"ok": False, "reason": "no exchange filter"})
     )
     calls: list[LlmCall] = []
-    verdict = JudgeRole(model).judge(QUESTION, GOOD_SQL, "(no rows)", calls=calls)
+    verdict = JudgeRole(model).judge(QUESTION, GOOD_SQL, "(no rows)", SCHEMA, calls=calls)
+    assert SCHEMA in recorder.prompts[0] and GOOD_SQL in recorder.prompts[0]
     assert (verdict.ok, verdict.reason) == (False, "no exchange filter")
     assert calls[0].error is not None and "reason" in calls[0].error
 

@@ -250,6 +250,7 @@ class ReverseQuestionWriterRole(_Role):
         sql: str,
         result_preview: str,
         constraints: Sequence[str],
+        schema_text: str = "",
         *,
         calls: list[LlmCall] | None = None,
     ) -> list[ReverseQuestion]:
@@ -259,6 +260,7 @@ class ReverseQuestionWriterRole(_Role):
             sql=sql,
             result_preview=result_preview,
             constraints=prompts.bullet_list(constraints),
+            schema_block=prompts.block("Database schema:", [schema_text]),
         )
         return self._caller.call(system, user, ReverseQuestions, lambda output: output.questions, calls)
 
@@ -271,10 +273,17 @@ class JudgeRole(_Role):
         question: str,
         sql: str,
         result_preview: str,
+        schema_text: str = "",
         *,
         calls: list[LlmCall] | None = None,
     ) -> Verdict:
-        system, user = prompts.render(self.name, question=question, sql=sql, result_preview=result_preview)
+        system, user = prompts.render(
+            self.name,
+            question=question,
+            sql=sql,
+            result_preview=result_preview,
+            schema_block=prompts.block("Database schema:", [schema_text]),
+        )
         return self._caller.call(system, user, Verdict, lambda output: output, calls)
 
 
