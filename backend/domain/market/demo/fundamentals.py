@@ -11,7 +11,7 @@ from datetime import date
 import numpy as np
 
 from backend.domain.market.demo.industries import profile_of
-from backend.domain.market.demo.universe import Stock
+from backend.domain.market.demo.universe import FAMOUS_CODES, Stock
 
 FIRST_STORED_PERIOD = date(2019, 12, 31)
 _QUARTER_ENDS = ((3, 31), (6, 30), (9, 30), (12, 31))
@@ -83,9 +83,11 @@ def simulate_reports(
     ps = np.array([p.price_to_sales for p in profiles]) * rng.lognormal(0.0, 0.45, n)
     pb = np.array([p.price_to_book for p in profiles]) * rng.lognormal(0.0, 0.30, n)
     base_margin = np.array([p.net_margin for p in profiles]) * rng.lognormal(0.0, 0.35, n)
-    chronic_loss = rng.random(n) < 0.10
+    # Famous names stay profitable and grow steadily, as examples and tests expect of them.
+    famous = np.array([s.code in FAMOUS_CODES for s in stocks])
+    chronic_loss = (rng.random(n) < 0.10) & ~famous
     base_margin = np.where(chronic_loss, -rng.uniform(0.02, 0.20, n), base_margin)
-    growth = np.array([p.growth for p in profiles]) + rng.normal(0.0, 0.10, n)
+    growth = np.array([p.growth for p in profiles]) + rng.normal(0.0, 0.10, n) * np.where(famous, 0.3, 1.0)
 
     # Annual revenue: a random walk in log space through the anchor year.
     yearly_growth = growth[:, None] + rng.normal(0.0, 0.10, (n, len(years)))

@@ -14,7 +14,6 @@ from backend.domain.market.demo.indexes import INDEX_FACTS, WeightRows, index_we
 from backend.domain.market.demo.industries import profile_of
 from backend.domain.market.demo.prices import (
     INDUSTRY_DAILY_VOL,
-    MARKET_DAILY_VOL,
     TRADING_DAYS_PER_YEAR,
     Bars,
     PriceModel,
@@ -135,7 +134,7 @@ def build_demo_tables(*, seed: int, n_stocks: int | None, start: date, end: date
     reports = simulate_reports(rng, stocks, anchor_cap, anchor_year=start.year - 1, last_year=end.year)
     model = _price_model(rng, stocks, init_price, reports, days)
     has_bar = trading_mask(rng, first_bar, len(days))
-    bars = simulate_bars(rng, model, has_bar, len(INDUSTRIES))
+    bars = simulate_bars(rng, model, has_bar, len(INDUSTRIES), days)
     base_turnover = np.clip(
         2.5 * (anchor_cap / 5e9) ** -0.25 * rng.lognormal(0.0, 0.4, len(stocks)), 0.1, 15.0
     )
@@ -186,12 +185,13 @@ def _price_model(
     n = len(stocks)
     profiles = [profile_of(s.industry) for s in stocks]
     industry_index = {name: i for i, name in enumerate(INDUSTRIES)}
-    # Prices drift with the company's revenue growth of the year, so growers tend to rise.
     annual_revenue = reports.revenue_ytd[:, 3::4]
     growth = np.log(annual_revenue[:, 1:] / annual_revenue[:, :-1])
     first_year = int(str(reports.end_dates[0])[:4]) + 1
     year_of_day = days.astype("datetime64[Y]").astype(int) + 1970 - first_year
-    drift = 0.6 * growth[:, np.clip(year_of_day, 0, growth.shape[1] - 1)] / TRADING_DAYS_PER_YEAR
+    # Prices follow the market, plus the company's growth relative to the typical company's.
+    relative = growth - np.median(growth, axis=0, keepdims=True)
+    drift = 0.6 * relative[:, np.clip(year_of_day, 0, growth.shape[1] - 1)] / TRADING_DAYS_PER_YEAR
     beta = np.array([p.beta for p in profiles]) * rng.lognormal(0.0, 0.15, n)
     small_board = np.array([s.board in ("创业板", "科创板", "北交所") for s in stocks])
     idio_vol = (
@@ -199,8 +199,9 @@ def _price_model(
         * rng.lognormal(0.0, 0.25, n)
         * np.where(small_board, 1.25, 1.0)
     )
-    # Compensate the volatility drag so that a stock without growth keeps its price level on average.
-    drag = 0.5 * (idio_vol**2 + (beta * MARKET_DAILY_VOL) ** 2 + INDUSTRY_DAILY_VOL**2)
+    # Offset part of the volatility drag of the stock's own noise (the daily limits already trim the
+    # tails) so that the typical stock roughly tracks the market.
+    drag = 0.3 * (idio_vol**2 + INDUSTRY_DAILY_VOL**2)
     return PriceModel(
         init_price=init_price,
         limit=np.array([DAILY_LIMIT_PCT[s.board] / 100 for s in stocks]),

@@ -6,12 +6,14 @@ Arrays are (stock, trading day); NaN where a stock has no bar (not yet listed or
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import date
 
 import numpy as np
 
 TRADING_DAYS_PER_YEAR = 243
 MARKET_DAILY_VOL = 0.011
 INDUSTRY_DAILY_VOL = 0.008
+DEFAULT_PHASE_ORIGIN = date(2022, 9, 1)  # MARKET_PHASES apply when the demo starts here
 
 
 @dataclass(frozen=True)
@@ -56,10 +58,44 @@ def trading_mask(rng: np.random.Generator, first_bar: np.ndarray, n_days: int) -
     return has_bar
 
 
-def _returns(rng: np.random.Generator, model: PriceModel, n_industries: int, n_days: int) -> np.ndarray:
-    n = len(model.init_price)
+# The broad market follows fixed phases whatever the seed (cumulative log level since 2022-09-01):
+# a slide into autumn 2022, a slump into early 2024, the sharp rally of late September 2024, and a
+# recovery through 2025. Between these points the path is random; outside the demo window, free.
+MARKET_PHASES: tuple[tuple[date, float], ...] = (
+    (date(2022, 10, 31), -0.17),
+    (date(2023, 1, 31), 0.02),
+    (date(2023, 12, 29), -0.12),
+    (date(2024, 2, 5), -0.27),
+    (date(2024, 9, 23), -0.28),
+    (date(2024, 10, 8), -0.02),
+    (date(2024, 12, 31), -0.06),
+    (date(2025, 4, 8), -0.13),
+    (date(2025, 12, 31), 0.08),
+)
+
+
+def market_returns(rng: np.random.Generator, days: np.ndarray) -> np.ndarray:
+    """Daily market log returns: volatility regimes, bent to pass through MARKET_PHASES."""
+    n_days = len(days)
     regime = np.exp(_smooth(rng, n_days, 0.35))
-    market = 0.0002 + MARKET_DAILY_VOL * regime * rng.standard_normal(n_days)
+    returns = MARKET_DAILY_VOL * regime * rng.standard_normal(n_days)
+    if np.datetime64(DEFAULT_PHASE_ORIGIN) != days[0]:
+        return returns
+    level, previous = 0.0, 0
+    for when, target in MARKET_PHASES:
+        position = int(np.searchsorted(days, np.datetime64(when), side="right")) - 1
+        if position <= previous:
+            continue
+        segment = slice(previous + 1, position + 1)
+        # Shift the segment's returns evenly so that it ends exactly at the phase's level.
+        returns[segment] += (target - level - returns[segment].sum()) / (position - previous)
+        level, previous = target, position
+    return returns
+
+
+def _returns(rng: np.random.Generator, model: PriceModel, n_industries: int, days: np.ndarray) -> np.ndarray:
+    n, n_days = len(model.init_price), len(days)
+    market = market_returns(rng, days)
     industry = INDUSTRY_DAILY_VOL * rng.standard_normal((n_industries, n_days))
     # Student-t(4) noise has variance 2: rescale to unit variance for fat tails at the same volatility.
     noise = rng.standard_t(4, (n, n_days)) / np.sqrt(2.0)
@@ -85,10 +121,10 @@ def _smooth(rng: np.random.Generator, n_days: int, scale: float) -> np.ndarray:
 
 
 def simulate_bars(
-    rng: np.random.Generator, model: PriceModel, has_bar: np.ndarray, n_industries: int
+    rng: np.random.Generator, model: PriceModel, has_bar: np.ndarray, n_industries: int, days: np.ndarray
 ) -> Bars:
     n, n_days = has_bar.shape
-    log_returns = _returns(rng, model, n_industries, n_days)
+    log_returns = _returns(rng, model, n_industries, days)
     close = np.full((n, n_days), np.nan)
     pre_close = np.full((n, n_days), np.nan)
     last_close = np.full((n, n_days), np.nan)

@@ -77,6 +77,12 @@ def _parse_dates(column: str, text: pa.Array) -> pa.Array:
         parsed = pc.strptime(cleaned, format="%Y%m%d", unit="s", error_is_null=False)
     except pa.ArrowInvalid as error:
         raise ImportRejected(f"column {column}: invalid calendar date ({error})") from error
+    # strptime rolls impossible days over (20250231 -> March 3): the round trip must give the text back.
+    rolled = pc.not_equal(pc.strftime(parsed, format="%Y%m%d"), cleaned)
+    if pc.any(rolled).as_py():
+        raise ImportRejected(
+            f"column {column}: invalid calendar date {_examples(pc.filter(text, rolled).to_pylist())}"
+        )
     return parsed.cast(pa.date32())
 
 

@@ -19,7 +19,8 @@ from backend.domain.market.stats import collect_stats
 
 def _explain(error: MarketError) -> str:
     text = str(error)
-    if isinstance(error, StoreUnavailable) and "lock" in text.lower():
+    # chdb reports a directory held by another process as a lock error or a failed EmbeddedServer start.
+    if isinstance(error, StoreUnavailable) and ("lock" in text.lower() or "EmbeddedServer" in text):
         return (
             "the market store is in use by another process (chdb allows one process per data directory; "
             f"stop the running server or use another VERISCREEN_DATA_DIR): {text}"
