@@ -13,7 +13,7 @@ from sqlglot.errors import ParseError, TokenError
 from backend.domain.equivalence.compare import SEMANTICS, results_differ
 from backend.domain.equivalence.counterexample import Counterexample, blocking_clause, extract_counterexample
 from backend.domain.equivalence.dialects import dialect_named
-from backend.domain.equivalence.encoder import Encoder, UnresolvedColumn
+from backend.domain.equivalence.encoder import Encoder, EncodingTooLarge, UnresolvedColumn
 from backend.domain.equivalence.errors import Unsupported
 from backend.domain.equivalence.schema import Schema
 from backend.domain.equivalence.store import CounterexampleStore
@@ -157,6 +157,13 @@ def check_equivalence(
             return finish(
                 EquivalenceResult(UNSUPPORTED, 0, semantics, f"unsupported: unknown column {error}")
             )
+        except EncodingTooLarge as error:
+            reason = f"encoding too large at bound {k}: {error}"
+            return finish(EquivalenceResult(UNKNOWN, k - 1, semantics, reason, spurious=spurious))
+        except (ValueError, TypeError, IndexError, KeyError, AttributeError, z3.Z3Exception) as error:
+            # An encoder defect must never turn into a verdict.
+            reason = f"encoder error: {type(error).__name__}: {error}"[:300]
+            return finish(EquivalenceResult(UNKNOWN, 0, semantics, reason, spurious=spurious))
         solver = z3.Solver()
         solver.set(timeout=max(1, int(remaining * 1000)))
         solver.add(*encoder.constraints)

@@ -77,6 +77,13 @@ class UnresolvedColumn(Exception):
     pass
 
 
+class EncodingTooLarge(Exception):
+    """The symbolic relation outgrew MAX_SYMBOLIC_ROWS at this bound (treated like a solver timeout)."""
+
+
+MAX_SYMBOLIC_ROWS = 600
+
+
 def _lower(name: str) -> str:
     return name.lower()
 
@@ -317,6 +324,8 @@ class Encoder:
         ):
             raise Unsupported(f"{kind or join.args.get('strictness')} JOIN")
         right = self._source(join.this, scope)
+        if len(left.rows) * len(right.rows) > MAX_SYMBOLIC_ROWS:
+            raise EncodingTooLarge(f"{len(left.rows)} x {len(right.rows)} joined rows")
         cols = left.cols + right.cols
         condition_node = join.args.get("on")
         using = join.args.get("using")
@@ -521,8 +530,10 @@ class Encoder:
         return Relation(cols, rows), order_keys
 
     def _group_key(self, node: exp.Expr, row_scope: Scope, select: exp.Select) -> Val:
-        if isinstance(node, exp.Literal) and not node.is_string:
-            return self.expr(select.expressions[int(node.this) - 1], row_scope)
+        if isinstance(node, exp.Literal) and not node.is_string and node.this.isdigit():
+            position = int(node.this)
+            if 1 <= position <= len(select.expressions):
+                return self.expr(select.expressions[position - 1], row_scope)
         return self.expr(node, row_scope)
 
     def _distinct(self, relation: Relation, order_keys: list[list[Val]]) -> tuple[Relation, list[list[Val]]]:

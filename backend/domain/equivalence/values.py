@@ -187,18 +187,32 @@ def less_than(a: Val, b: Val) -> z3.BoolRef:
 # --- calendar -------------------------------------------------------------------------------------
 
 
+# Days before the first of each month in a common year; the leap day is added separately.
+_DAYS_BEFORE_MONTH = (0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334)
+
+
+def _is_leap(year: z3.ArithRef) -> z3.BoolRef:
+    # Years are limited to 1970..2149, where 2000 is the only century leap year and 2100 is not one.
+    return z3.And(year % 4 == 0, year != 2100)
+
+
+def _days_before_month(month: z3.ArithRef) -> z3.ArithRef:
+    result: z3.ArithRef = z3.IntVal(_DAYS_BEFORE_MONTH[-1])
+    for index in range(len(_DAYS_BEFORE_MONTH) - 2, -1, -1):
+        result = z3.If(month == index + 1, _DAYS_BEFORE_MONTH[index], result)
+    return result
+
+
 def _days_from_civil(year: z3.ArithRef, month: z3.ArithRef, day: z3.ArithRef) -> z3.ArithRef:
-    """Day number since 1970-01-01 of a valid (year >= 1970) calendar date, in linear integer arithmetic."""
-    before_march = z3.If(month <= 2, 1, 0)
-    y = year - before_march
-    m = month + 12 * before_march - 3
-    return day + (153 * m + 2) / 5 + 365 * y + y / 4 - y / 100 + y / 400 - 719469
+    """Day number since 1970-01-01 of a valid date in 1970..2149, in linear integer arithmetic."""
+    leap_days_before_year = (year - 1969) / 4 - z3.If(year > 2100, 1, 0)
+    leap_day = z3.If(z3.And(month > 2, _is_leap(year)), 1, 0)
+    return 365 * (year - 1970) + leap_days_before_year + _days_before_month(month) + leap_day + day - 1
 
 
 def _month_length(year: z3.ArithRef, month: z3.ArithRef) -> z3.ArithRef:
-    leap = z3.And(year % 4 == 0, z3.Or(year % 100 != 0, year % 400 == 0))
     thirty = z3.Or(month == 4, month == 6, month == 9, month == 11)
-    return z3.If(month == 2, z3.If(leap, 29, 28), z3.If(thirty, 30, 31))
+    return z3.If(month == 2, z3.If(_is_leap(year), 29, 28), z3.If(thirty, 30, 31))
 
 
 def valid_date(year: z3.ArithRef, month: z3.ArithRef, day: z3.ArithRef) -> z3.BoolRef:

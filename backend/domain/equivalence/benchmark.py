@@ -1,0 +1,263 @@
+"""Benchmark of the equivalence checker over the external pairs in `<data dir>/sql_equivalence`.
+
+Datasets: SQLSolver's Calcite, Spark, rule-instance, TPC-H and TPC-C pairs (all labelled
+equivalent), Cosette's Calcite pairs (equivalent except the rewrites Cosette labels CALCITEBUG,
+which are left unlabelled) and the Spider-dev prediction/gold pairs labelled functionally correct (1)
+or not (0). All of them are SQLite/MySQL-style SQL, so they are encoded with SQLite semantics and
+counterexamples are confirmed in SQLite.
+
+Figures: coverage (share of pairs encoded), verdict counts, soundness (confirmed counterexamples on
+pairs labelled equivalent — should be none), power (share of pairs labelled not equivalent with a
+confirmed counterexample) with the bound at which each was first found, and seconds per check.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import statistics
+from collections import Counter
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from backend.domain.equivalence.checker import NOT_EQUIVALENT, UNSUPPORTED, check_equivalence
+from backend.domain.equivalence.schema import Schema
+
+EQUIVALENT_LABEL, NOT_EQUIVALENT_LABEL = "equivalent", "not_equivalent"
+
+
+@dataclass(frozen=True)
+class Case:
+    dataset: str
+    case_id: str
+    sql_a: str  # the reference (gold / original) query
+    sql_b: str
+    label: str | None
+    schema_file: str
+    dialect: str = "sqlite"
+
+
+@dataclass
+class Outcome:
+    case: Case
+    verdict: str
+    reason: str
+    confirmed: bool
+    found_at_k: int | None
+    seconds: float
+    spurious: int
+
+
+@dataclass
+class DatasetReport:
+    dataset: str
+    pairs: int = 0
+    verdicts: Counter[str] = field(default_factory=Counter)
+    unsupported_reasons: Counter[str] = field(default_factory=Counter)
+    unsound: list[dict[str, Any]] = field(default_factory=list)
+    spurious_cases: list[str] = field(default_factory=list)
+    labelled_not_equivalent: int = 0
+    caught: int = 0
+    caught_at_k: Counter[int] = field(default_factory=Counter)
+    seconds: list[float] = field(default_factory=list)
+
+    def summary(self) -> dict[str, Any]:
+        encoded = self.pairs - self.verdicts[UNSUPPORTED]
+        times = sorted(self.seconds)
+        return {
+            "dataset": self.dataset,
+            "pairs": self.pairs,
+            "coverage": round(encoded / self.pairs, 4) if self.pairs else None,
+            "verdicts": dict(self.verdicts),
+            "soundness_violations": len(self.unsound),
+            "unsound_cases": self.unsound,
+            "spurious_cases": self.spurious_cases,
+            "labelled_not_equivalent": self.labelled_not_equivalent,
+            "power": round(self.caught / self.labelled_not_equivalent, 4)
+            if self.labelled_not_equivalent
+            else None,
+            "caught": self.caught,
+            "first_found_at_k": {str(k): self.caught_at_k[k] for k in sorted(self.caught_at_k)},
+            "median_seconds": round(statistics.median(times), 4) if times else None,
+            "p95_seconds": round(times[min(len(times) - 1, int(0.95 * len(times)))], 4) if times else None,
+            "top_unsupported": self.unsupported_reasons.most_common(12),
+        }
+
+
+# --- datasets ----------------------------------------------------------------------------------------
+
+
+def _line_pairs(path: Path) -> Iterator[tuple[int, str, str]]:
+    lines = [line.strip() for line in path.read_text(encoding="utf-8").splitlines()]
+    for index in range(0, len(lines) - 1, 2):
+        if lines[index] and lines[index + 1]:
+            yield index // 2, lines[index], lines[index + 1]
+
+
+def sqlsolver_cases(root: Path) -> Iterator[Case]:
+    base = root / "sql_equivalence" / "sqlsolver_benchmarks"
+    files = {
+        "sqlsolver_calcite": ("calcite_tests.sql.txt", "calcite_test"),
+        "sqlsolver_spark": ("spark_tests.sql.txt", "calcite_test"),
+        "sqlsolver_rule_instances": ("db_rule_instances_all_tests.sql.txt", "calcite_test"),
+        "sqlsolver_tpch": ("tpch_tests.sql.txt", "tpch"),
+        "sqlsolver_tpcc": ("tpcc_tests.sql.txt", "tpcc"),
+    }
+    for dataset, (name, schema) in files.items():
+        schema_file = str(base / "schemas" / f"{schema}.base.schema.sql")
+        for index, first, second in _line_pairs(base / name):
+            yield Case(dataset, str(index), first, second, EQUIVALENT_LABEL, schema_file)
+
+
+def cosette_cases(root: Path) -> Iterator[Case]:
+    base = root / "sql_equivalence" / "cosette_examples"
+    labels = {}
+    with (base / "calcite_result_with_label.csv").open(encoding="utf-8") as handle:
+        for row in csv.DictReader(handle):
+            labels[row["Case"]] = row["Reason"]
+    schema_file = str(
+        root / "sql_equivalence" / "sqlsolver_benchmarks" / "schemas" / "calcite_test.base.schema.sql"
+    )
+    for item in json.loads((base / "calcite_tests.json").read_text(encoding="utf-8")):
+        # Cosette marks rewrites where Calcite itself was wrong: no trustworthy label.
+        label = None if "CALCITEBUG" in labels.get(item["name"], "") else EQUIVALENT_LABEL
+        yield Case("cosette_calcite", item["name"], item["q1"], item["q2"], label, schema_file)
+
+
+def spider_cases(root: Path) -> Iterator[Case]:
+    base = root / "sql_equivalence"
+    with (base / "spider_pair_funccorrect" / "test.csv").open(encoding="utf-8") as handle:
+        for row in csv.DictReader(handle):
+            schema_file = str(
+                base / "sqlsolver_benchmarks" / "schemas" / f"spider_{row['db_id']}.base.schema.sql"
+            )
+            label = EQUIVALENT_LABEL if row["label"] == "1" else NOT_EQUIVALENT_LABEL
+            yield Case(
+                "spider_dev_pairs", row["id"], row["ground_truth"], row["prediction"], label, schema_file
+            )
+
+
+DATASETS: dict[str, Callable[[Path], Iterator[Case]]] = {
+    "sqlsolver": sqlsolver_cases,
+    "cosette": cosette_cases,
+    "spider": spider_cases,
+}
+
+
+def load_cases(root: Path, limit: int | None = None, only: list[str] | None = None) -> list[Case]:
+    """All cases; `limit` keeps the first N of each dataset (for quick runs)."""
+    cases: list[Case] = []
+    for name, loader in DATASETS.items():
+        if only and name not in only:
+            continue
+        per_dataset: Counter[str] = Counter()
+        for case in loader(root):
+            if limit is not None and per_dataset[case.dataset] >= limit:
+                continue
+            per_dataset[case.dataset] += 1
+            cases.append(case)
+    return cases
+
+
+# --- running -----------------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=256)
+def _schema(path: str, dialect: str) -> Schema:
+    return Schema.from_ddl(Path(path).read_text(encoding="utf-8", errors="replace"), dialect)
+
+
+def run_case(case: Case, bound: int, timeout_s: float) -> Outcome:
+    if not os.path.exists(case.schema_file):
+        return Outcome(case, UNSUPPORTED, "unsupported: no schema", False, None, 0.0, 0)
+    schema = _schema(case.schema_file, case.dialect)
+    result = check_equivalence(
+        case.sql_a,
+        case.sql_b,
+        schema=schema,
+        bound=bound,
+        semantics="bag",
+        dialect=case.dialect,
+        timeout_s=timeout_s,
+    )
+    return Outcome(
+        case,
+        result.verdict,
+        result.reason,
+        result.confirmed,
+        result.found_at_k,
+        result.seconds,
+        len(result.spurious),
+    )
+
+
+def _run_case_tuple(arguments: tuple[Case, int, float]) -> Outcome:
+    return run_case(*arguments)
+
+
+def run_benchmark(
+    cases: list[Case],
+    *,
+    bound: int,
+    timeout_s: float,
+    workers: int,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict[str, Any]:
+    reports: dict[str, DatasetReport] = {}
+    outcomes: list[Outcome] = []
+    arguments = [(case, bound, timeout_s) for case in cases]
+    if workers > 1:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            for done, outcome in enumerate(pool.map(_run_case_tuple, arguments, chunksize=4), start=1):
+                outcomes.append(outcome)
+                if progress:
+                    progress(done, len(cases))
+    else:
+        for done, argument in enumerate(arguments, start=1):
+            outcomes.append(_run_case_tuple(argument))
+            if progress:
+                progress(done, len(cases))
+    for outcome in outcomes:
+        _record(reports.setdefault(outcome.case.dataset, DatasetReport(outcome.case.dataset)), outcome)
+    all_times = sorted(o.seconds for o in outcomes)
+    return {
+        "bound": bound,
+        "timeout_s": timeout_s,
+        "checks": len(outcomes),
+        "median_seconds": round(statistics.median(all_times), 4) if all_times else None,
+        "p95_seconds": round(all_times[min(len(all_times) - 1, int(0.95 * len(all_times)))], 4)
+        if all_times
+        else None,
+        "datasets": [report.summary() for report in reports.values()],
+    }
+
+
+def _short_reason(reason: str) -> str:
+    text = reason.removeprefix("unsupported: ")
+    return text.split(" (")[0][:60]
+
+
+def _record(report: DatasetReport, outcome: Outcome) -> None:
+    report.pairs += 1
+    report.verdicts[outcome.verdict] += 1
+    report.seconds.append(outcome.seconds)
+    if outcome.verdict == UNSUPPORTED:
+        report.unsupported_reasons[_short_reason(outcome.reason)] += 1
+    if outcome.spurious:
+        report.spurious_cases.append(outcome.case.case_id)
+    caught = outcome.verdict == NOT_EQUIVALENT and outcome.confirmed
+    if outcome.case.label == EQUIVALENT_LABEL and caught:
+        report.unsound.append(
+            {"id": outcome.case.case_id, "a": outcome.case.sql_a[:300], "b": outcome.case.sql_b[:300]}
+        )
+    if outcome.case.label == NOT_EQUIVALENT_LABEL:
+        report.labelled_not_equivalent += 1
+        if caught:
+            report.caught += 1
+            if outcome.found_at_k is not None:
+                report.caught_at_k[outcome.found_at_k] += 1
