@@ -1,7 +1,7 @@
 // Starts the real backend for the browser tests: a temp data dir with a small generated demo,
 // migrations, collected static files and daphne on a free port. Nothing is mocked.
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, mkdirSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -68,7 +68,6 @@ export async function startBackend(): Promise<Backend> {
   }
   // chdb locks its directory: this test process owns a fresh one.
   const dataDir = mkdtempSync(join(tmpdir(), "veriscreen-e2e-"));
-  mkdirSync(dataDir, { recursive: true });
   const env = {
     ...process.env,
     VERISCREEN_DATA_DIR: dataDir,
@@ -76,32 +75,40 @@ export async function startBackend(): Promise<Backend> {
     DJANGO_DEBUG: "false",
     PYTHONUNBUFFERED: "1",
   };
-  await manage(env, "migrate", "--noinput", "-v", "0");
-  await manage(env, "market", "init");
-  await manage(env, "market", "generate", "--stocks", DEMO_STOCKS);
-  await manage(env, "collectstatic", "--noinput", "-v", "0");
-
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  let output = "";
-  const daphne = spawn(
-    join(VENV_BIN, "daphne"),
-    ["-b", "127.0.0.1", "-p", String(port), "backend.project.asgi:application"],
-    { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"], detached: true },
-  );
-  daphne.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  daphne.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  await waitUntilServing(url, daphne, () => output);
+  let daphne: ChildProcess | undefined;
+  const stopDaphne = async () => {
+    if (daphne && daphne.exitCode === null && daphne.pid) {
+      const exited = new Promise((done) => daphne?.once("exit", done));
+      process.kill(-daphne.pid, "SIGTERM"); // its own process group: daphne and nothing else
+      await exited;
+    }
+  };
+  const url = `http://127.0.0.1:${await freePort()}`;
+  try {
+    await manage(env, "migrate", "--noinput", "-v", "0");
+    await manage(env, "market", "init");
+    await manage(env, "market", "generate", "--stocks", DEMO_STOCKS);
+    await manage(env, "collectstatic", "--noinput", "-v", "0");
+    let output = "";
+    daphne = spawn(
+      join(VENV_BIN, "daphne"),
+      ["-b", "127.0.0.1", "-p", new URL(url).port, "backend.project.asgi:application"],
+      { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"], detached: true },
+    );
+    daphne.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    daphne.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    await waitUntilServing(url, daphne, () => output);
+  } catch (error) {
+    await stopDaphne();
+    rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
 
   return {
     url,
     dataDir,
     stop: async () => {
-      if (daphne.exitCode === null && daphne.pid) {
-        const exited = new Promise((done) => daphne.once("exit", done));
-        process.kill(-daphne.pid, "SIGTERM"); // its own process group: daphne and nothing else
-        await exited;
-      }
+      await stopDaphne();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
