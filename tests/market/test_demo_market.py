@@ -218,6 +218,13 @@ def test_index_weights(demo_store: MarketStore) -> None:
     assert {code for code, *_ in sums} == {"000300.SH", "000016.SH", "000905.SH", "399006.SZ"}
     for _, _, total, _ in sums:
         assert total == pytest.approx(100.0, abs=0.01)
+    over_cap = scalar(
+        demo_store,
+        "SELECT count() FROM market.index_weight WHERE weight > 10.0001 AND (index_code, trade_date) IN"
+        " (SELECT index_code, trade_date FROM market.index_weight GROUP BY index_code, trade_date"
+        " HAVING count() >= 10)",
+    )
+    assert over_cap == 0
     misplaced = scalar(
         demo_store,
         "SELECT count() FROM market.index_weight AS w"

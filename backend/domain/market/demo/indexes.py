@@ -3,7 +3,8 @@
 Rules (simplified but plausible): 沪深300 = top 300 SSE+SZSE stocks by average total market value,
 上证50 = top 50 SSE, 中证500 = the next 500 after the 沪深300, 创业板指 = top 100 创业板. Only stocks
 listed for a year and trading in the last month qualify. Weights are proportional to float market
-value and sum to 100. A demo built from a sample of the market scales the sizes by its share.
+value, capped at 10% per name, and sum to 100. A demo built from a sample of the market scales
+the sizes by its share.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ INDEX_FACTS: dict[str, tuple[str, str, date, float, date]] = {
 }
 
 _AVERAGING_DAYS = 120
+WEIGHT_CAP = 10.0  # % per constituent, as the index rules cap single names
 _REBALANCE_MONTHS = (6, 12)
 
 
@@ -50,6 +52,19 @@ class WeightRows:
     con_index: np.ndarray  # stock position in the universe
     snapshot: np.ndarray  # datetime64[D]
     weight: np.ndarray
+
+
+def capped_weights(float_mv: np.ndarray, cap: float = WEIGHT_CAP) -> np.ndarray:
+    """Weights in % proportional to float market value, no name above `cap` (excess spread pro rata)."""
+    weights = float_mv / float_mv.sum() * 100
+    if weights.size * cap < 100:  # too few names for the cap to be possible
+        return weights
+    while (over := weights > cap + 1e-9).any():
+        excess = (weights[over] - cap).sum()
+        weights[over] = cap
+        under = ~over & (weights < cap)
+        weights[under] += excess * weights[under] / weights[under].sum()
+    return weights
 
 
 def month_end_positions(days: np.ndarray) -> np.ndarray:
@@ -84,11 +99,10 @@ def index_weights(
             live = members[~np.isnan(circ_mv_carried[members, t])]
             if live.size == 0:
                 continue
-            raw = circ_mv_carried[live, t]
             codes.extend([rule.code] * live.size)
             con.append(live)
             snaps.append(np.full(live.size, days[t]))
-            weights.append(np.round(raw / raw.sum() * 100, 4))
+            weights.append(np.round(capped_weights(circ_mv_carried[live, t]), 4))
     return WeightRows(
         index_code=codes,
         con_index=np.concatenate(con) if con else np.array([], dtype=np.int64),

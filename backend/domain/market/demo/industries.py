@@ -175,7 +175,19 @@ _AREA_SPREAD: tuple[str, ...] = (
 )  # fmt: skip
 
 
+# Registered regions of the famous names (the reference file has no regions).
+KNOWN_AREA: dict[str, str] = {
+    "000001": "深圳", "000002": "深圳", "300750": "福建", "688981": "上海", "601318": "深圳",
+    "000858": "四川", "300059": "上海", "600036": "深圳", "601398": "北京", "000333": "广东",
+    "000651": "广东", "002594": "深圳", "600276": "江苏", "601012": "陕西", "002415": "浙江",
+    "600900": "北京", "601857": "北京", "600030": "深圳", "300760": "深圳", "002475": "深圳",
+    "688111": "北京", "601888": "北京", "600887": "内蒙古", "600519": "贵州",
+}  # fmt: skip
+
+
 def area_for(code: str, name: str) -> str:
+    if code in KNOWN_AREA:
+        return KNOWN_AREA[code]
     for prefix, area in _AREA_PREFIXES:
         if name.startswith(prefix):
             return area

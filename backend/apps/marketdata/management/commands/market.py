@@ -128,10 +128,15 @@ class Command(BaseCommand):
             f"= {report.total_seconds:.1f} s "
             f"(target <= {report.generate_target_seconds:.0f} s: {verdict})"
         )
-        self.stdout.write(f"screens on {report.day}, median of {len(report.screens[0].runs_ms)} warm runs:")
+        load = ", ".join(f"{value:.1f}" for value in report.load_average)
+        self.stdout.write(
+            f"screens on {report.day}, median of {len(report.screens[0].runs_ms)} warm runs "
+            f"(load average {load} on {report.cpus} CPUs; wall = what an analyst waits, "
+            "cpu = what the query costs):"
+        )
         for screen in report.screens:
             mark = "OK" if screen.within_target else "OVER TARGET"
             self.stdout.write(
-                f"  {screen.name:<28} {screen.median_ms:>8.1f} ms  rows {screen.rows:>6}  "
-                f"(target <= {report.screen_target_ms:.0f} ms: {mark})"
+                f"  {screen.name:<28} wall {screen.median_ms:>7.1f} ms  cpu {screen.median_cpu_ms:>7.1f} ms  "
+                f"rows {screen.rows:>6}  (target <= {report.screen_target_ms:.0f} ms wall: {mark})"
             )
