@@ -61,7 +61,8 @@ describe("VeriScreen in Chromium", () => {
     const dailyRow = stats.getByRole("row").filter({ hasText: /^daily\d/ });
     const dailyCells = await dailyRow.getByRole("cell").allTextContents();
     expect(Number(dailyCells[1]?.replaceAll(",", ""))).toBeGreaterThan(100_000);
-    expect(dailyCells[3]).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    expect(dailyCells[2]).toBe("200"); // distinct stocks
+    expect(dailyCells[4]).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     expect(await page.getByRole("table", { name: "Datasets" }).textContent()).toContain("ashare_demo");
   });
 

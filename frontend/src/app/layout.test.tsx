@@ -11,8 +11,15 @@ const SYNTHETIC_STATS = {
   database: "market",
   synthetic: true,
   tables: [
-    { table: "stock_basic", rows: 200, date_column: "list_date", min_date: "1991-04-03", max_date: "2025-06-30" },
-    { table: "income", rows: 0, date_column: "end_date", min_date: null, max_date: null },
+    {
+      table: "stock_basic",
+      rows: 200,
+      date_column: "list_date",
+      min_date: "1991-04-03",
+      max_date: "2025-06-30",
+      stocks: 200,
+    },
+    { table: "income", rows: 0, date_column: "end_date", min_date: null, max_date: null, stocks: null },
   ],
   datasets: [
     {

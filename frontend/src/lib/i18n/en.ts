@@ -35,6 +35,7 @@ export const en = {
     real: "Observed market data",
     table: "Table",
     rows: "Rows",
+    stocks: "Stocks",
     dateColumn: "Date column",
     from: "From",
     to: "To",

@@ -37,6 +37,7 @@ export const zh: Messages = {
     real: "真实行情数据",
     table: "数据表",
     rows: "行数",
+    stocks: "股票数",
     dateColumn: "日期列",
     from: "起始",
     to: "截止",

@@ -6,6 +6,7 @@ export interface TableStats {
   date_column: string | null;
   min_date: string | null;
   max_date: string | null;
+  stocks: number | null;
 }
 
 export interface DatasetInfo {

@@ -14,6 +14,7 @@ function TablesTable({ tables }: { tables: TableStats[] }) {
         <tr>
           <th>{t("market.table")}</th>
           <th className="num">{t("market.rows")}</th>
+          <th className="num">{t("market.stocks")}</th>
           <th>{t("market.dateColumn")}</th>
           <th>{t("market.from")}</th>
           <th>{t("market.to")}</th>
@@ -24,6 +25,7 @@ function TablesTable({ tables }: { tables: TableStats[] }) {
           <tr key={table.table} className={table.rows === 0 ? "empty-row" : undefined}>
             <td className="mono">{table.table}</td>
             <td className="num">{integer.format(table.rows)}</td>
+            <td className="num">{table.stocks === null ? "—" : integer.format(table.stocks)}</td>
             <td className="mono">{table.date_column ?? "—"}</td>
             <td className="mono">{table.min_date ?? "—"}</td>
             <td className="mono">{table.max_date ?? "—"}</td>
