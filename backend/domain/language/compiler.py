@@ -178,6 +178,8 @@ class Compiler:
             return Window(before(first), last_on_or_before(_months_back(first, -3) - timedelta(days=1)))
         if label == "date_range" and spec.day and spec.end_day:
             return Window(before(spec.day), last_on_or_before(spec.end_day))
+        if label == "date_span" and spec.day and spec.end_day:
+            return Window(last_on_or_before(spec.day), last_on_or_before(spec.end_day))
         raise CompileError(f"time scope {label} is not a window")
 
     def is_window(self, spec: TimeSpec | None) -> bool:
@@ -211,7 +213,7 @@ class Compiler:
         window = self.resolve_window(spec) if self.is_window(spec) else None
         day = window.end if window else self.resolve_day(spec)
         build = _Build(self.context, day, display_unit=screen.display_unit, window=window)
-        build.per_day = screen.group_by == "trade_date" and window is not None
+        build.per_day = (screen.group_by == "trade_date" or screen.daily_values) and window is not None
         if spec.label == "date" and self.context.has_data and not self.context.is_trading_day(day):
             build.warnings.append(
                 f"{day.isoformat()} is not a trading day in the data: there are no bars that day"
@@ -342,7 +344,8 @@ class Compiler:
             alias = self._report_alias(build, metric.table, period)
             name = metric.column if period == self._main_period(build) else f"{metric.column}_{period.year}"
             return _col(metric.column, alias), name
-        if build.per_day and build.window is not None and (time is None or time == self._screen_time):
+        same_window = time is None or time == self._screen_time
+        if build.per_day and agg is None and build.window is not None and same_window:
             alias = self._series_alias(build, metric.table, build.window)
             return _col(metric.column, alias), metric.column
         if self.is_window(spec):
@@ -671,18 +674,12 @@ class Compiler:
                 alias = self._series_alias(build, metric.table, window)  # type: ignore[arg-type]
                 build.add_column(name, _col(metric.column, alias))
             else:
-                expression, column = self.value(
-                    build, name, time if self.model.metrics[name].kind == "daily" else None
-                )
+                expression, column = self.value(build, name, time)
                 build.add_column(column, expression)
         if screen.per_group_limit:
             for aggregate in screen.aggregates:
                 if aggregate.metric is not None:
-                    expression, name = self.value(
-                        build,
-                        aggregate.metric,
-                        time if self.model.metrics[aggregate.metric].kind == "daily" else None,
-                    )
+                    expression, name = self.value(build, aggregate.metric, time)
                     build.add_column(name, expression)
         elif screen.aggregates or screen.group_by:
             return self._aggregate_query(screen, build, where, window)
@@ -800,6 +797,10 @@ class Compiler:
                 )
                 select.append(exp.alias_(converted, f"{_aggregate_name(aggregate)}_in_unit"))
         for condition in screen.having:
+            if condition.agg == "count":
+                count = self._aggregate_expr(build, Aggregate("count"), screen.time)
+                having_parts.append(_comparison(count, condition))
+                continue
             expression = self._aggregate_expr(
                 build, Aggregate(condition.agg or "avg", condition.metric), screen.time
             )
@@ -846,7 +847,7 @@ class Compiler:
             # an aggregate over a window: per stock over the window first (gain, sum or average)
             expression, _name = self.value(build, aggregate.metric, time, None)
         else:
-            expression, _name = self.value(build, aggregate.metric, time if metric.kind == "daily" else None)
+            expression, _name = self.value(build, aggregate.metric, time)
         return _fn(_agg_function(aggregate.fn), expression)
 
     def _top_per_group(

@@ -16,7 +16,7 @@ from datetime import date
 TIME_LABELS = (
     "latest", "yesterday", "date", "recent_days", "recent_bars", "recent_weeks", "recent_months",
     "this_year", "last_year", "year_before", "this_month", "last_month", "this_week", "last_week",
-    "year", "month", "quarter", "annual", "date_range",
+    "year", "month", "quarter", "annual", "date_range", "date_span",
 )  # fmt: skip
 
 
@@ -130,3 +130,4 @@ class Screen:
     aggregates: list[Aggregate] = field(default_factory=list)
     having: list[Compare] = field(default_factory=list)  # group filters on aggregates (agg set)
     display_unit: float | None = None  # money outputs also shown in this unit (亿 = 1e8, billion = 1e9)
+    daily_values: bool = False  # aggregates over a window use each day's value, not the window's change

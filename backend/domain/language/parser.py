@@ -38,6 +38,7 @@ YOY_OF = {"n_income_attr_p": "netprofit_yoy", "n_income": "netprofit_yoy", "reve
           "total_revenue": "or_yoy"}  # fmt: skip
 PRICE_MOVE_METRICS = {"close", "pct_chg"}
 OPS_ORDERED = {">", ">=", "<", "<="}
+VS_PREVIOUS_CLOSE = {"open": "open_pct", "high": "high_pct", "low": "low_pct", "close": "pct_chg"}
 
 
 # Tokens that may remain after all passes without changing the meaning.
@@ -334,6 +335,8 @@ class Parser:
             return None
         # English "up 3 days in a row": the direction word may come first
         used = last_needed + 1
+        if _kind(tokens, i + used) in {"cmp", "between"}:
+            return None  # 连续三个报告期营收同比增长超过20%: a sustained comparison, not a streak
         return used, [_synthetic("cond", condition, run[first:used])]
 
     def _growth_base(self, metric: str) -> str:
@@ -425,7 +428,9 @@ class Parser:
         spec: TimeSpec | None = None
         used = 1
         if token.kind == "date" and _kind(tokens, i + 1) == "to" and _kind(tokens, i + 2) == "date":
-            spec = TimeSpec("date_range", day=token.value, end_day=tokens[i + 2].value)
+            # "between A and B" compares the two days; "A至B" covers the days from A to B
+            label = "date_span" if _kind(tokens, i - 1) == "between" else "date_range"
+            spec = TimeSpec(label, day=token.value, end_day=tokens[i + 2].value)
             used = 3
         elif token.kind == "date":
             spec = TimeSpec("date", day=token.value)
@@ -537,6 +542,35 @@ class Parser:
     # --- aggregates -------------------------------------------------------------------------------
     def _aggregate_metric(self, tokens: list[Token], i: int) -> tuple[int, list[Token]] | None:
         token = tokens[i]
+        measured = {"metric", "change_word"}
+        if token.kind in {"agg", "super", "per_day"} and _kind(tokens, i + 1) == "daily_values":
+            # "average daily turnover", "最大单日涨幅": aggregate each day's value
+            rest = self._aggregate_metric([token, *tokens[i + 2 :]], 0)
+            if rest is not None:
+                used, produced = rest
+                return used + 1, [_synthetic("daily_values", "daily", [tokens[i + 1]]), *produced]
+        if token.kind == "per_day" and "average" in token.text and _kind(tokens, i + 1) in measured:
+            # "Daily average pct change": one average per day
+            aggregate = _synthetic("aggmetric", ("avg", self._metric_of(tokens[i + 1])), tokens[i : i + 2])
+            return 2, [aggregate, _synthetic("per_day", "trade_date", [token])]
+        if (
+            token.kind == "super"
+            and _kind(tokens, i + 1) in measured
+            and _kind(tokens, i + 2) in {"cmp", "between"}
+        ):
+            # 近10个交易日最大单日涨幅超过15%: the window's maximum is compared
+            fn = "max" if token.value == "desc" else "min"
+            return 2, [_synthetic("aggmetric", (fn, self._metric_of(tokens[i + 1])), tokens[i : i + 2])]
+        pair = _kind(tokens, i + 1) in {"and", "to"} and _kind(tokens, i + 2) == "super"
+        if token.kind == "super" and pair and _kind(tokens, i + 3) in measured:
+            # Highest and lowest closing price: both aggregates
+            metric = self._metric_of(tokens[i + 3])
+            first = "max" if token.value == "desc" else "min"
+            second = "max" if tokens[i + 2].value == "desc" else "min"
+            return 4, [
+                _synthetic("aggmetric", (first, metric), tokens[i : i + 4]),
+                _synthetic("aggmetric", (second, metric), tokens[i : i + 4]),
+            ]
         if token.kind == "agg" and token.value != "count":
             j = i + 1
             if _kind(tokens, j) == "timespec":
@@ -610,6 +644,9 @@ class Parser:
                 return j - i, [_synthetic("cond", condition, tokens[i:j])]
             return None
         op, first, second, end = parsed
+        if _kind(tokens, end) == "vs_prev_close" and metric.key in VS_PREVIOUS_CLOSE:
+            metric = self.model.metrics[VS_PREVIOUS_CLOSE[metric.key]]  # opened 5% above the previous close
+            end += 1
         if agg == "sum" and metric.key == "pct_chg":
             agg = None  # 累计涨幅 = the gain over the window
         condition = self._make_compare(metric, op, first, second, time, agg)
@@ -725,10 +762,16 @@ class Parser:
         return end - i, [_synthetic("cond", condition, tokens[i:end])]
 
     def _profitable(self, tokens: list[Token], i: int) -> tuple[int, list[Token]] | None:
+        if tokens[i].kind == "doubled":  # doubled / 翻倍: a gain of at least 100% over the question's window
+            condition = Compare("pct_chg", ">=", float(tokens[i].value), text=tokens[i].text)
+            return 1, [_synthetic("cond", condition, tokens[i : i + 1])]
         if tokens[i].kind != "profitable":
             return None
+        used = 1
+        if _kind(tokens, i + 1) == "metric" and tokens[i + 1].value in {"n_income_attr_p", "n_income"}:
+            used = 2  # "positive net profit"
         condition = Compare("n_income_attr_p", tokens[i].value, 0.0, text="0")
-        return 1, [_synthetic("cond", condition, tokens[i : i + 1])]
+        return used, [_synthetic("cond", condition, tokens[i : i + used])]
 
     # --- "in each of the last N periods" -------------------------------------------------------------
     def _period_count(self, tokens: list[Token], j: int) -> tuple[int, str, int] | None:
@@ -901,6 +944,15 @@ class Parser:
         token = tokens[i]
         if token.kind == "per" and _kind(tokens, i + 1) == "dim":
             return 2, [_synthetic("groupby", tokens[i + 1].value, tokens[i : i + 2])]
+        if token.kind == "per" and _kind(tokens, i + 1) == "cond" and _kind(tokens, i + 2) == "dim":
+            # in each new-energy industry: the scope stays, the grouping is by industry
+            scope = tokens[i + 1]
+            return 3, [scope, _synthetic("groupby", tokens[i + 2].value, tokens[i : i + 3])]
+        count_filter = _kind(tokens, i + 1) == "number" and _kind(tokens, i + 2) == "count_unit"
+        if token.kind == "cmp" and count_filter and not tokens[i + 1].extra.get("unit"):
+            # "only industries with more than 10 such stocks": a filter on the group's count
+            condition = Compare("stock_count", token.value, float(tokens[i + 1].value), agg="count")
+            return 3, [_synthetic("having", condition, tokens[i : i + 3])]
         if token.kind == "each_stock":
             return 1, [_synthetic("groupby", "ts_code", [token])]
         return None
@@ -913,6 +965,7 @@ class Parser:
         pending_not = False
         pending_direction: str | None = None
         per_day = False
+        all_of = False
         times: list[Token] = []
         limit_numbers: list[int] = []
         leftovers: list[Token] = []
@@ -951,6 +1004,10 @@ class Parser:
                 screen.having.append(token.value)
             elif kind == "per_day" or (kind == "consecutive" and "each" in token.text):
                 per_day = True
+            elif kind == "all_of":
+                all_of = True
+            elif kind == "daily_values":
+                screen.daily_values = True
             elif kind == "out_unit":
                 screen.display_unit = float(token.value)
             elif kind in {"metric", "change_word"}:
@@ -980,6 +1037,7 @@ class Parser:
                 screen.order = Order(f"agg:{first.fn}:{first.metric}", pending_direction)
             elif screen.outputs and screen.outputs[0] in self.model.metrics:
                 screen.order = Order(screen.outputs[0], pending_direction)
+        self._whole_set_aggregates(screen, all_of, conditions)
         ordered_by_aggregate = screen.order is not None and screen.order.metric.startswith("agg:")
         if per_day and screen.group_by is None and (screen.aggregates or ordered_by_aggregate):
             screen.group_by = "trade_date"
@@ -1017,6 +1075,24 @@ class Parser:
         screen.where = _combine(conditions)
         self._place_times(screen, times)
         return screen
+
+    def _whole_set_aggregates(
+        self, screen: Screen, all_of: bool, conditions: list[tuple[Condition, bool, str]]
+    ) -> None:
+        """'Total market cap of all bank stocks' → a sum; 'highest close of one stock' → a max."""
+        plain = screen.order is None and not screen.aggregates and screen.group_by is None
+        metrics = [name for name in screen.outputs if name in self.model.metrics]
+        if all_of and plain and len(metrics) == 1:
+            screen.aggregates.append(Aggregate("sum", metrics[0]))
+            screen.outputs.remove(metrics[0])
+            return
+        one_stock = [c for c, is_scope, _ in conditions if isinstance(c, Scope) and c.kind == "stock"]
+        order = screen.order
+        if (order is not None and screen.limit == 1 and len(one_stock) == 1 and len(one_stock[0].values) == 1
+                and not screen.aggregates and order.metric in self.model.metrics):  # fmt: skip
+            screen.aggregates.append(Aggregate("max" if order.direction == "desc" else "min", order.metric))
+            screen.daily_values = True
+            screen.order, screen.limit = None, None
 
     def _place_times(self, screen: Screen, times: list[Token]) -> None:
         specs: list[TimeSpec] = []

@@ -166,6 +166,8 @@ def screen_to_qst(screen: Screen) -> Node:
             )
         )
     returned.extend(_node(f"attribute:{metric}") for metric in screen.outputs)
+    if screen.daily_values:
+        returned.append(_node("values:daily"))
     if screen.display_unit is not None:
         returned.append(_node("display_unit", _number(screen.display_unit)))
     children: list[Node | None] = [_node("return", *returned), time_node(screen.time)]
@@ -354,6 +356,8 @@ def qst_to_screen(qst: Node) -> Screen:
                     if item_rest not in AGGREGATES:
                         raise QstError(f"unknown aggregate {item_rest!r}")
                     screen.aggregates.append(Aggregate(item_rest, _optional(item, "attribute")))
+                elif item_head == "values":
+                    screen.daily_values = item_rest == "daily"
                 elif item_head == "display_unit":
                     units = _values(item, "value:number")
                     if not units or _as_number(units[0], "display_unit") <= 0:
