@@ -24,19 +24,25 @@ REDIS_URL = os.environ.get("VERISCREEN_TEST_REDIS_URL", "redis://127.0.0.1:6379/
 START_HINT = "start it with scripts/ensure-services.sh (make test does)"
 
 
+def _where(url: str) -> str:
+    """host:port only, so a password in the URL never reaches the test output."""
+    parsed = urlparse(url)
+    return f"{parsed.hostname}:{parsed.port}"
+
+
 def require_postgres() -> None:
     try:
         with psycopg.connect(POSTGRES_URL, connect_timeout=5) as connection:
             connection.execute("SELECT 1")
     except psycopg.Error as error:
-        pytest.fail(f"PostgreSQL at {urlparse(POSTGRES_URL).netloc} is not reachable ({error}); {START_HINT}")
+        pytest.fail(f"PostgreSQL at {_where(POSTGRES_URL)} is not reachable ({error}); {START_HINT}")
 
 
 def require_redis() -> None:
     try:
         redis.Redis.from_url(REDIS_URL, socket_connect_timeout=5).ping()
     except redis.RedisError as error:
-        pytest.fail(f"Redis at {urlparse(REDIS_URL).netloc} is not reachable ({error}); {START_HINT}")
+        pytest.fail(f"Redis at {_where(REDIS_URL)} is not reachable ({error}); {START_HINT}")
 
 
 @contextmanager

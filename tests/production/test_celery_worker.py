@@ -21,7 +21,7 @@ TASK = "marketdata.run_guarded_query"
 ROW_LIMIT = 5
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def worker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Celery, str]]:
     """(client app, queue) for a solo-pool worker consuming a queue of its own."""
     require_redis()
@@ -74,20 +74,18 @@ def _run(worker: tuple[Celery, str], sql: str) -> object:
     return client.send_task(TASK, args=[sql], queue=queue).get(timeout=120)
 
 
-def test_worker_runs_a_guarded_query_and_returns_it_through_redis(worker: tuple[Celery, str]) -> None:
-    result = _run(
-        worker, "SELECT sum(number) AS total, count() AS n, toDate('2025-09-08') AS day FROM numbers(5)"
-    )
+def test_worker_runs_guarded_queries_with_its_own_store_and_limits(worker: tuple[Celery, str]) -> None:
+    # One test, one worker process: starting a worker costs seconds.
+    sql = "SELECT sum(number) AS total, count() AS n, toDate('2025-09-08') AS day FROM numbers(5)"
+    result = _run(worker, sql)
     assert isinstance(result, dict)
     assert result["columns"] == ["total", "n", "day"]
     assert result["rows"] == [[10, 5, "2025-09-08"]]
 
-
-def test_guard_refusal_in_the_worker_reaches_the_caller(worker: tuple[Celery, str]) -> None:
+    # A guard refusal inside the worker reaches the caller as the same error class.
     with pytest.raises(QueryRejected, match=r"table function file\(\)"):
         _run(worker, "SELECT * FROM file('/etc/passwd', 'LineAsString')")
 
-
-def test_worker_applies_its_own_limits(worker: tuple[Celery, str]) -> None:
+    # The worker applies the limits of its own settings (QUERY_MAX_RESULT_ROWS from its environment).
     with pytest.raises(ResultTooLarge):
         _run(worker, f"SELECT number FROM numbers({ROW_LIMIT + 1})")
