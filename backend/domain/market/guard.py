@@ -5,8 +5,16 @@ that is not a single read of market data: several statements, writes or DDL at a
 functions that reach files/network/other databases/programs, ClickHouse's internal databases,
 functions revealing the server, `INTO OUTFILE`, `FORMAT` and `SETTINGS` clauses, invisible
 characters, and whatever sqlglot cannot parse. The rules live in `guard_rules`, one function each.
-The store still runs every query with `readonly=1` and limits: the guard is the first wall, not the
-only one.
+The store still runs every query with `readonly=1` and limits — but measured on chdb 26.9, readonly=1
+does NOT stop the scalar `file()` function, reads of `system.*` or `INTO OUTFILE` (tests/market/
+test_guard.py shows each), so for those the guard is the wall.
+
+Decisions: the table functions numbers(), numbers_mt(), zeros(), zeros_mt() and generate_series()
+are allowed (they only generate numbers; limits bound their cost), every other table function is
+refused. FINAL and SAMPLE are reads and pass (ClickHouse itself refuses them on tables without a
+Replacing engine or a sampling key). `{name:Type}` parameters pass except type Identifier, which
+can name any table. FORMAT is refused because the driver chooses the wire format. Refused functions
+and why: guard_rules/functions.py.
 """
 
 from __future__ import annotations
@@ -14,7 +22,6 @@ from __future__ import annotations
 import sqlglot
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
-from sqlglot.errors import SqlglotError
 from sqlglot.tokens import Token
 
 from backend.domain.market.errors import QueryRejected
@@ -36,18 +43,19 @@ def _unreadable(error: BaseException) -> QueryRejected:
     return QueryRejected(f"the SQL could not be parsed as ClickHouse SQL: {first_line}")
 
 
+# sqlglot signals most malformed input with SqlglotError, but some shapes of garbage surface as plain
+# Python errors (RecursionError on deep nesting, ValueError…) from inside the tokenizer or parser;
+# any failure to read the SQL is a refusal, never a crash.
 def _tokenize(sql: str) -> list[Token]:
     try:
         return list(Dialect.get_or_raise(DIALECT).tokenize(sql))
-    except (SqlglotError, RecursionError, ValueError) as error:
+    except Exception as error:
         raise _unreadable(error) from error
 
 
 def _parse(sql: str) -> exp.Expr:
     try:
         statements = [statement for statement in sqlglot.parse(sql, read=DIALECT) if statement is not None]
-    # sqlglot signals most malformed input with SqlglotError, but some shapes of garbage surface as
-    # plain Python errors from inside the parser; any failure to parse is a refusal, never a crash.
     except Exception as error:
         raise _unreadable(error) from error
     if len(statements) != 1:
