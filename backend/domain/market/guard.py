@@ -6,8 +6,9 @@ functions that reach files/network/other databases/programs, ClickHouse's intern
 functions revealing the server, `INTO OUTFILE`, `FORMAT` and `SETTINGS` clauses, invisible
 characters, and whatever sqlglot cannot parse. The rules live in `guard_rules`, one function each.
 The store still runs every query with `readonly=1` and limits — but measured on chdb 26.9, readonly=1
-does NOT stop the scalar `file()` function, reads of `system.*` or `INTO OUTFILE` (tests/market/
-test_guard.py shows each), so for those the guard is the wall.
+does NOT stop the scalar `file()` function or reads of `system.*` (tests/market/test_guard.py runs
+them), nor `INTO OUTFILE`, which wrote a file into the working directory: for those the guard is the
+wall.
 
 Decisions: the table functions numbers(), numbers_mt(), zeros(), zeros_mt() and generate_series()
 are allowed (they only generate numbers; limits bound their cost), every other table function is
