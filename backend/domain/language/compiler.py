@@ -33,6 +33,7 @@ from backend.domain.language.ir import (
 from backend.domain.language.qst import qst_to_screen
 from backend.domain.language.semantic import Metric
 from backend.domain.market.guard import DIALECT, check_read_only
+from backend.domain.market.taxonomy import DAILY_LIMIT_PCT
 
 DAILY_TABLES = {"daily": "d", "daily_basic": "db"}
 REPORT_TABLES = {"income": "inc", "fina_indicator": "fi"}
@@ -250,7 +251,7 @@ class Compiler:
         alias = base if day == build.day else f"{base}_{day.strftime('%Y%m%d')}"
         if alias not in build.joins:
             subquery = (
-                exp.select("*")
+                exp.select(exp.Star())
                 .from_(_table(self.context, table))
                 .where(exp.EQ(this=_col("trade_date"), expression=_date(day)))
             )
@@ -263,7 +264,7 @@ class Compiler:
         alias = f"{REPORT_TABLES[table]}_{period.strftime('%Y%m%d')}"
         if alias not in build.joins:
             build.joins[alias] = (
-                exp.select("*")
+                exp.select(exp.Star())
                 .from_(_table(self.context, table))
                 .where(exp.EQ(this=_col("end_date"), expression=_date(period)))
             )
@@ -374,6 +375,8 @@ class Compiler:
             return self._scope(build, condition)
         if isinstance(condition, Compare):
             return self._compare(build, condition, time)
+        if isinstance(condition, Technical) and condition.kind in {"limit_up", "limit_down"}:
+            return self._price_limit(build, condition.kind == "limit_up")
         if isinstance(condition, Technical):
             close, name = self.value(build, "close", None)
             build.add_column(name, close)
@@ -398,6 +401,25 @@ class Compiler:
             build.add_column(other_name, other)
             return OPS[condition.op](this=expression, expression=other)
         return _comparison(expression, condition)
+
+    def _price_limit(self, build: _Build, up: bool) -> exp.Expr:
+        """Closed at the daily limit price of the stock's board: round(pre_close × (1 ± limit%), 2)."""
+        close, name = self.value(build, "close", None)
+        build.add_column(name, close)
+        pre_close, _name = self.value(build, "pre_close", None)
+        pct, _pct_name = self.value(build, "pct_chg", None)
+        build.add_column("pct_chg", pct)
+        branches: list[exp.Expr] = []
+        for board, limit in DAILY_LIMIT_PCT.items():
+            branches += [exp.EQ(this=_col("market", "b"), expression=_str(board)), _num(limit)]
+        limit_pct = _fn("multiIf", *branches, _num(10))
+        sign = exp.Add if up else exp.Sub
+        factor = exp.Paren(this=sign(this=_num(1), expression=exp.Div(this=limit_pct, expression=_num(100))))
+        limit_price = _fn("round", exp.Mul(this=pre_close, expression=factor), _num(2))
+        half_cent = _num(0.005)
+        if up:
+            return exp.GTE(this=close, expression=exp.Sub(this=limit_price, expression=half_cent))
+        return exp.LTE(this=close, expression=exp.Add(this=limit_price, expression=half_cent))
 
     def _sustained(self, build: _Build, sustained: Sustained, time: TimeSpec) -> exp.Query:
         """Stocks whose comparison holds in each of the last n years, report periods or trading days."""
@@ -716,7 +738,7 @@ class Compiler:
         alias = "s" if table == "daily" else "sb"
         if alias not in build.joins:
             build.joins[alias] = (
-                exp.select("*")
+                exp.select(exp.Star())
                 .from_(_table(self.context, table))
                 .where(
                     exp.and_(

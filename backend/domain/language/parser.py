@@ -497,7 +497,12 @@ class Parser:
             "industry": "industry",
             "group": "industry",
         }
-        if _kind(tokens, i + 1) == "dim" and tokens[i + 1].value == own_dimension.get(token.kind):
+        grouped = _kind(tokens, i - 1) == "per"  # "in each new-energy industry" keeps its grouping word
+        if (
+            not grouped
+            and _kind(tokens, i + 1) == "dim"
+            and tokens[i + 1].value == own_dimension.get(token.kind)
+        ):
             used = 2  # "Shanghai exchange", "银行 行业"
         scope = Scope(kinds[token.kind], values=(str(token.value),))
         return used, [_synthetic("scope", scope, tokens[i : i + used])]
@@ -762,6 +767,8 @@ class Parser:
         return end - i, [_synthetic("cond", condition, tokens[i:end])]
 
     def _profitable(self, tokens: list[Token], i: int) -> tuple[int, list[Token]] | None:
+        if tokens[i].kind == "price_limit":  # 涨停 / limit down: closed at the board's daily price limit
+            return 1, [_synthetic("cond", Technical(str(tokens[i].value), 1), tokens[i : i + 1])]
         if tokens[i].kind == "doubled":  # doubled / 翻倍: a gain of at least 100% over the question's window
             condition = Compare("pct_chg", ">=", float(tokens[i].value), text=tokens[i].text)
             return 1, [_synthetic("cond", condition, tokens[i : i + 1])]

@@ -34,7 +34,7 @@ OPERATORS = (">", ">=", "<", "<=", "=", "!=", "between", "in")
 AGGREGATES = ("avg", "sum", "max", "min", "median", "count")
 TECHNICAL_KINDS = (
     "ma_above", "ma_below", "ma_cross_above", "ma_cross_below", "n_day_high", "n_day_low",
-    "up_streak", "down_streak", "volume_surge", "ma_golden_cross", "ma_death_cross",
+    "up_streak", "down_streak", "volume_surge", "ma_golden_cross", "ma_death_cross", "limit_up", "limit_down",
 )  # fmt: skip
 SCOPE_KINDS = (
     "exchange",
