@@ -133,6 +133,8 @@ def test_oversized_sql_is_refused_before_parsing() -> None:
         "SELECT x FROM (SELECT number AS x FROM numbers(10)) WHERE x GLOBAL NOT IN (SELECT 1)",
         "SELECT sum(number) FROM generate_series(1, 10)",
         "(SELECT 1) UNION ALL (SELECT 2)",
+        "SELECT 1; -- a comment after the only statement",
+        "SELECT 1;\n/* a closing remark */",
         "SELECT 1 INTERSECT SELECT 1",
         "SELECT 1 EXCEPT SELECT 2",
     ],

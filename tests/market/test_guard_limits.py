@@ -55,6 +55,12 @@ def test_result_over_the_row_limit_raises_instead_of_truncating(limited: MarketS
         limited.query("SELECT ts_code, trade_date, close FROM market.daily")
 
 
+@pytest.mark.parametrize("ending", [";", "; -- the end", ";\n/* the end */", " -- the end\n;"])
+def test_trailing_semicolon_and_comments_do_not_shed_the_limits(limited: MarketStore, ending: str) -> None:
+    with pytest.raises(ResultTooLarge):
+        limited.query("SELECT ts_code, trade_date FROM market.daily" + ending)
+
+
 def test_internal_reads_have_no_row_limit(limited: MarketStore) -> None:
     result = limited.internal_query("SELECT ts_code FROM market.stock_basic")
     assert len(result.rows) > 50

@@ -56,9 +56,11 @@ def _tokenize(sql: str) -> list[Token]:
 
 def _parse(sql: str) -> exp.Expr:
     try:
-        statements = [statement for statement in sqlglot.parse(sql, read=DIALECT) if statement is not None]
+        parsed = sqlglot.parse(sql, read=DIALECT)
     except Exception as error:
         raise _unreadable(error) from error
+    # A comment after the final `;` comes back as a Semicolon node carrying it: not a statement.
+    statements = [node for node in parsed if node is not None and not isinstance(node, exp.Semicolon)]
     if len(statements) != 1:
         raise QueryRejected(f"exactly one statement is allowed, got {len(statements)}")
     return statements[0]
