@@ -147,7 +147,7 @@ def check_equivalence(
             return finish(
                 EquivalenceResult(UNKNOWN, k - 1, semantics, f"timeout before bound {k}", spurious=spurious)
             )
-        encoder = Encoder(schema, rules, k)
+        encoder = Encoder(schema, rules, k, deadline=started + timeout_s)
         try:
             result_a, result_b = encoder.query(tree_a), encoder.query(tree_b)
             differ = results_differ(result_a, result_b, semantics)

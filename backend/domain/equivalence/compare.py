@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import z3
 
-from backend.domain.equivalence.encoder import Encoder, Relation, Row
+from backend.domain.equivalence.encoder import Encoder, EncodingTooLarge, Relation, Row
 from backend.domain.equivalence.values import FALSE
 
 SEMANTICS = ("bag", "set", "list")
+MAX_COMPARED_PAIRS = 40_000
 
 
 def _count(row: Row, relation: Relation) -> z3.ArithRef:
@@ -21,6 +22,12 @@ def _contained(row: Row, relation: Relation) -> z3.BoolRef:
 
 
 def results_differ(a: Relation, b: Relation, semantics: str) -> z3.BoolRef:
+    if len(a.rows) * len(b.rows) > MAX_COMPARED_PAIRS:
+        raise EncodingTooLarge(f"comparing {len(a.rows)} x {len(b.rows)} candidate rows")
+    return _results_differ(a, b, semantics)
+
+
+def _results_differ(a: Relation, b: Relation, semantics: str) -> z3.BoolRef:
     """True exactly when the two results are different under `semantics`."""
     if semantics not in SEMANTICS:
         raise ValueError(f"semantics must be one of {SEMANTICS}")

@@ -9,6 +9,7 @@ queries of a check are evaluated by the same `Encoder`, so they read the same sy
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -78,7 +79,7 @@ class UnresolvedColumn(Exception):
 
 
 class EncodingTooLarge(Exception):
-    """The symbolic relation outgrew MAX_SYMBOLIC_ROWS at this bound (treated like a solver timeout)."""
+    """The encoding outgrew MAX_SYMBOLIC_ROWS or the time budget at this bound (treated like a timeout)."""
 
 
 MAX_SYMBOLIC_ROWS = 600
@@ -102,7 +103,8 @@ _CLICKHOUSE_COUNT_DISTINCT = {"uniqexact", "uniq", "countdistinct"}
 
 
 class Encoder:
-    def __init__(self, schema: Schema, dialect: Dialect, bound: int) -> None:
+    def __init__(self, schema: Schema, dialect: Dialect, bound: int, deadline: float | None = None) -> None:
+        self.deadline = deadline  # time.monotonic() value after which encoding stops
         self.schema = schema
         self.dialect = dialect
         self.bound = bound
@@ -212,7 +214,12 @@ class Encoder:
 
     # --- queries ----------------------------------------------------------------------------------
 
+    def check_deadline(self) -> None:
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise EncodingTooLarge("time budget spent while encoding")
+
     def query(self, node: exp.Expr, scope: Scope | None = None) -> Relation:
+        self.check_deadline()
         scope = scope or Scope()
         if isinstance(node, exp.Subquery):
             return self._with_order_limit(self.query(node.this, scope), node, scope)
@@ -285,6 +292,18 @@ class Encoder:
     # --- FROM -------------------------------------------------------------------------------------
 
     def _source(self, node: exp.Expr, scope: Scope) -> Relation:
+        if (
+            isinstance(node, exp.Subquery)
+            and isinstance(node.this, exp.Table)
+            and node.this.args.get("joins")
+        ):
+            # A parenthesised join tree: (b JOIN c ON ...)
+            nested = node.this.copy()
+            joins = nested.args.pop("joins")
+            relation = self._source(nested, scope)
+            for join in joins:
+                relation = self._join(relation, join, scope)
+            return relation
         if isinstance(node, exp.Table):
             if node.args.get("joins"):
                 raise Unsupported("nested join")
@@ -319,9 +338,7 @@ class Encoder:
     def _join(self, left: Relation, join: exp.Join, scope: Scope) -> Relation:
         kind = (join.args.get("kind") or "").upper()
         side = (join.args.get("side") or "").upper()
-        if kind in ("SEMI", "ANTI", "ANY", "ASOF", "ALL", "ARRAY", "POSITIONAL") or join.args.get(
-            "strictness"
-        ):
+        if kind in ("ANY", "ASOF", "ALL", "ARRAY", "POSITIONAL") or join.args.get("strictness"):
             raise Unsupported(f"{kind or join.args.get('strictness')} JOIN")
         right = self._source(join.this, scope)
         if len(left.rows) * len(right.rows) > MAX_SYMBOLIC_ROWS:
@@ -342,6 +359,7 @@ class Encoder:
         matches: list[list[z3.BoolRef]] = []
         rows: list[Row] = []
         for lrow in left.rows:
+            self.check_deadline()
             line: list[z3.BoolRef] = []
             for rrow in right.rows:
                 values = lrow.values + rrow.values
@@ -354,6 +372,15 @@ class Encoder:
                 line.append(both)
                 rows.append(Row(both, values))
             matches.append(line)
+        if kind in ("SEMI", "ANTI"):
+            if side == "RIGHT":
+                raise Unsupported(f"RIGHT {kind} JOIN")
+            # Left rows with (SEMI) or without (ANTI) a match; the right side adds no columns.
+            kept = [
+                z3.Or(*line) if kind == "SEMI" else z3.And(lrow.present, z3.Not(z3.Or(*line)))
+                for lrow, line in zip(left.rows, matches, strict=True)
+            ]
+            return Relation(left.cols, [Row(k, lrow.values) for k, lrow in zip(kept, left.rows, strict=True)])
         if side in ("LEFT", "FULL"):
             for i, lrow in enumerate(left.rows):
                 unmatched = z3.And(lrow.present, z3.Not(z3.Or(*matches[i])))
@@ -505,6 +532,7 @@ class Encoder:
         # Without GROUP BY there is exactly one group (even over no rows); with it, any row may lead one.
         leaders = list(range(len(source.rows))) if key_nodes else [0]
         for i in leaders:
+            self.check_deadline()
             if key_nodes:
                 same = [
                     z3.And(*[V.same_value(a, b) for a, b in zip(keys[i], keys[j], strict=True)])
@@ -563,6 +591,7 @@ class Encoder:
         directions = [(bool(o.args.get("desc")), self._nulls_first(o)) for o in self._order_items(order)]
         ranks = []
         for i in range(len(relation.rows)):
+            self.check_deadline()
             before = [
                 z3.If(
                     z3.And(
@@ -613,7 +642,13 @@ class Encoder:
     def _constant_int(self, node: exp.Expr | None) -> int | None:
         if node is None:
             return None
-        value = node.args.get("expression") or node.this
+        if isinstance(node, exp.Fetch):
+            options = node.args.get("limit_options")
+            if options is not None and (options.args.get("percent") or options.args.get("with_ties")):
+                raise Unsupported("FETCH ... PERCENT / WITH TIES")
+            value = node.args.get("count")
+        else:
+            value = node.args.get("expression") or node.this
         if isinstance(value, exp.Literal) and not value.is_string:
             return int(value.this)
         raise Unsupported("non-constant LIMIT/OFFSET")
@@ -931,9 +966,20 @@ def _boolean(enc: Encoder, node: exp.Boolean, scope: Scope) -> Val:
 
 
 def _is(enc: Encoder, node: exp.Is, scope: Scope) -> Val:
+    if isinstance(node.expression, exp.Boolean):
+        value = enc.boolean(node.this, scope)
+        wanted = value.v if node.expression.this else z3.Not(value.v)
+        return V.bool_val(z3.And(z3.Not(value.null), wanted))
     if not isinstance(node.expression, exp.Null):
         raise Unsupported(f"IS {node.expression.sql()}")
     return V.bool_val(enc.expr(node.this, scope).null)
+
+
+def _null_safe_eq(enc: Encoder, node: exp.Binary, scope: Scope) -> Val:
+    a, b = _coerce_pair(enc.expr(node.this, scope), enc.expr(node.expression, scope))
+    a, b = _bool_as_int(a), _bool_as_int(b)
+    same = V.same_value(a, b)
+    return V.bool_val(same if isinstance(node, exp.NullSafeEQ) else z3.Not(same))
 
 
 def _between(enc: Encoder, node: exp.Between, scope: Scope) -> Val:
@@ -944,6 +990,8 @@ def _between(enc: Encoder, node: exp.Between, scope: Scope) -> Val:
 
 
 def _in(enc: Encoder, node: exp.In, scope: Scope) -> Val:
+    if isinstance(node.this, exp.Tuple):
+        return _tuple_in(enc, node, scope)
     needle = enc.expr(node.this, scope)
     candidates: list[tuple[z3.BoolRef, Val]] = []
     query = node.args.get("query")
@@ -969,8 +1017,36 @@ def _in(enc: Encoder, node: exp.In, scope: Scope) -> Val:
     return V.bool_val(found, unknown)
 
 
+def _tuple_in(enc: Encoder, node: exp.In, scope: Scope) -> Val:
+    """(a, b) IN (SELECT x, y ...): TRUE on a row equal in every position, NULL when only NULLs block it."""
+    needles = [enc.expr(item, scope) for item in node.this.expressions]
+    query = node.args.get("query")
+    if query is None:
+        raise Unsupported("tuple IN a list")
+    relation = enc.subquery(query.this if isinstance(query, exp.Subquery) else query, scope)
+    if len(relation.cols) != len(needles):
+        raise Unsupported("tuple IN with a different column count")
+    found_terms, unknown_terms = [], []
+    for row in relation.rows:
+        parts = [compare_values(enc, exp.EQ, n, v) for n, v in zip(needles, row.values, strict=True)]
+        equal = parts[0]
+        for part in parts[1:]:
+            equal = V.and3(equal, part)
+        found_terms.append(z3.And(row.present, V.is_true(equal)))
+        unknown_terms.append(z3.And(row.present, equal.null))
+    found = z3.Or(*found_terms)
+    return V.bool_val(found, z3.And(z3.Not(found), z3.Or(*unknown_terms)))
+
+
 def _exists(enc: Encoder, node: exp.Exists, scope: Scope) -> Val:
-    relation = enc.subquery(node.this, scope)
+    inner = node.this
+    limit = inner.args.get("limit")
+    count = limit.expression if limit is not None else None
+    if isinstance(count, exp.Literal) and inner.args.get("order") is None and int(count.this) >= 1:
+        # Which rows a LIMIT keeps does not matter to EXISTS, only whether any row is left.
+        inner = inner.copy()
+        inner.set("limit", None)
+    relation = enc.subquery(inner, scope)
     return V.bool_val(z3.Or(*[row.present for row in relation.rows]))
 
 
@@ -1110,10 +1186,10 @@ def _cast(enc: Encoder, node: exp.Cast, scope: Scope) -> Val:
     from backend.domain.equivalence.schema import _kind_of
 
     kind = _kind_of(target.replace("NULLABLE(", ""))
-    return cast_value(value, kind)
+    return cast_value(value, kind, sqlite_casts=enc.dialect.strings_as_booleans)
 
 
-def cast_value(value: Val, kind: str) -> Val:
+def cast_value(value: Val, kind: str, *, sqlite_casts: bool = False) -> Val:
     if value.kind == kind or value.kind == "null":
         return V.with_kind(value, kind)
     coerced = V.coerce_literal(value, kind)
@@ -1126,6 +1202,10 @@ def cast_value(value: Val, kind: str) -> Val:
         return Val("int", truncated, value.null)
     if kind == "int" and value.kind == "bool":
         return _bool_as_int(value)
+    if kind == "int" and value.kind == "string" and sqlite_casts:
+        # SQLite reads the leading digits; exact for digit-only and for non-numeric strings (0).
+        number = z3.StrToInt(value.v)
+        return Val("int", z3.If(number >= 0, number, 0), value.null)
     raise Unsupported(f"cast of {value.kind} to {kind}")
 
 
@@ -1173,6 +1253,13 @@ def _month(enc: Encoder, node: exp.Expr, scope: Scope) -> Val:
 
 def _day(enc: Encoder, node: exp.Expr, scope: Scope) -> Val:
     return _calendar_part(enc, node.this, scope, 2)
+
+
+def _extract(enc: Encoder, node: exp.Extract, scope: Scope) -> Val:
+    part = {"YEAR": 0, "MONTH": 1, "DAY": 2}.get(node.this.name.upper())
+    if part is None:
+        raise Unsupported(f"EXTRACT({node.this.name})")
+    return _calendar_part(enc, node.expression, scope, part)
 
 
 def _date_add(enc: Encoder, node: exp.Expr, scope: Scope) -> Val:
@@ -1333,6 +1420,9 @@ _HANDLERS: dict[type, Callable[[Encoder, Any, Scope], Val]] = {
     exp.Month: _month,
     exp.Day: _day,
     exp.DateAdd: _date_add,
+    exp.Extract: _extract,
+    exp.NullSafeEQ: _null_safe_eq,
+    exp.NullSafeNEQ: _null_safe_eq,
     exp.DateSub: _date_add,
     exp.Anonymous: _anonymous,
     exp.Count: _aggregate,

@@ -1,0 +1,80 @@
+"""`manage.py equiv_bench`: coverage, soundness, power and speed of the equivalence checker."""
+
+from __future__ import annotations
+
+import json
+from argparse import ArgumentParser
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+
+from backend.domain.equivalence.benchmark import DATASETS, load_cases, run_benchmark
+
+
+def _default_data_dir() -> Path:
+    return Path(settings.BASE_DIR).parent / "shared" / "data"
+
+
+class Command(BaseCommand):
+    help = "Run the bounded equivalence checker over the external pair datasets and report the figures."
+
+    def add_arguments(self, parser: ArgumentParser) -> None:
+        parser.add_argument("--data-dir", type=Path, default=None, help="default: ../shared/data from the repo root")
+        parser.add_argument("--bound", type=int, default=5)
+        parser.add_argument("--timeout", type=float, default=4.0, help="seconds per check")
+        parser.add_argument("--limit", type=int, default=None, help="first N pairs of each dataset")
+        parser.add_argument("--only", nargs="*", choices=sorted(DATASETS), help="dataset families to run")
+        parser.add_argument("--workers", type=int, default=2)
+        parser.add_argument("--json-out", type=Path, default=Path("reports/equivalence_bench.json"))
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        data_dir: Path = options["data_dir"] or _default_data_dir()
+        if not (data_dir / "sql_equivalence").is_dir():
+            raise CommandError(f"no sql_equivalence folder under {data_dir}")
+        cases = load_cases(data_dir, options["limit"], options["only"])
+        self.stdout.write(f"{len(cases)} pairs, bound {options['bound']}, {options['timeout']} s per check")
+
+        def progress(done: int, total: int) -> None:
+            if done % 200 == 0 or done == total:
+                self.stdout.write(f"  {done}/{total}")
+
+        report = run_benchmark(
+            cases, bound=options["bound"], timeout_s=options["timeout"], workers=options["workers"], progress=progress
+        )
+        self._print(report)
+        out: Path = options["json_out"]
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(report, ensure_ascii=False, indent=2), encoding="utf-8")
+        self.stdout.write(f"report written to {out}")
+
+    def _print(self, report: dict[str, Any]) -> None:
+        header = f"{'dataset':26} {'pairs':>5} {'cover':>6} {'equiv':>5} {'noteq':>5} {'unsup':>5} {'unkn':>5}"
+        header += f" {'unsound':>7} {'power':>6} {'med s':>6} {'p95 s':>6}"
+        self.stdout.write(header)
+        for d in report["datasets"]:
+            verdicts = d["verdicts"]
+            power = "-" if d["power"] is None else f"{d['power']:.1%}"
+            self.stdout.write(
+                f"{d['dataset']:26} {d['pairs']:5} {d['coverage']:6.1%} {verdicts.get('equivalent', 0):5}"
+                f" {verdicts.get('not_equivalent', 0):5} {verdicts.get('unsupported', 0):5}"
+                f" {verdicts.get('unknown', 0):5} {d['soundness_violations']:7} {power:>6}"
+                f" {d['median_seconds']:6.2f} {d['p95_seconds']:6.2f}"
+            )
+        for d in report["datasets"]:
+            if d["labelled_not_equivalent"]:
+                self.stdout.write(
+                    f"{d['dataset']}: {d['caught']}/{d['labelled_not_equivalent']} labelled not equivalent caught;"
+                    f" first found at k: {d['first_found_at_k']}"
+                )
+            if d["unsound_cases"]:
+                self.stdout.write(f"{d['dataset']}: confirmed counterexamples on pairs labelled equivalent:")
+                for case in d["unsound_cases"]:
+                    self.stdout.write(f"  #{case['id']}: {case['a'][:120]} | {case['b'][:120]}")
+            if d["spurious_cases"]:
+                self.stdout.write(f"{d['dataset']}: spurious counterexamples in cases {d['spurious_cases'][:20]}")
+            self.stdout.write(f"{d['dataset']}: top unsupported {d['top_unsupported'][:6]}")
+        self.stdout.write(
+            f"all checks: {report['checks']}, median {report['median_seconds']} s, p95 {report['p95_seconds']} s"
+        )
