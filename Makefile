@@ -31,11 +31,12 @@ $(VENV)/.installed: requirements.txt
 	$(PIP) install -q -r requirements.txt
 	touch $@
 
-frontend: frontend/node_modules/.installed
-	cd frontend && npm run build --silent
+frontend: node_modules/.installed
+	npm run build --silent
 
-frontend/node_modules/.installed: frontend/package.json frontend/package-lock.json
-	cd frontend && npm ci --no-audit --no-fund --loglevel=error
+# package.json at the top is an npm workspace root; the React app is the `frontend` workspace.
+node_modules/.installed: package.json package-lock.json frontend/package.json
+	npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
 system:
@@ -59,10 +60,10 @@ pytest: python
 	$(PY) -m pytest -n 2 --dist loadgroup
 
 frontend-test: frontend
-	cd frontend && npm run lint && npm run typecheck && npm test
+	npm run lint && npm run typecheck && npm test
 
 bench: python
 	$(PY) manage.py market bench
 
 clean:
-	rm -rf $(VENV) frontend/node_modules frontend/dist var
+	rm -rf $(VENV) node_modules frontend/node_modules frontend/dist var

@@ -4,6 +4,8 @@ set -eu
 need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v node >/dev/null 2>&1 || need+=(nodejs npm)
+# A CJK font so that Chinese renders in headless Chromium (screenshots, browser tests).
+fc-list 2>/dev/null | grep -qi "wenquanyi\|noto sans cjk" || need+=(fonts-wqy-microhei)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" != 0 ]; then SUDO=sudo; else SUDO=; fi
   echo "installing Debian packages: ${need[*]}"

@@ -18,6 +18,7 @@ env = environ.Env()
 environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
 
 DATA_DIR = Path(env.str("VERISCREEN_DATA_DIR", default=str(BASE_DIR / "var")))
+DATA_DIR.mkdir(parents=True, exist_ok=True)  # SQLite and chdb need their directory to exist
 
 SECRET_KEY = env.str("DJANGO_SECRET_KEY", default="embedded-development-key-change-me-in-production")
 DEBUG = env.bool("DJANGO_DEBUG", default=False)
@@ -33,6 +34,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI assets served locally: no CDN needed offline
     "channels",
     "backend.apps.marketdata",
     "backend.apps.screening",
@@ -92,6 +94,9 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "VeriScreen API",
     "DESCRIPTION": "Natural-language stock screening with self-checked answers.",
     "VERSION": "0.1.0",
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
 }
 
 # --- Redis: Celery broker and Channels layer in production; in-memory when unset ---------------
