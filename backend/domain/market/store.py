@@ -19,6 +19,7 @@ from clickhouse_connect.driver.client import Client
 from clickhouse_connect.driver.exceptions import ClickHouseError, DatabaseError, OperationalError
 
 from backend.domain.market.config import StoreConfig
+from backend.domain.market.embedded import close_embedded, open_embedded
 from backend.domain.market.errors import (
     MemoryLimitExceeded,
     QueryFailed,
@@ -109,8 +110,7 @@ class MarketStore:
     def _open(self) -> Client:
         try:
             if self._config.is_embedded:
-                os.makedirs(self._config.chdb_path, exist_ok=True)
-                return clickhouse_connect.get_client(dsn=self._config.url)
+                return open_embedded(self._config.chdb_path)
             return clickhouse_connect.get_client(
                 **self._config.server_connect_kwargs(), connect_timeout=5, send_receive_timeout=120
             )
@@ -121,7 +121,10 @@ class MarketStore:
     def close(self) -> None:
         with self._lock:
             if self._client is not None and self._owner_pid == os.getpid():
-                self._client.close()
+                if self._config.is_embedded:
+                    close_embedded(self._client)
+                else:
+                    self._client.close()
             self._client = None
             self._owner_pid = None
 
