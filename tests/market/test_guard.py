@@ -200,3 +200,16 @@ def test_guard_stops_reads_that_readonly_mode_lets_through(sql: str, raw_client:
     # Without the guard, ClickHouse would answer it despite readonly=1 and the limits.
     leaked = raw_client.query(sql, settings=QueryLimits().as_settings()).result_rows
     assert leaked and leaked[0][0] not in (None, "", [], 0)
+
+
+def test_known_gap_limit_offset_with_ties_is_refused_as_unparseable() -> None:
+    """sqlglot 30 cannot parse `LIMIT n OFFSET m WITH TIES` (ClickHouse runs it), so the guard refuses
+    it with the parse error; `OFFSET m ROWS FETCH FIRST n ROWS WITH TIES` says the same and passes.
+    If this test fails, sqlglot learnt the syntax: delete the test."""
+    with pytest.raises(QueryRejected, match="could not be parsed"):
+        check_read_only(
+            "SELECT number FROM numbers(30) ORDER BY intDiv(number, 3) LIMIT 4 OFFSET 2 WITH TIES"
+        )
+    check_read_only(
+        "SELECT number FROM numbers(30) ORDER BY intDiv(number, 3) OFFSET 2 ROWS FETCH FIRST 4 ROWS WITH TIES"
+    )
