@@ -10,7 +10,15 @@ from pathlib import Path
 import pytest
 
 from backend.domain.language.translation import Translation
-from backend.domain.language_bench import DevItem, load_dev_set, run_ex, spotit_checker
+from backend.domain.language_bench import (
+    DevItem,
+    ExReport,
+    ItemOutcome,
+    SpotItVerdict,
+    load_dev_set,
+    run_ex,
+    spotit_checker,
+)
 from backend.domain.language_bench.report import format_report, write_json
 from backend.domain.language_bench.runner import project_onto_gold
 from backend.domain.market.store import MarketStore
@@ -144,6 +152,7 @@ def test_spotit_verdicts_beside_ex(demo_store: MarketStore) -> None:
     summary = result.summary()["overall"]
     assert (summary["ex"], summary["ex_spotit"]) == (round(2 / 3, 4), round(2 / 3, 4))
     assert "EX-SpotIt" in format_report(result)
+    assert summary["spotit_equivalent_but_results_differ"] == []
 
 
 def test_projection_onto_gold_columns_for_the_equivalence_check() -> None:
@@ -162,3 +171,16 @@ def test_the_real_dev_set_gold_matches_itself(demo_store: MarketStore) -> None:
     gold = {dev_item.question: dev_item.gold_sql for dev_item in items}
     result = run_ex(items, TableTranslator(dict(gold)), demo_store)
     assert [o.id for o in result.outcomes if not o.correct] == []
+
+
+def test_spotit_equivalent_on_a_real_mismatch_is_flagged() -> None:
+    conflict = ItemOutcome("x", "technical", "en", "q", status="mismatch", spotit=SpotItVerdict("equivalent"))
+    agreed = ItemOutcome("y", "technical", "en", "q", status="match", spotit=SpotItVerdict("equivalent"))
+    refuted = ItemOutcome(
+        "z", "technical", "en", "q", status="mismatch", spotit=SpotItVerdict("not_equivalent")
+    )
+    report = ExReport(engine="table", outcomes=[conflict, agreed, refuted], spotit_enabled=True)
+    overall = report.summary()["overall"]
+    assert overall["spotit_equivalent_but_results_differ"] == ["x"]
+    assert (overall["ex"], overall["ex_spotit"]) == (round(1 / 3, 4), round(2 / 3, 4))
+    assert "results differ on the data: x" in format_report(report)

@@ -43,6 +43,9 @@ def format_report(report: ExReport, *, show_failures: bool = True) -> str:
     for name, group in summary["by_lang"].items():
         lines.append(_group_line(f"lang {name}", group, report.spotit_enabled))
     lines.append(_group_line("overall", summary["overall"], report.spotit_enabled))
+    conflicts = summary["overall"].get("spotit_equivalent_but_results_differ")
+    if conflicts:
+        lines.append("SpotIt says equivalent but the results differ on the data: " + ", ".join(conflicts))
     failures = report.failures()
     if show_failures and failures:
         lines.append(f"\nFailures ({len(failures)}):")

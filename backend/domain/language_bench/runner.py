@@ -50,6 +50,10 @@ class ItemOutcome:
     def correct(self) -> bool:
         return self.status == MATCH
 
+    @property
+    def spotit_conflict(self) -> bool:
+        return self.status == MISMATCH and self.spotit is not None and self.spotit.verdict == "equivalent"
+
 
 def _share(part: int, whole: int) -> float | None:
     return round(part / whole, 4) if whole else None
@@ -76,6 +80,9 @@ class ExReport:
             equivalent = sum(1 for o in outcomes if o.spotit is not None and o.spotit.verdict == "equivalent")
             group["spotit_equivalent"] = equivalent
             group["ex_spotit"] = _share(equivalent, len(outcomes))
+            # Real data separates these, so SpotIt's "equivalent within K" needs a look: either the
+            # smallest counterexample is larger than K, or the checker is unsound on that query.
+            group["spotit_equivalent_but_results_differ"] = [o.id for o in outcomes if o.spotit_conflict]
         return group
 
     def summary(self) -> dict[str, Any]:
