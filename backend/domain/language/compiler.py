@@ -343,6 +343,8 @@ class Compiler:
         if metric.kind == "report":
             period = self.resolve_period(time, build.day)
             alias = self._report_alias(build, metric.table, period)
+            if agg == "single_quarter":
+                return self._single_quarter(build, metric, period, alias)
             name = metric.column if period == self._main_period(build) else f"{metric.column}_{period.year}"
             return _col(metric.column, alias), name
         same_window = time is None or time == self._screen_time
@@ -357,6 +359,19 @@ class Compiler:
         alias = self._daily_alias(build, metric.table, day)
         name = metric.key if day == build.day else f"{metric.key}_{day.strftime('%Y%m%d')}"
         return self._metric_expr(metric, alias), name
+
+    def _single_quarter(
+        self, build: _Build, metric: Metric, period: date, alias: str
+    ) -> tuple[exp.Expr, str]:
+        """Income figures are year-to-date: a quarter's own figure is YTD minus the previous quarter's YTD."""
+        name = f"{metric.column}_single_quarter"
+        if period.month == 3:
+            return _col(metric.column, alias), name
+        previous_month = period.month - 3
+        previous = date(period.year, previous_month, 31 if previous_month in {3, 12} else 30)
+        previous_alias = self._report_alias(build, metric.table, previous)
+        difference = exp.Sub(this=_col(metric.column, alias), expression=_col(metric.column, previous_alias))
+        return exp.Paren(this=difference), name
 
     def _main_period(self, build: _Build) -> date | None:
         try:

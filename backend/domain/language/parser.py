@@ -547,13 +547,18 @@ class Parser:
     # --- aggregates -------------------------------------------------------------------------------
     def _aggregate_metric(self, tokens: list[Token], i: int) -> tuple[int, list[Token]] | None:
         token = tokens[i]
+        if token.kind == "single_quarter" and _kind(tokens, i + 1) == "metric":
+            # 单季净利润: the quarter's own figure, not the year-to-date one
+            named = tokens[i + 1]
+            if self.model.metrics[named.value].table == "income":
+                return 2, [Token("metric", named.value, named.text, named.start, {"single_quarter": True})]
         measured = {"metric", "change_word"}
         if token.kind in {"agg", "super", "per_day"} and _kind(tokens, i + 1) == "daily_values":
             # "average daily turnover", "最大单日涨幅": aggregate each day's value
             rest = self._aggregate_metric([token, *tokens[i + 2 :]], 0)
             if rest is not None:
                 used, produced = rest
-                return used + 1, [_synthetic("daily_values", "daily", [tokens[i + 1]]), *produced]
+                return used + 1, [*produced, _synthetic("daily_values", "daily", [tokens[i + 1]])]
         if token.kind == "per_day" and "average" in token.text and _kind(tokens, i + 1) in measured:
             # "Daily average pct change": one average per day
             aggregate = _synthetic("aggmetric", ("avg", self._metric_of(tokens[i + 1])), tokens[i : i + 2])
@@ -621,8 +626,11 @@ class Parser:
         j = i + 1
         yoy = False
         direction = ""
-        while _kind(tokens, j) in {"timespec", "yoy", "up", "down", "agg"}:
-            if tokens[j].kind == "timespec":
+        kept: list[Token] = []  # markers that belong to the whole question, passed through
+        while _kind(tokens, j) in {"timespec", "yoy", "up", "down", "agg", "daily_values"}:
+            if tokens[j].kind == "daily_values":
+                kept.append(tokens[j])
+            elif tokens[j].kind == "timespec":
                 time = tokens[j].value
             elif tokens[j].kind == "yoy":
                 yoy = True
@@ -652,10 +660,12 @@ class Parser:
         if _kind(tokens, end) == "vs_prev_close" and metric.key in VS_PREVIOUS_CLOSE:
             metric = self.model.metrics[VS_PREVIOUS_CLOSE[metric.key]]  # opened 5% above the previous close
             end += 1
+        if token.extra.get("single_quarter"):
+            agg = "single_quarter"
         if agg == "sum" and metric.key == "pct_chg":
             agg = None  # 累计涨幅 = the gain over the window
         condition = self._make_compare(metric, op, first, second, time, agg)
-        return end - i, [_synthetic("cond", condition, tokens[i:end])]
+        return end - i, [_synthetic("cond", condition, tokens[i:end]), *kept]
 
     def _comparison_tail(self, tokens: list[Token], j: int) -> tuple[str, Token, Token | None, int] | None:
         """cmp N | between N and M | N cmp-postfix | 在 N 以上 | N 到 M 之间."""
@@ -867,6 +877,7 @@ class Parser:
         # super|top N [by] metric
         if token.kind in {"super", "top", "bottom", "order", "per", "gainers"}:
             j = i
+            ranked_dimension: Token | None = None
             direction = None
             limit = None
             if token.kind == "super":
@@ -882,9 +893,14 @@ class Parser:
                 if _kind(tokens, j) == "super":
                     direction = tokens[j].value
                     j += 1
-            elif token.kind == "order" or (token.kind == "per" and _kind(tokens, i + 1) == "metric"):
+            elif token.kind == "order" or (
+                token.kind == "per" and _kind(tokens, i + 1) in {"metric", "aggmetric", "change_word"}
+            ):
                 j += 1
                 direction = "desc"
+                if token.kind == "order" and _kind(tokens, j) == "dim":
+                    ranked_dimension = tokens[j]  # "Rank industries by …": the industries are the groups
+                    j += 1
             elif token.kind == "gainers":
                 gain = Token("metric", "pct_chg", token.text, token.start)
                 return 1, [self._order_token(gain, token.value, None, None, [token])]
@@ -920,7 +936,8 @@ class Parser:
                 j += 1
             if _kind(tokens, j) == "order":
                 j += 1
-            return j - i, [self._order_token(metric_token, direction, limit, time, tokens[i:j])]
+            order = self._order_token(metric_token, direction, limit, time, tokens[i:j])
+            return j - i, [order] if ranked_dimension is None else [order, ranked_dimension]
         return None
 
     def _order_token(
@@ -1111,6 +1128,12 @@ class Parser:
         report_like = {"year", "annual", "quarter", "last_year", "year_before"}
         daily_specs = [spec for spec in specs if spec.label not in report_like]
         report_specs = [spec for spec in specs if spec.label in report_like]
+        if len(report_specs) > 1:
+            # "2023年和2024年净利润都…": one condition over several periods is not in the grammar yet
+            words = ", ".join(f"'{token.text}'" for token in times if token.value in report_specs)
+            raise NotUnderstood(
+                f"several report periods ({words}) for one question: ask about one period at a time"
+            )
         metrics = self.model.metrics
         kinds = {
             metrics[c.metric].kind for c in _compares(screen.where) if c.metric in metrics and c.time is None
