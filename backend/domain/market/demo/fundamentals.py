@@ -80,17 +80,18 @@ def simulate_reports(
     first_year = FIRST_STORED_PERIOD.year - 1  # one extra year for YoY growth and TTM figures
     years = np.arange(first_year, last_year + 1)
     profiles = [profile_of(s.industry) for s in stocks]
-    ps = np.array([p.price_to_sales for p in profiles]) * rng.lognormal(0.0, 0.45, n)
-    pb = np.array([p.price_to_book for p in profiles]) * rng.lognormal(0.0, 0.30, n)
-    base_margin = np.array([p.net_margin for p in profiles]) * rng.lognormal(0.0, 0.35, n)
-    # Famous names stay profitable and grow steadily, as examples and tests expect of them.
+    # Famous names stay close to their industry's typical figures, profitable and growing steadily.
     famous = np.array([s.code in FAMOUS_CODES for s in stocks])
+    spread = np.where(famous, 0.3, 1.0)
+    ps = np.array([p.price_to_sales for p in profiles]) * np.exp(rng.normal(0.0, 0.45, n) * spread)
+    pb = np.array([p.price_to_book for p in profiles]) * np.exp(rng.normal(0.0, 0.30, n) * spread)
+    base_margin = np.array([p.net_margin for p in profiles]) * np.exp(rng.normal(0.0, 0.35, n) * spread)
     chronic_loss = (rng.random(n) < 0.10) & ~famous
     base_margin = np.where(chronic_loss, -rng.uniform(0.02, 0.20, n), base_margin)
-    growth = np.array([p.growth for p in profiles]) + rng.normal(0.0, 0.10, n) * np.where(famous, 0.3, 1.0)
+    growth = np.array([p.growth for p in profiles]) + rng.normal(0.0, 0.10, n) * spread
 
     # Annual revenue: a random walk in log space through the anchor year.
-    yearly_growth = growth[:, None] + rng.normal(0.0, 0.10, (n, len(years)))
+    yearly_growth = growth[:, None] + rng.normal(0.0, 0.10, (n, len(years))) * spread[:, None]
     log_steps = np.cumsum(yearly_growth, axis=1)
     anchor = int(np.searchsorted(years, anchor_year))
     log_revenue = np.log(anchor_cap / ps)[:, None] + log_steps - log_steps[:, [anchor]]

@@ -23,7 +23,7 @@ from backend.domain.market.demo.prices import (
     trading_mask,
 )
 from backend.domain.market.demo.reference import read_calendar
-from backend.domain.market.demo.universe import Stock, all_stocks, choose_stocks
+from backend.domain.market.demo.universe import FAMOUS_CODES, Stock, all_stocks, choose_stocks
 from backend.domain.market.demo.valuation import Valuation, value_bars
 from backend.domain.market.errors import MarketError
 from backend.domain.market.importers.loading import (
@@ -191,6 +191,8 @@ def _price_model(
     year_of_day = days.astype("datetime64[Y]").astype(int) + 1970 - first_year
     # Prices follow the market, plus the company's growth relative to the typical company's.
     relative = growth - np.median(growth, axis=0, keepdims=True)
+    famous = np.array([s.code in FAMOUS_CODES for s in stocks])
+    relative[famous] = 0.0  # the famous large caps follow the market (examples should stay plausible)
     drift = 0.6 * relative[:, np.clip(year_of_day, 0, growth.shape[1] - 1)] / TRADING_DAYS_PER_YEAR
     beta = np.array([p.beta for p in profiles]) * rng.lognormal(0.0, 0.15, n)
     small_board = np.array([s.board in ("创业板", "科创板", "北交所") for s in stocks])
@@ -198,6 +200,7 @@ def _price_model(
         np.array([p.idio_vol for p in profiles])
         * rng.lognormal(0.0, 0.25, n)
         * np.where(small_board, 1.25, 1.0)
+        * np.where(famous, 0.7, 1.0)  # large caps move less on their own
     )
     # Offset part of the volatility drag of the stock's own noise (the daily limits already trim the
     # tails) so that the typical stock roughly tracks the market.
