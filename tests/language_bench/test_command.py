@@ -7,6 +7,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from backend.domain.language_bench import DevItem, check_gold
+from backend.domain.language_bench.ties import reversed_tie_break
 from backend.domain.market.store import MarketStore
 
 STATUSES = {"match", "mismatch", "not_understood", "translation_error", "execution_error"}
@@ -20,7 +21,31 @@ def test_check_gold_flags_failing_and_empty_gold(demo_store: MarketStore) -> Non
         ),
         DevItem("broken", "technical", "en", "q", "SELECT nope FROM market.daily", False, "n"),
     ]
+    items.append(
+        DevItem(
+            "tie",
+            "technical",
+            "en",
+            "q",
+            "SELECT ts_code FROM market.stock_basic ORDER BY exchange LIMIT 1",
+            False,
+            "n",
+        )
+    )
+    items.append(
+        DevItem(
+            "by-code",
+            "technical",
+            "en",
+            "q",
+            "SELECT ts_code FROM market.stock_basic ORDER BY ts_code LIMIT 3",
+            False,
+            "n",
+        )
+    )
     checks = {check.id: check for check in check_gold(items, demo_store)}
+    assert "tie at the cut-off" in checks["tie"].error
+    assert checks["by-code"].ok
     assert checks["ok"].ok and checks["ok"].rows == 1
     assert not checks["empty"].ok and checks["empty"].error == "empty result"
     assert not checks["broken"].ok and checks["broken"].rows is None and checks["broken"].error
@@ -43,3 +68,12 @@ def test_command_check_gold_and_an_unknown_id(demo_store: MarketStore) -> None:
     call_command("language_ex", "--check-gold", "--id", "stat-007")
     with pytest.raises(CommandError, match="no dev set item"):
         call_command("language_ex", "--id", "no-such-id")
+
+
+def test_reversed_tie_break_replaces_the_code_tie_break() -> None:
+    sql = "SELECT b.ts_code FROM market.daily_basic AS b ORDER BY b.total_mv DESC, b.ts_code LIMIT 5"
+    variant = reversed_tie_break(sql)
+    assert variant is not None
+    assert variant.endswith("ORDER BY b.total_mv DESC, b.ts_code DESC LIMIT 5")
+    assert reversed_tie_break("SELECT ts_code FROM market.daily ORDER BY ts_code LIMIT 5") is None
+    assert reversed_tie_break("SELECT count() FROM market.daily") is None
