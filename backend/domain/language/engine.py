@@ -26,6 +26,19 @@ class BuiltinTranslator:
     def translate(self, question: str, context: Any) -> Translation:
         if not isinstance(context, LanguageContext):
             raise TypeError("the built-in translator needs a LanguageContext")
+        try:
+            return self._translate(question, context)
+        except (
+            Exception
+        ) as error:  # a parser bug must not take the caller down; tests require status != error
+            return Translation(
+                question=str(question),
+                status="error",
+                message=f"internal error in the built-in engine ({type(error).__name__}: {error})",
+                engine=self.name,
+            )
+
+    def _translate(self, question: str, context: LanguageContext) -> Translation:
         started = time.perf_counter()
         text = question if isinstance(question, str) else str(question)
         if not text.strip():

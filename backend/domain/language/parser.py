@@ -459,15 +459,17 @@ class Parser:
                 j += 1
             if _kind(tokens, j) != "tunit" or n < 1:
                 return None
-            unit = tokens[j].value
-            label, count = {
+            windows = {
                 "day": ("recent_days", n),
                 "trading_day": ("recent_bars", n),
                 "week": ("recent_weeks", n),
                 "month": ("recent_months", n),
                 "quarter": ("recent_months", 3 * n),
                 "year": ("recent_months", 12 * n),
-            }[unit]
+            }
+            if tokens[j].value not in windows:
+                return None  # "近3个报告期" is a count of reports, read by the sustained-condition pass
+            label, count = windows[tokens[j].value]
             spec = TimeSpec(label, n=count)
             used = j + 1 - i
         elif token.kind == "number" and _is_plain_number(token) and _kind(tokens, i + 1) == "tunit":
