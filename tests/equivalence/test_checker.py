@@ -4,6 +4,8 @@ rewrites, spurious counterexamples, counterexample reuse and the result shape.""
 from __future__ import annotations
 
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -160,3 +162,26 @@ def test_sqlite_validator_reports_engine_errors() -> None:
     assert SqliteValidator().execute(["SELECT x FROM t"], database) == [[(1,)]]
     with pytest.raises(ValidationFailed):
         SqliteValidator().execute(["SELECT nope FROM t"], database)
+
+
+JOIN_RUNNING_SERVER = """
+import sys, clickhouse_connect
+from backend.domain.equivalence import ChdbValidator
+from backend.domain.equivalence.counterexample import Counterexample, CounterexampleTable
+from backend.domain.equivalence.schema import ColumnDef
+market = clickhouse_connect.get_client(dsn="chdb://" + sys.argv[1])  # like the market store
+table = CounterexampleTable("t", (ColumnDef("x", "int", False, "Int64"),), [(1,), (2,)])
+print(ChdbValidator().execute(["SELECT sum(x) FROM t"], Counterexample({"t": table})))
+print(market.query("SELECT count() FROM system.databases WHERE name LIKE 'equiv_%'").result_rows)
+"""
+
+
+def test_chdb_validator_joins_the_server_the_process_already_runs(tmp_path: Path) -> None:
+    # chdb runs one embedded server per process: a process that opened the market store first must
+    # still validate counterexamples, in a throw-away database that is dropped afterwards.
+    completed = subprocess.run(
+        [sys.executable, "-c", JOIN_RUNNING_SERVER, str(tmp_path / "market")],
+        capture_output=True, text=True, timeout=120, cwd=Path(__file__).resolve().parents[2], check=False,
+    )  # fmt: skip
+    assert completed.returncode == 0, completed.stderr[-2000:]
+    assert completed.stdout.splitlines() == ["[[(3,)]]", "[(0,)]"]

@@ -40,6 +40,7 @@ class Case:
     label: str | None
     schema_file: str
     dialect: str = "sqlite"
+    formal_label: bool = True  # a proof (SQLSolver, Cosette) rather than a human judgement (Spider)
 
 
 @dataclass
@@ -60,6 +61,9 @@ class DatasetReport:
     verdicts: Counter[str] = field(default_factory=Counter)
     unsupported_reasons: Counter[str] = field(default_factory=Counter)
     unsound: list[dict[str, Any]] = field(default_factory=list)
+    label_disagreements: list[dict[str, Any]] = field(default_factory=list)
+    labelled_equivalent: int = 0
+    unlabelled: int = 0
     spurious_cases: list[str] = field(default_factory=list)
     labelled_not_equivalent: int = 0
     caught: int = 0
@@ -74,8 +78,12 @@ class DatasetReport:
             "pairs": self.pairs,
             "coverage": round(encoded / self.pairs, 4) if self.pairs else None,
             "verdicts": dict(self.verdicts),
+            "labelled_equivalent": self.labelled_equivalent,
+            "unlabelled": self.unlabelled,
             "soundness_violations": len(self.unsound),
             "unsound_cases": self.unsound,
+            "label_disagreements": len(self.label_disagreements),
+            "label_disagreement_cases": self.label_disagreements,
             "spurious_cases": self.spurious_cases,
             "labelled_not_equivalent": self.labelled_not_equivalent,
             "power": round(self.caught / self.labelled_not_equivalent, 4)
@@ -116,16 +124,18 @@ def sqlsolver_cases(root: Path) -> Iterator[Case]:
 
 def cosette_cases(root: Path) -> Iterator[Case]:
     base = root / "sql_equivalence" / "cosette_examples"
-    labels = {}
+    proved = set()
     with (base / "calcite_result_with_label.csv").open(encoding="utf-8") as handle:
         for row in csv.DictReader(handle):
-            labels[row["Case"]] = row["Reason"]
+            # EQ = proved by Cosette, MP = proved by hand; CALCITEBUG marks a wrong Calcite rewrite.
+            if row["Result"] in ("EQ", "MP") and "CALCITEBUG" not in row["Reason"]:
+                proved.add(row["Case"])
     schema_file = str(
         root / "sql_equivalence" / "sqlsolver_benchmarks" / "schemas" / "calcite_test.base.schema.sql"
     )
     for item in json.loads((base / "calcite_tests.json").read_text(encoding="utf-8")):
-        # Cosette marks rewrites where Calcite itself was wrong: no trustworthy label.
-        label = None if "CALCITEBUG" in labels.get(item["name"], "") else EQUIVALENT_LABEL
+        # Only the rewrites Cosette proved carry a label; the others were never shown equivalent.
+        label = EQUIVALENT_LABEL if item["name"] in proved else None
         yield Case("cosette_calcite", item["name"], item["q1"], item["q2"], label, schema_file)
 
 
@@ -138,8 +148,9 @@ def spider_cases(root: Path) -> Iterator[Case]:
             )
             label = EQUIVALENT_LABEL if row["label"] == "1" else NOT_EQUIVALENT_LABEL
             yield Case(
-                "spider_dev_pairs", row["id"], row["ground_truth"], row["prediction"], label, schema_file
-            )
+                "spider_dev_pairs", row["id"], row["ground_truth"], row["prediction"], label, schema_file,
+                formal_label=False,
+            )  # fmt: skip
 
 
 DATASETS: dict[str, Callable[[Path], Iterator[Case]]] = {
@@ -251,10 +262,15 @@ def _record(report: DatasetReport, outcome: Outcome) -> None:
     if outcome.spurious:
         report.spurious_cases.append(outcome.case.case_id)
     caught = outcome.verdict == NOT_EQUIVALENT and outcome.confirmed
-    if outcome.case.label == EQUIVALENT_LABEL and caught:
-        report.unsound.append(
-            {"id": outcome.case.case_id, "a": outcome.case.sql_a[:300], "b": outcome.case.sql_b[:300]}
-        )
+    if outcome.case.label is None:
+        report.unlabelled += 1
+    if outcome.case.label == EQUIVALENT_LABEL:
+        report.labelled_equivalent += 1
+        if caught:
+            # A proof-labelled pair with a confirmed difference is a soundness failure (of the checker
+            # or of the engine/dialect gap); a human label can simply be wrong.
+            entry = {"id": outcome.case.case_id, "a": outcome.case.sql_a[:300], "b": outcome.case.sql_b[:300]}
+            (report.unsound if outcome.case.formal_label else report.label_disagreements).append(entry)
     if outcome.case.label == NOT_EQUIVALENT_LABEL:
         report.labelled_not_equivalent += 1
         if caught:

@@ -150,7 +150,7 @@ def check_equivalence(
         encoder = Encoder(schema, rules, k, deadline=started + timeout_s)
         try:
             result_a, result_b = encoder.query(tree_a), encoder.query(tree_b)
-            differ = results_differ(result_a, result_b, semantics)
+            differ = results_differ(result_a, result_b, semantics, encoder.check_deadline)
         except Unsupported as error:
             return finish(EquivalenceResult(UNSUPPORTED, 0, semantics, f"unsupported: {error.construct}"))
         except UnresolvedColumn as error:

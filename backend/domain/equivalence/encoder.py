@@ -1255,6 +1255,22 @@ def _day(enc: Encoder, node: exp.Expr, scope: Scope) -> Val:
     return _calendar_part(enc, node.this, scope, 2)
 
 
+def _date_function(enc: Encoder, node: exp.Date, scope: Scope) -> Val:
+    """DATE(x): a date literal, or (SQLite) NULL for text that is not exactly YYYY-MM-DD."""
+    if node.expressions:
+        raise Unsupported("DATE() with modifiers")
+    argument = node.this
+    if isinstance(argument, exp.Literal) and argument.is_string:
+        text = argument.this
+        parsed = V.parse_date_literal(text)
+        if parsed is not None and len(text.strip()) == 10:
+            return V.date_const(parsed)
+        if enc.dialect.strings_as_booleans:
+            return V.null_val("date")
+        raise Unsupported(f"DATE({text!r})")
+    return _as_date(enc.expr(argument, scope))
+
+
 def _extract(enc: Encoder, node: exp.Extract, scope: Scope) -> Val:
     part = {"YEAR": 0, "MONTH": 1, "DAY": 2}.get(node.this.name.upper())
     if part is None:
@@ -1280,7 +1296,7 @@ def _anonymous(enc: Encoder, node: exp.Anonymous, scope: Scope) -> Val:
     starts = {"tostartofmonth": "MONTH", "tostartofyear": "YEAR", "tostartofquarter": "QUARTER"}
     if name in starts and len(args) == 1:
         return _start_of(enc, args[0], scope, starts[name])
-    if name in ("todate", "date") and len(args) == 1:
+    if name in ("todate", "date", "to_date") and len(args) == 1:
         return _as_date(enc.expr(args[0], scope))
     shifts = {"adddays": "DAY", "subtractdays": "DAY", "addmonths": "MONTH", "subtractmonths": "MONTH"}
     if name in shifts and len(args) == 2 and isinstance(args[1], exp.Literal) and not args[1].is_string:
@@ -1421,6 +1437,7 @@ _HANDLERS: dict[type, Callable[[Encoder, Any, Scope], Val]] = {
     exp.Day: _day,
     exp.DateAdd: _date_add,
     exp.Extract: _extract,
+    exp.Date: _date_function,
     exp.NullSafeEQ: _null_safe_eq,
     exp.NullSafeNEQ: _null_safe_eq,
     exp.DateSub: _date_add,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import sqlite3
 import tempfile
 import threading
@@ -107,9 +108,11 @@ def _sqlite_create(connection: sqlite3.Connection, table: CounterexampleTable) -
 class ChdbValidator:
     """Runs ClickHouse SQL on the counterexample in a throw-away database of an embedded ClickHouse.
 
-    Pass `client` (a clickhouse-connect client) to reuse a connection the process already has —
-    chdb allows one data directory per process. Without it, a private chdb directory is opened
-    lazily in this process (never before a fork).
+    Pass `client` (a clickhouse-connect client) to reuse a connection the process already has.
+    Without it, a private chdb directory is opened lazily in this process (never before a fork);
+    chdb runs one embedded server per process, so when the process already runs one (e.g. the
+    market store), the validator joins that server's directory instead — it only creates and drops
+    its own `equiv_<hex>` database there.
     """
 
     dialect = "clickhouse"
@@ -128,7 +131,13 @@ class ChdbValidator:
                 import clickhouse_connect
 
                 directory = tempfile.mkdtemp(prefix=f"equiv-chdb-{pid}-")
-                self._clients[pid] = clickhouse_connect.get_client(dsn=f"chdb://{directory}")
+                try:
+                    self._clients[pid] = clickhouse_connect.get_client(dsn=f"chdb://{directory}")
+                except Exception as error:  # the driver wraps chdb's refusal in its own classes
+                    running = _running_server_path(str(error))
+                    if running is None:
+                        raise ValidationFailed(f"cannot open chdb: {error}") from error
+                    self._clients[pid] = clickhouse_connect.get_client(dsn=f"chdb://{running}")
             return self._clients[pid]
 
     def execute(self, sqls: Sequence[str], database: Counterexample) -> list[Rows]:
@@ -148,6 +157,12 @@ class ChdbValidator:
             return results
         finally:
             client.command(f"DROP DATABASE IF EXISTS {name}")
+
+
+def _running_server_path(message: str) -> str | None:
+    """The directory of the chdb server this process already runs, from chdb's refusal message."""
+    match = re.search(r"already initialized with path '([^']+)'", message)
+    return match.group(1) if match else None
 
 
 def _clickhouse_type(kind: str, sql_type: str, nullable: bool) -> str:

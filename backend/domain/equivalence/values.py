@@ -174,6 +174,8 @@ def terms_equal(a: Val, b: Val) -> z3.BoolRef:
 
 def same_value(a: Val, b: Val) -> z3.BoolRef:
     """NULL-safe equality used for DISTINCT, GROUP BY and comparing result rows (NULL equals NULL)."""
+    if z3.is_false(a.null) and z3.is_false(b.null):
+        return terms_equal(a, b)  # the common NOT NULL case, without the NULL cases
     return z3.Or(z3.And(a.null, b.null), z3.And(z3.Not(a.null), z3.Not(b.null), terms_equal(a, b)))
 
 

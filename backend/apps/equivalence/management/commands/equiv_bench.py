@@ -21,7 +21,9 @@ class Command(BaseCommand):
     help = "Run the bounded equivalence checker over the external pair datasets and report the figures."
 
     def add_arguments(self, parser: ArgumentParser) -> None:
-        parser.add_argument("--data-dir", type=Path, default=None, help="default: ../shared/data from the repo root")
+        parser.add_argument(
+            "--data-dir", type=Path, default=None, help="default: ../shared/data from the repo root"
+        )
         parser.add_argument("--bound", type=int, default=5)
         parser.add_argument("--timeout", type=float, default=4.0, help="seconds per check")
         parser.add_argument("--limit", type=int, default=None, help="first N pairs of each dataset")
@@ -41,7 +43,11 @@ class Command(BaseCommand):
                 self.stdout.write(f"  {done}/{total}")
 
         report = run_benchmark(
-            cases, bound=options["bound"], timeout_s=options["timeout"], workers=options["workers"], progress=progress
+            cases,
+            bound=options["bound"],
+            timeout_s=options["timeout"],
+            workers=options["workers"],
+            progress=progress,
         )
         self._print(report)
         out: Path = options["json_out"]
@@ -50,7 +56,9 @@ class Command(BaseCommand):
         self.stdout.write(f"report written to {out}")
 
     def _print(self, report: dict[str, Any]) -> None:
-        header = f"{'dataset':26} {'pairs':>5} {'cover':>6} {'equiv':>5} {'noteq':>5} {'unsup':>5} {'unkn':>5}"
+        header = (
+            f"{'dataset':26} {'pairs':>5} {'cover':>6} {'equiv':>5} {'noteq':>5} {'unsup':>5} {'unkn':>5}"
+        )
         header += f" {'unsound':>7} {'power':>6} {'med s':>6} {'p95 s':>6}"
         self.stdout.write(header)
         for d in report["datasets"]:
@@ -64,17 +72,26 @@ class Command(BaseCommand):
             )
         for d in report["datasets"]:
             if d["labelled_not_equivalent"]:
+                caught = f"{d['caught']}/{d['labelled_not_equivalent']}"
                 self.stdout.write(
-                    f"{d['dataset']}: {d['caught']}/{d['labelled_not_equivalent']} labelled not equivalent caught;"
+                    f"{d['dataset']}: {caught} labelled not equivalent caught;"
                     f" first found at k: {d['first_found_at_k']}"
                 )
             if d["unsound_cases"]:
                 self.stdout.write(f"{d['dataset']}: confirmed counterexamples on pairs labelled equivalent:")
                 for case in d["unsound_cases"]:
                     self.stdout.write(f"  #{case['id']}: {case['a'][:120]} | {case['b'][:120]}")
+            if d["label_disagreement_cases"]:
+                self.stdout.write(
+                    f"{d['dataset']}: {d['label_disagreements']} pairs labelled equivalent by hand with a"
+                    " confirmed counterexample (real engine differences; labels to review):"
+                )
+                for case in d["label_disagreement_cases"][:10]:
+                    self.stdout.write(f"  #{case['id']}: {case['a'][:120]} | {case['b'][:120]}")
             if d["spurious_cases"]:
-                self.stdout.write(f"{d['dataset']}: spurious counterexamples in cases {d['spurious_cases'][:20]}")
+                self.stdout.write(
+                    f"{d['dataset']}: spurious counterexamples in cases {d['spurious_cases'][:20]}"
+                )
             self.stdout.write(f"{d['dataset']}: top unsupported {d['top_unsupported'][:6]}")
-        self.stdout.write(
-            f"all checks: {report['checks']}, median {report['median_seconds']} s, p95 {report['p95_seconds']} s"
-        )
+        times = f"median {report['median_seconds']} s, p95 {report['p95_seconds']} s"
+        self.stdout.write(f"all checks: {report['checks']}, {times}")
