@@ -42,16 +42,17 @@ SCREENS: tuple[Screen, ...] = (
         "WHERE d.trade_date = {day:Date} ORDER BY b.industry, d.pct_chg DESC LIMIT 3 BY b.industry",
     ),
     Screen(
-        # One window pass over 61 bars: today's MA60 drops the oldest close, yesterday's drops today's.
+        # Window functions over the last 61 bars: a running sum and the bar number, both computed in one
+        # pass (no re-aggregation per frame). Today's MA60 = bars 2..61, yesterday's = bars 1..60; a
+        # stock with 61 bars in the 61 trading days traded every day, today included.
         "ma60_cross_today",
-        "SELECT ts_code, close, ma60 FROM ("
-        " SELECT ts_code, trade_date, close, count() OVER w AS bars, sum(close) OVER w AS sum61,"
-        " first_value(close) OVER w AS oldest, lagInFrame(close) OVER w AS prev_close,"
-        " (sum61 - oldest) / 60 AS ma60, (sum61 - close) / 60 AS prev_ma60"
+        "SELECT ts_code, anyIf(close, n = 61) AS today_close,"
+        " (anyIf(running, n = 61) - anyIf(running, n = 1)) / 60 AS ma60"
+        " FROM (SELECT ts_code, close, row_number() OVER w AS n, sum(close) OVER w AS running"
         " FROM market.daily WHERE trade_date BETWEEN {ma_from:Date} AND {day:Date}"
-        " WINDOW w AS (PARTITION BY ts_code ORDER BY trade_date ROWS BETWEEN 60 PRECEDING AND CURRENT ROW))"
-        " WHERE trade_date = {day:Date} AND bars = 61 AND close > ma60 AND prev_close <= prev_ma60"
-        " ORDER BY ts_code",
+        " WINDOW w AS (PARTITION BY ts_code ORDER BY trade_date ROWS UNBOUNDED PRECEDING))"
+        " GROUP BY ts_code HAVING max(n) = 61 AND today_close > ma60"
+        " AND anyIf(close, n = 60) <= anyIf(running, n = 60) / 60 ORDER BY ts_code",
     ),
     Screen(
         "avg_close_30d_per_stock",
