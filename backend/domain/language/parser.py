@@ -645,6 +645,9 @@ class Parser:
         metric = self.model.metrics[metric_key]
         if yoy and metric_key in YOY_OF:
             metric = self.model.metrics[YOY_OF[metric_key]]
+        held = self._period_count(tokens, j)  # ROE连续三年超过15%: the comparison holds in each period
+        if held is not None:
+            j = held[2]
         if _kind(tokens, j) == "cmp" and _kind(tokens, j + 1) == "metric" and tokens[j].value in OPS_ORDERED:
             other = self.model.metrics[tokens[j + 1].value]
             if other.kind == metric.kind and other.stored_unit == metric.stored_unit:  # 收盘价高于开盘价
@@ -666,8 +669,9 @@ class Parser:
             agg = "single_quarter"
         if agg == "sum" and metric.key == "pct_chg":
             agg = None  # 累计涨幅 = the gain over the window
-        condition = self._make_compare(metric, op, first, second, time, agg)
-        return end - i, [_synthetic("cond", condition, tokens[i:end]), *kept]
+        compare = self._make_compare(metric, op, first, second, time, agg)
+        result: Condition = compare if held is None else Sustained(compare, held[0], held[1])
+        return end - i, [_synthetic("cond", result, tokens[i:end]), *kept]
 
     def _comparison_tail(self, tokens: list[Token], j: int) -> tuple[str, Token, Token | None, int] | None:
         """cmp N | between N and M | N cmp-postfix | 在 N 以上 | N 到 M 之间."""
