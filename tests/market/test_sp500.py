@@ -41,6 +41,14 @@ def test_sp500_import_counts_and_conventions(empty_store: MarketStore) -> None:
     assert empty_store.internal_query(f"SELECT exchange FROM {db}.stock_basic WHERE symbol = 'MMM'").rows == [
         ("NYSE",)
     ]
+    calendar = empty_store.internal_query(
+        f"SELECT exchange, countIf(is_open = 1), min(cal_date), max(cal_date) FROM {db}.trade_cal"
+        " GROUP BY exchange ORDER BY exchange"
+    ).rows
+    assert calendar == [
+        ("NASDAQ", 1258, date(2012, 8, 10), date(2017, 8, 10)),
+        ("NYSE", 1258, date(2012, 8, 10), date(2017, 8, 10)),
+    ]
     consistent = empty_store.internal_query(
         "SELECT countIf(abs(change - (close - pre_close)) > 1e-3),"
         f" countIf(abs(amount - close * vol / 10) > 1) FROM {db}.daily"

@@ -15,12 +15,13 @@ Conventions kept from the A-share contract (documented in the dataset_info row):
   value per share), ps = close / (sales per share), dv_ratio from the snapshot dividend per share;
   float_share = total_share (no float data); volume_ratio is NULL. Tickers absent from the snapshot
   have no daily_basic rows. No income/fina_indicator: the set has no statements.
+- trade_cal for NYSE and NASDAQ from the file's own dates: open when the file has bars that day.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import numpy as np
@@ -87,6 +88,7 @@ def _by_symbol(table: pa.Table, column: str) -> dict[str, object]:
 class _Bars:
     table: pa.Table  # Name, Date, Open, High, Low, Close, Volume, PreClose; sorted by Name, Date
     first_dates: pa.Table  # Name, Date_min: each ticker's first complete bar (the dropped one)
+    session_dates: list[date]  # every date of the source file, incomplete bars included
     source_rows: int
     dropped_incomplete: int
     dropped_first: int
@@ -106,6 +108,7 @@ def _bars(path: Path) -> _Bars:
     return _Bars(
         table=with_previous,
         first_dates=ordered.group_by("Name").aggregate([("Date", "min")]).sort_by("Name"),
+        session_dates=sorted(pc.unique(raw.column("Date")).to_pylist()),
         source_rows=raw.num_rows,
         dropped_incomplete=raw.num_rows - complete.num_rows,
         dropped_first=int(first.sum()),
@@ -157,6 +160,27 @@ def _stock_basic(bars: _Bars, constituents: pa.Table, financials: pa.Table) -> p
             "list_date": first_days.column("Date_min"),
             "delist_date": pa.nulls(len(tickers), pa.date32()),
         },
+    )
+
+
+def _trade_cal(sessions: list[date]) -> pa.Table:
+    """NYSE and NASDAQ calendars as the price file shows them: a day is open when it has bars."""
+    open_days = set(sessions)
+    exchanges, cal_dates, is_open, pretrade = [], [], [], []
+    for exchange in ("NYSE", "NASDAQ"):
+        previous: date | None = None
+        day = sessions[0]
+        while day <= sessions[-1]:
+            exchanges.append(exchange)
+            cal_dates.append(day)
+            is_open.append(int(day in open_days))
+            pretrade.append(previous)
+            if day in open_days:
+                previous = day
+            day += timedelta(days=1)
+    return build_table(
+        "trade_cal",
+        {"exchange": exchanges, "cal_date": cal_dates, "is_open": is_open, "pretrade_date": pretrade},
     )
 
 
@@ -277,6 +301,7 @@ def import_sp500(store: MarketStore, directory: Path) -> Sp500Summary:
     ).strip()
     tables = {
         "stock_basic": _stock_basic(bars, constituents, financials),
+        "trade_cal": _trade_cal(bars.session_dates),
         "daily": _daily(bars.table),
         "daily_basic": _daily_basic(bars.table, financials),
         "dataset_info": _dataset_info(description),

@@ -98,7 +98,6 @@ class Command(BaseCommand):
             self.stderr.write(f"WARNING: {warning}")
 
     def _stats(self, options: dict[str, Any]) -> None:
-        services.init_market_schema()
         stats = collect_stats(get_market_store())
         if options["json"]:
             self.stdout.write(
