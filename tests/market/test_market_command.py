@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from datetime import date
 from io import StringIO
 from pathlib import Path
 
@@ -74,3 +75,16 @@ def test_locked_store_is_reported_without_traceback(demo_store: MarketStore, chd
     assert done.returncode != 0
     assert "in use by another process" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_generate_argument_errors_are_messages(empty_store: MarketStore) -> None:
+    """Validation happens before the store is touched, so these leave the shared demo alone."""
+    from backend.domain.market.demo import generate_demo
+    from backend.domain.market.errors import MarketError
+
+    with pytest.raises(MarketError, match="at least 24 stocks"):
+        generate_demo(empty_store, n_stocks=5)
+    with pytest.raises(MarketError, match="non-negative"):
+        generate_demo(empty_store, seed=-1)
+    with pytest.raises(MarketError, match="reference trading calendar has no data"):
+        generate_demo(empty_store, n_stocks=30, start=date(2010, 1, 4), end=date(2010, 6, 30))

@@ -94,6 +94,8 @@ def generate_demo(
     unless `replace` (which empties every canonical table first)."""
     if end <= start:
         raise MarketError(f"the demo needs start < end, got {start} .. {end}")
+    if seed < 0:
+        raise MarketError(f"the seed must be a non-negative integer, got {seed}")
     ensure_schema(store)
     if any(row_counts(store).values()):
         if not replace:
@@ -122,7 +124,7 @@ def generate_demo(
 def build_demo_tables(*, seed: int, n_stocks: int | None, start: date, end: date) -> dict[str, pa.Table]:
     """Every canonical table of the demo as Arrow, deterministic in `seed`."""
     rng = np.random.default_rng(seed)
-    calendar = read_calendar(date(FIRST_STORED_PERIOD.year, 1, 1), end)
+    calendar = read_calendar(date(min(FIRST_STORED_PERIOD.year, start.year), 1, 1), end)
     days = np.array([day for day, is_open in calendar if is_open and day >= start], dtype="datetime64[D]")
     if days.size == 0:
         raise MarketError(f"no trading day between {start} and {end}")

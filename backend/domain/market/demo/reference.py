@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
+from backend.domain.market.errors import MarketError
+
 REFERENCE_DIR = Path(__file__).resolve().parent.parent / "reference"
 CODES_FILE = REFERENCE_DIR / "adata_a_share_codes.csv"
 CALENDAR_DIR = REFERENCE_DIR / "calendar"
@@ -43,7 +45,7 @@ def read_calendar(first: date, last: date) -> list[tuple[date, bool]]:
     years = set(calendar_years())
     missing = [year for year in range(first.year, last.year + 1) if year not in years]
     if missing:
-        raise ValueError(
+        raise MarketError(
             f"the reference trading calendar has no data for {missing}; it covers {min(years)}-{max(years)}"
         )
     days: list[tuple[date, bool]] = []

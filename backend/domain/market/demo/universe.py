@@ -11,6 +11,7 @@ from pypinyin import Style, lazy_pinyin
 
 from backend.domain.market.demo.industries import area_for, industry_for
 from backend.domain.market.demo.reference import ReferenceCode, read_codes
+from backend.domain.market.errors import MarketError
 
 # Companies every demo keeps, however small, so that examples and tests can rely on them.
 FAMOUS_CODES: tuple[str, ...] = (
@@ -93,7 +94,7 @@ def choose_stocks(stocks: list[Stock], n_stocks: int | None, rng: np.random.Gene
     if n_stocks is None or n_stocks >= len(stocks):
         return stocks
     if n_stocks < len(FAMOUS_CODES):
-        raise ValueError(f"a demo needs at least {len(FAMOUS_CODES)} stocks (the famous names)")
+        raise MarketError(f"a demo needs at least {len(FAMOUS_CODES)} stocks (the famous names)")
     famous = [s for s in stocks if s.code in FAMOUS_CODES]
     others = [s for s in stocks if s.code not in FAMOUS_CODES]
     remaining = n_stocks - len(famous)
