@@ -412,8 +412,6 @@ class Encoder:
         if select.find(exp.Window):
             raise Unsupported("window function")
         limit = select.args.get("limit")
-        if limit is not None and limit.args.get("expressions"):
-            raise Unsupported("LIMIT BY")
         if select.args.get("distinct") is not None and select.args["distinct"].args.get("on"):
             raise Unsupported("DISTINCT ON")
         source = self._from(select, scope)
@@ -449,7 +447,46 @@ class Encoder:
             output, order_keys = self._projected(select, filtered, scope, aliases)
         if select.args.get("distinct") is not None:
             output, order_keys = self._distinct(output, order_keys)
+        if limit is not None and limit.args.get("expressions"):
+            return self._limit_by(output, order_keys, limit, order)
         return self._order_and_limit(output, order_keys, select, order)
+
+    def _limit_by(
+        self, relation: Relation, keys: list[list[Val]], limit: exp.Limit, order: exp.Order | None
+    ) -> Relation:
+        """ClickHouse `LIMIT n BY k`: the first n rows (in ORDER BY order) of each k."""
+        if order is None:
+            raise Unsupported("LIMIT BY without ORDER BY (nondeterministic)")
+        if limit.args.get("offset") is not None:
+            raise Unsupported("LIMIT m, n BY")
+        count = self._constant_int(limit)
+        assert count is not None
+        width = len(order.expressions)
+        order_keys = [row_keys[:width] for row_keys in keys]
+        by_keys = [row_keys[width:] for row_keys in keys]
+        directions = [(bool(o.args.get("desc")), self._nulls_first(o)) for o in self._order_items(order)]
+        rows = []
+        for i, row in enumerate(relation.rows):
+            self.check_deadline()
+            ahead = [
+                z3.If(
+                    z3.And(
+                        other.present,
+                        *[V.same_value(a, b) for a, b in zip(by_keys[i], by_keys[j], strict=True)],
+                        self._sorts_before(order_keys[j], order_keys[i], directions, tie_breaker=j < i),
+                    ),
+                    1,
+                    0,
+                )
+                for j, other in enumerate(relation.rows)
+                if j != i
+            ]
+            rank_in_group = z3.Sum(*ahead) if ahead else z3.IntVal(0)
+            rows.append(Row(z3.And(row.present, rank_in_group < count), row.values))
+        kept = Relation(relation.cols, rows)
+        ordered = exp.Select()
+        ordered.set("order", order)
+        return self._order_and_limit(kept, order_keys, ordered, order)
 
     def _row_scope(self, scope: Scope, source: Relation, row: Row, aliases: dict[str, exp.Expr]) -> Scope:
         return Scope((*scope.frames, Frame(source.cols, row.values)), None, aliases)
@@ -490,7 +527,10 @@ class Encoder:
         self, order: exp.Order | None, row_scope: Scope, outputs: list[Val], select: exp.Select
     ) -> list[Val]:
         keys: list[Val] = []
-        for ordered in self._order_items(order):
+        limit = select.args.get("limit")
+        limit_by = list(limit.args.get("expressions") or []) if limit is not None else []
+        # LIMIT n BY keys are evaluated like ORDER BY terms and appended after them.
+        for ordered in [*self._order_items(order), *[exp.Ordered(this=e) for e in limit_by]]:
             term = ordered.this
             if isinstance(term, exp.Literal) and not term.is_string:
                 keys.append(outputs[int(term.this) - 1])
@@ -1350,6 +1390,77 @@ def _aggregate(enc: Encoder, node: exp.AggFunc, scope: Scope) -> Val:
     return _fold_aggregate(enc, node, members)
 
 
+def _filtered_group(enc: Encoder, condition: exp.Expr, scope: Scope) -> Scope:
+    """The group restricted to the members where `condition` is TRUE (ClickHouse -If combinator)."""
+    assert scope.group is not None
+    members = []
+    for cond, frame in scope.group.members:
+        member_scope = Scope((*scope.frames[:-1], frame), None, scope.aliases)
+        members.append((z3.And(cond, V.is_true(enc.boolean(condition, member_scope))), frame))
+    return Scope(scope.frames, Group(members), scope.aliases)
+
+
+def _count_if(enc: Encoder, node: exp.CountIf, scope: Scope) -> Val:
+    if scope.group is None:
+        raise Unsupported("countIf outside a grouped query")
+    return _aggregate(enc, exp.Count(this=exp.Star()), _filtered_group(enc, node.this, scope))
+
+
+_IF_COMBINED = {"sumif": exp.Sum, "avgif": exp.Avg, "minif": exp.Min, "maxif": exp.Max, "countif": exp.Count}
+
+
+def _combined_aggregate(enc: Encoder, node: exp.CombinedAggFunc, scope: Scope) -> Val:
+    base = _IF_COMBINED.get(node.name.lower())
+    if base is None or scope.group is None or len(node.expressions) != 2:
+        raise Unsupported(f"aggregate {node.name}")
+    value, condition = node.expressions
+    return _aggregate(enc, base(this=value.copy()), _filtered_group(enc, condition, scope))
+
+
+def _arg_extreme(enc: Encoder, node: exp.ArgMax | exp.ArgMin, scope: Scope) -> Val:
+    """argMax(a, b) / argMin(a, b): `a` of the first member with the largest / smallest `b`."""
+    if scope.group is None:
+        raise Unsupported(f"{node.key} outside a grouped query")
+    best_a: Val | None = None
+    best_b: Val | None = None
+    seen: z3.BoolRef = FALSE
+    for cond, frame in scope.group.members:
+        member_scope = Scope((*scope.frames[:-1], frame), None, scope.aliases)
+        a, b = enc.expr(node.this, member_scope), enc.expr(node.expression, member_scope)
+        valid = z3.And(cond, z3.Not(b.null))
+        if best_a is None or best_b is None:
+            best_a, best_b, seen = a, b, valid
+            continue
+        better = V.less_than(best_b, b) if isinstance(node, exp.ArgMax) else V.less_than(b, best_b)
+        take = z3.And(valid, z3.Or(z3.Not(seen), better))
+        best_a = Val(a.kind, z3.If(take, a.v, best_a.v), z3.If(take, a.null, best_a.null))
+        best_b = Val(b.kind, z3.If(take, b.v, best_b.v), FALSE)
+        seen = z3.Or(seen, valid)
+    if best_a is None:
+        raise Unsupported(f"{node.key} over an empty FROM")
+    default = Val(best_a.kind, V.default_term(best_a.kind), FALSE)
+    return Val(best_a.kind, z3.If(seen, best_a.v, default.v), z3.If(seen, best_a.null, FALSE))
+
+
+def _round(enc: Encoder, node: exp.Round, scope: Scope) -> Val:
+    """round(x, n) as half-up rounding of the exact value (engines round binary floats; see README)."""
+    value = enc.expr(node.this, scope)
+    decimals_node = node.args.get("decimals")
+    decimals = 0
+    if decimals_node is not None:
+        if not isinstance(decimals_node, exp.Literal) or decimals_node.is_string:
+            raise Unsupported("round with non-constant decimals")
+        decimals = int(decimals_node.this)
+    if value.kind == "int" and decimals >= 0:
+        return value
+    if value.kind != "real" or decimals < 0:
+        raise Unsupported(f"round of {value.kind}")
+    scale = z3.RealVal(10**decimals)
+    scaled = value.v * scale
+    nearest = z3.If(scaled >= 0, z3.ToInt(scaled + z3.RealVal("1/2")), -z3.ToInt(-scaled + z3.RealVal("1/2")))
+    return Val("real", z3.ToReal(nearest) / scale, value.null)
+
+
 def _fold_aggregate(enc: Encoder, node: exp.AggFunc, members: list[tuple[z3.BoolRef, Val]]) -> Val:
     count = z3.Sum(*[z3.If(cond, 1, 0) for cond, _ in members]) if members else z3.IntVal(0)
     if isinstance(node, exp.Count):
@@ -1448,4 +1559,9 @@ _HANDLERS: dict[type, Callable[[Encoder, Any, Scope], Val]] = {
     exp.Min: _aggregate,
     exp.Max: _aggregate,
     exp.AnonymousAggFunc: _anonymous_aggregate,
+    exp.CountIf: _count_if,
+    exp.CombinedAggFunc: _combined_aggregate,
+    exp.ArgMax: _arg_extreme,
+    exp.ArgMin: _arg_extreme,
+    exp.Round: _round,
 }
