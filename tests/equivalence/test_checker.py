@@ -185,3 +185,15 @@ def test_chdb_validator_joins_the_server_the_process_already_runs(tmp_path: Path
     )  # fmt: skip
     assert completed.returncode == 0, completed.stderr[-2000:]
     assert completed.stdout.splitlines() == ["[[(3,)]]", "[(0,)]"]
+
+
+def test_market_foreign_keys_are_an_opt_in_assumption() -> None:
+    joined = "SELECT d.ts_code, d.close FROM daily AS d JOIN stock_basic AS b ON d.ts_code = b.ts_code"
+    plain = "SELECT ts_code, close FROM daily"
+    # Without the assumption a bar whose stock is missing from stock_basic separates the queries.
+    without = check_equivalence(joined, plain, schema=Schema.market(), bound=2)
+    assert without.verdict == "not_equivalent"
+    assert without.counterexample is not None and not without.counterexample["stock_basic"]["rows"]
+    # With it (and ts_code the primary key of stock_basic) the join neither drops nor repeats bars.
+    assumed = check_equivalence(joined, plain, schema=Schema.market(assume_foreign_keys=True), bound=2)
+    assert assumed.verdict == "equivalent"

@@ -77,15 +77,38 @@ class Schema:
         return schema
 
     @classmethod
-    def market(cls) -> Schema:
-        """The canonical market schema (backend.domain.market.schema.TABLES)."""
+    def market(cls, *, assume_foreign_keys: bool = False) -> Schema:
+        """The canonical market schema (backend.domain.market.schema.TABLES), keys as primary keys.
+
+        The canonical schema declares no foreign keys. `assume_foreign_keys=True` adds the ones the
+        loaders keep in practice (every stock code in the fact tables is in `stock_basic`, every index
+        code in `index_basic`), so a query that joins `stock_basic` only to read a column is not
+        told apart from one that does not join — an assumption about the data, hence opt-in.
+        """
         from backend.domain.market.schema import TABLES
 
         schema = cls()
         for table in TABLES:
             columns = tuple(_column_from_clickhouse_type(c.name, c.type) for c in table.columns)
-            schema.tables[table.name.lower()] = TableDef(table.name, columns, primary_key=tuple(table.key))
+            foreign = tuple(
+                ForeignKey((child,), parent, (parent_column,))
+                for name, child, parent, parent_column in _MARKET_REFERENCES
+                if assume_foreign_keys and name == table.name
+            )
+            schema.tables[table.name.lower()] = TableDef(
+                table.name, columns, primary_key=tuple(table.key), foreign_keys=foreign
+            )
         return schema
+
+
+_MARKET_REFERENCES = (
+    ("daily", "ts_code", "stock_basic", "ts_code"),
+    ("daily_basic", "ts_code", "stock_basic", "ts_code"),
+    ("income", "ts_code", "stock_basic", "ts_code"),
+    ("fina_indicator", "ts_code", "stock_basic", "ts_code"),
+    ("index_weight", "con_code", "stock_basic", "ts_code"),
+    ("index_weight", "index_code", "index_basic", "ts_code"),
+)
 
 
 def _split_statements(text: str) -> list[str]:
