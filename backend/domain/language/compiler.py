@@ -37,7 +37,13 @@ from backend.domain.market.taxonomy import DAILY_LIMIT_PCT
 
 DAILY_TABLES = {"daily": "d", "daily_basic": "db"}
 REPORT_TABLES = {"income": "inc", "fina_indicator": "fi"}
-SUM_OVER_WINDOW = {"vol", "amount"}  # flows add up over a window; levels and ratios are averaged
+SUM_OVER_WINDOW = {"vol", "amount"}
+CALENDAR_WINDOW_KINDS = {
+    "up_streak",
+    "down_streak",
+    "volume_up_streak",
+    "volume_down_streak",
+}  # flows add up over a window; levels and ratios are averaged
 OPS = {">": exp.GT, ">=": exp.GTE, "<": exp.LT, "<=": exp.LTE, "=": exp.EQ, "!=": exp.NEQ}
 
 
@@ -540,10 +546,20 @@ class Compiler:
     def _technical(self, build: _Build, technical: Technical) -> exp.Query:
         """Per stock: its last bars ending at the day (rn = 1 is the day itself), then a HAVING test."""
         n = technical.n
-        bars = n + 1 if technical.kind in {"ma_cross_above", "ma_cross_below", "volume_surge"} else n
+        one_more = {
+            "ma_cross_above",
+            "ma_cross_below",
+            "volume_surge",
+            "volume_up_streak",
+            "volume_down_streak",
+        }
+        bars = n + 1 if technical.kind in one_more else n
         if technical.kind in {"ma_golden_cross", "ma_death_cross"}:
             bars = max(n, int(technical.factor or n)) + 1
-        lower = self.context.trading_day_offset(build.day, -(2 * bars + 20))
+        # streaks look at the market's last N trading days (a day without a bar breaks "连续");
+        # moving averages and N-day highs/lows use the stock's own last N bars
+        calendar_window = technical.kind in CALENDAR_WINDOW_KINDS
+        lower = self.context.trading_day_offset(build.day, -(bars - 1 if calendar_window else 2 * bars + 20))
         in_range: list[exp.Expr] = [exp.LTE(this=_col("trade_date"), expression=_date(build.day))]
         if lower is not None:
             in_range.append(exp.GTE(this=_col("trade_date"), expression=_date(lower)))
@@ -618,6 +634,12 @@ class Compiler:
                     exp.LT(this=short_today, expression=long_today),
                     exp.GTE(this=short_before, expression=long_before),
                 ]
+        elif kind in {"volume_up_streak", "volume_down_streak"}:
+            # volume grew (fell) on each of the last n bars against the bar before
+            compare = exp.GT if kind == "volume_up_streak" else exp.LT
+            for k in range(1, n + 1):
+                newer = _fn("anyIf", _col("vol"), rn_eq(k))
+                tests.append(compare(this=newer, expression=_fn("anyIf", _col("vol"), rn_eq(k + 1))))
         elif kind == "n_day_high":
             tests.append(exp.GTE(this=today_close, expression=_fn("max", _col("close"))))
         elif kind == "n_day_low":
@@ -880,6 +902,10 @@ class Compiler:
         if aggregate.fn == "count" or aggregate.metric is None:
             return exp.Count(this=exp.Distinct(expressions=[_col("ts_code", "b")]))
         metric = self.model.metrics[aggregate.metric]
+        if aggregate.fn in {"count_up", "count_down"}:
+            change, _name = self.value(build, aggregate.metric, time)
+            sign = exp.GT if aggregate.fn == "count_up" else exp.LT
+            return _fn("countIf", sign(this=change, expression=_num(0)))
         if self.is_window(time) and metric.kind == "daily":
             # an aggregate over a window: per stock over the window first (gain, sum or average)
             expression, _name = self.value(build, aggregate.metric, time, None)
@@ -966,6 +992,8 @@ def _agg_function(fn: str) -> str:
 def _aggregate_name(aggregate: Aggregate) -> str:
     if aggregate.fn == "count" or aggregate.metric is None:
         return "stock_count"
+    if aggregate.fn in {"count_up", "count_down"}:
+        return "up_count" if aggregate.fn == "count_up" else "down_count"
     return f"{aggregate.fn}_{aggregate.metric}"
 
 

@@ -281,8 +281,8 @@ class Parser:
         return j + 1 - start, [_synthetic("cond", Technical(kind, n), tokens[start : j + 1])]
 
     def _streak(self, tokens: list[Token], i: int) -> tuple[int, list[Token]] | None:
-        allowed = {"number", "tunit", "up", "down", "metric", "yoy", "consecutive"}
-        if tokens[i].kind not in allowed - {"consecutive"} and tokens[i].kind != "consecutive":
+        allowed = {"number", "tunit", "up", "down", "metric", "yoy", "consecutive", "surge"}
+        if tokens[i].kind not in allowed:
             return None
         # the run must contain a `consecutive` word; find the maximal run starting at i
         end = i
@@ -292,7 +292,9 @@ class Parser:
         kinds = [token.kind for token in run]
         if "consecutive" not in kinds:
             return None
-        direction_index = next((k for k, token in enumerate(run) if token.kind in {"up", "down"}), None)
+        volume = any(token.kind == "metric" and token.value == "vol" for token in run)
+        directions = {"up", "down", "surge"} if volume else {"up", "down"}  # 成交量连续3天放大
+        direction_index = next((k for k, token in enumerate(run) if token.kind in directions), None)
         if direction_index is None:
             return None
         numbers = [k for k, token in enumerate(run) if token.kind == "number" and _is_plain_number(token)]
@@ -321,16 +323,20 @@ class Parser:
             # a metric after the direction word belongs to the next phrase (连续3天上涨的股票中市盈率…)
             if metrics and metrics[0] > direction_index:
                 last_needed = max(last_needed, 0)
-            elif metrics and run[metrics[0]].value not in PRICE_MOVE_METRICS:
+            elif metrics and run[metrics[0]].value not in PRICE_MOVE_METRICS | {"vol"}:
                 return None
-            kind = "up_streak" if run[direction_index].kind == "up" else "down_streak"
+            rising = run[direction_index].kind in {"up", "surge"}
+            if volume:
+                kind = "volume_up_streak" if rising else "volume_down_streak"
+            else:
+                kind = "up_streak" if rising else "down_streak"
             condition = Technical(kind, int(run[numbers[0]].value))
         # a leading metric of another phrase must not be swallowed
         first = 0
         if (
             run[0].kind == "metric"
             and unit not in {"year", "quarter"}
-            and run[0].value not in PRICE_MOVE_METRICS
+            and run[0].value not in PRICE_MOVE_METRICS | {"vol"}
         ):
             return None
         # English "up 3 days in a row": the direction word may come first
@@ -1030,6 +1036,8 @@ class Parser:
                     times.append(_synthetic("timespec", token.extra["time"], [token]))
             elif kind == "count":
                 screen.aggregates.append(Aggregate("count"))
+            elif kind == "count_move":  # 上涨家数 / number of decliners
+                screen.aggregates.append(Aggregate(str(token.value), "pct_chg"))
             elif kind == "having":
                 screen.having.append(token.value)
             elif kind == "per_day" or (kind == "consecutive" and "each" in token.text):

@@ -31,10 +31,11 @@ from backend.domain.language.ir import (
 Node = dict[str, Any]
 
 OPERATORS = (">", ">=", "<", "<=", "=", "!=", "between", "in")
-AGGREGATES = ("avg", "sum", "max", "min", "median", "count")
+AGGREGATES = ("avg", "sum", "max", "min", "median", "count", "count_up", "count_down")
 TECHNICAL_KINDS = (
     "ma_above", "ma_below", "ma_cross_above", "ma_cross_below", "n_day_high", "n_day_low",
     "up_streak", "down_streak", "volume_surge", "ma_golden_cross", "ma_death_cross", "limit_up", "limit_down",
+    "volume_up_streak", "volume_down_streak",
 )  # fmt: skip
 SCOPE_KINDS = (
     "exchange",
