@@ -109,6 +109,7 @@ class _Build:
     display_unit: float | None = None
     window: Window | None = None
     per_day: bool = False  # grouped by trade_date: daily values row by row over the window
+    index_members: dict[str, date] = field(default_factory=dict)  # index code → snapshot of its scope
 
     def add_column(self, alias: str, expression: exp.Expr) -> None:
         if alias not in {name for name, _ in self.columns}:
@@ -346,6 +347,8 @@ class Compiler:
     ) -> tuple[exp.Expr, str]:
         metric = self.model.metrics[metric_key]
         spec = time or TimeSpec()
+        if metric.kind == "index":
+            return self._index_weight(build, metric), metric.column
         if metric.kind == "report":
             period = self.resolve_period(time, build.day)
             alias = self._report_alias(build, metric.table, period)
@@ -378,6 +381,25 @@ class Compiler:
         previous_alias = self._report_alias(build, metric.table, previous)
         difference = exp.Sub(this=_col(metric.column, alias), expression=_col(metric.column, previous_alias))
         return exp.Paren(this=difference), name
+
+    def _index_weight(self, build: _Build, metric: Metric) -> exp.Expr:
+        """A constituent's weight in the index the question is scoped to, from the same snapshot."""
+        if len(build.index_members) != 1:
+            raise CompileError("an index weight needs exactly one index in the question (e.g. 沪深300成分股)")
+        code, snapshot = next(iter(build.index_members.items()))
+        alias = "iw"
+        if alias not in build.joins:
+            build.joins[alias] = (
+                exp.select(exp.alias_(_col("con_code"), "ts_code"), _col(metric.column))
+                .from_(_table(self.context, metric.table))
+                .where(
+                    exp.and_(
+                        exp.EQ(this=_col("index_code"), expression=_str(code)),
+                        exp.EQ(this=_col("trade_date"), expression=_date(snapshot)),
+                    )
+                )
+            )
+        return _col(metric.column, alias)
 
     def _main_period(self, build: _Build) -> date | None:
         try:
@@ -522,11 +544,14 @@ class Compiler:
 
     def _index_members(self, build: _Build, code: str) -> exp.Expr:
         snapshot = self.context.index_snapshot(code, build.day)
+        if snapshot is not None:
+            build.index_members[code] = snapshot
         if snapshot is None:
             known = self.context.index_snapshots.get(code)
             if not known:
                 raise CompileError(f"the data has no constituents for index {code}")
             snapshot = known[0]
+            build.index_members[code] = snapshot
             build.warnings.append(
                 f"index {code} has no constituent snapshot on or before {build.day.isoformat()}; "
                 f"using the earliest one ({snapshot.isoformat()})"

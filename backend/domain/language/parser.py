@@ -918,6 +918,10 @@ class Parser:
                 return 1, [self._order_token(gain, token.value, None, None, [token])]
             if direction is None:
                 return None
+            skipped: list[Token] = []  # "the 5 largest CSI 300 constituents by market cap": the scope stays
+            while _kind(tokens, j) == "cond" and tokens[j].extra.get("scope"):
+                skipped.append(tokens[j])
+                j += 1
             if _kind(tokens, j) == "count_unit":
                 j += 1
             if _kind(tokens, j) == "gainers":
@@ -949,7 +953,8 @@ class Parser:
             if _kind(tokens, j) == "order":
                 j += 1
             order = self._order_token(metric_token, direction, limit, time, tokens[i:j])
-            return j - i, [order] if ranked_dimension is None else [order, ranked_dimension]
+            produced = [*skipped, order]
+            return j - i, produced if ranked_dimension is None else [*produced, ranked_dimension]
         return None
 
     def _order_token(
