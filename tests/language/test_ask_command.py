@@ -62,3 +62,16 @@ def test_refusals_exit_with_1_and_say_why(
     code, out, err = _ask(capsys, question)
     assert code == 1
     assert expected in out + err
+
+
+def test_store_down_is_reported_with_exit_1(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from backend.apps.marketdata import store as django_store
+    from backend.domain.market.config import StoreConfig
+
+    monkeypatch.setattr(django_store, "_store", MarketStore(StoreConfig(url="clickhouse://127.0.0.1:1")))
+    code, out, _err = _ask(capsys, "今日涨幅前十的股票", "--json")
+    assert code == 1
+    answer = json.loads(out)
+    assert answer["status"] == "store_unavailable" and answer["message"]
