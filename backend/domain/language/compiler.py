@@ -797,6 +797,9 @@ class Compiler:
         return bool(screen.outputs) and daily and screen.order is None and not screen.aggregates and plain
 
     def _series_alias(self, build: _Build, table: str, window: Window) -> str:
+        """Rows of each day in the window: `s` (daily) and `sb` (daily_basic, matched to `s` by day)."""
+        if table != "daily":
+            self._series_alias(build, "daily", window)
         alias = "s" if table == "daily" else "sb"
         if alias not in build.joins:
             build.joins[alias] = (
@@ -811,8 +814,6 @@ class Compiler:
             )
             if build.date_column is None:
                 build.date_column = ("trade_date", _col("trade_date", alias))
-        if alias == "sb" and "s" in build.joins:
-            return alias
         return alias
 
     def _select_from(self, build: _Build, where: list[exp.Expr], *, stock_columns: bool) -> exp.Select:

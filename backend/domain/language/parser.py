@@ -320,10 +320,10 @@ class Parser:
                 period="quarter" if unit == "quarter" else "year",
             )
         else:
-            # a metric after the direction word belongs to the next phrase (连续3天上涨的股票中市盈率…)
-            if metrics and metrics[0] > direction_index:
-                last_needed = max(last_needed, 0)
-            elif metrics and run[metrics[0]].value not in PRICE_MOVE_METRICS | {"vol"}:
+            # a metric after the direction word belongs to the next phrase (连续3天上涨的股票中市盈率…) and is
+            # left out of the run; one before it must be a price or the volume
+            metric_before = metrics and metrics[0] < direction_index
+            if metric_before and run[metrics[0]].value not in PRICE_MOVE_METRICS | {"vol"}:
                 return None
             rising = run[direction_index].kind in {"up", "surge"}
             if volume:
@@ -332,7 +332,6 @@ class Parser:
                 kind = "up_streak" if rising else "down_streak"
             condition = Technical(kind, int(run[numbers[0]].value))
         # a leading metric of another phrase must not be swallowed
-        first = 0
         if (
             run[0].kind == "metric"
             and unit not in {"year", "quarter"}
@@ -343,7 +342,7 @@ class Parser:
         used = last_needed + 1
         if _kind(tokens, i + used) in {"cmp", "between"}:
             return None  # 连续三个报告期营收同比增长超过20%: a sustained comparison, not a streak
-        return used, [_synthetic("cond", condition, run[first:used])]
+        return used, [_synthetic("cond", condition, run[:used])]
 
     def _growth_base(self, metric: str) -> str:
         """净利润同比连续增长 → grow the underlying figure, not the growth rate."""
