@@ -1004,6 +1004,7 @@ class Parser:
         connector = "and"
         pending_not = False
         pending_direction: str | None = None
+        condition_starts: list[int] = []
         per_day = False
         all_of = False
         times: list[Token] = []
@@ -1018,6 +1019,7 @@ class Parser:
                     condition = Not(condition)
                     pending_not = False
                 conditions.append((condition, bool(token.extra.get("scope")), connector))
+                condition_starts.append(token.start)
                 connector = "and"
             elif kind == "or":
                 connector = "or"
@@ -1114,6 +1116,7 @@ class Parser:
                 else:
                     kept.append((condition, is_scope, connector))
             conditions = kept
+        conditions = _attach_second_times(conditions, condition_starts, times)
         screen.where = _combine(conditions)
         self._place_times(screen, times)
         return screen
@@ -1165,9 +1168,6 @@ class Parser:
             ]
             return
         screen.time = specs[0]
-        extra = [spec for spec in specs[1:]]
-        if extra:
-            screen.where = [_with_time(condition, extra) for condition in screen.where]
 
 
 def _compares(conditions: list[Condition]) -> list[Compare]:
@@ -1196,10 +1196,33 @@ def _with_report_time(condition: Condition, spec: TimeSpec, metrics: dict[str, M
     return condition
 
 
-def _with_time(condition: Condition, specs: list[TimeSpec]) -> Condition:
-    if isinstance(condition, Compare) and condition.time is None and specs:
-        return replace(condition, time=specs[0])
-    return condition
+REPORT_LIKE = {"year", "annual", "quarter", "last_year", "year_before"}
+
+
+def _attach_second_times(
+    conditions: list[tuple[Condition, bool, str]], starts: list[int], times: list[Token]
+) -> list[tuple[Condition, bool, str]]:
+    """近10个交易日涨幅超过20%且今日换手率大于10%: the first market time is the question's; a later,
+    different one belongs to the comparison written next to it."""
+    market_times = [token for token in times if token.value.label not in REPORT_LIKE]
+    if not market_times:
+        return conditions
+    first = market_times[0].value
+    result = list(conditions)
+    for token in market_times[1:]:
+        if token.value == first:
+            continue
+        candidates = [
+            k for k, (condition, is_scope, _c) in enumerate(result)
+            if isinstance(condition, Compare) and condition.time is None and not is_scope
+        ]  # fmt: skip
+        if not candidates:
+            continue
+        nearest = min(candidates, key=lambda k: (abs(starts[k] - token.start), starts[k] < token.start))
+        condition, is_scope, connector = result[nearest]
+        assert isinstance(condition, Compare)
+        result[nearest] = (replace(condition, time=token.value), is_scope, connector)
+    return result
 
 
 def _combine(conditions: list[tuple[Condition, bool, str]]) -> list[Condition]:
