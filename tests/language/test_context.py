@@ -42,3 +42,16 @@ def test_schema_prompt_names_tables_units_and_conventions(language_context: Lang
     prompt = language_context.schema_prompt()
     for text in ("market.daily", "total_mv", "万元", "千元", "近N天", "沪深300"):
         assert text in prompt
+
+
+def test_context_reloads_when_the_data_changes(empty_store: MarketStore) -> None:
+    from backend.domain.market.demo import generate_demo
+
+    before = LanguageContext.from_store(empty_store, today=date(2025, 12, 31))
+    assert not before.has_data and before.stocks == []
+    generate_demo(empty_store, seed=7, n_stocks=30, start=date(2025, 11, 1), end=date(2025, 12, 31))
+    after = LanguageContext.from_store(empty_store, today=date(2025, 12, 31))
+    assert after is not before
+    listed = empty_store.query(f"SELECT count() FROM {empty_store.database}.stock_basic").rows[0][0]
+    assert after.has_data and len(after.stocks) == listed > 0
+    assert after.latest_trade_date == date(2025, 12, 31)

@@ -154,19 +154,33 @@ class LanguageContext:
     # --- construction -------------------------------------------------------------------------
     @classmethod
     def from_store(cls, store: MarketStore, *, today: date | None = None) -> LanguageContext:
-        key = (id(store), today)
+        """The cached context of a store, reloaded when the data changed (a cheap fingerprint query)."""
+        day = today or market_today()
+        key = (id(store), day)
+        fingerprint = _fingerprint(store)
         with _cache_lock:
             cached = _cache.get(key)
-            if cached is not None and cached[0]() is store:
-                return cached[1]
-        context = _load(store, today or market_today())
+            if cached is not None and cached[0]() is store and cached[1] == fingerprint:
+                return cached[2]
+        context = _load(store, day)
         _ = context.lexicon  # build the dictionaries now, not inside the first question's parse
         with _cache_lock:
-            _cache[key] = (weakref.ref(store), context)
+            _cache[key] = (weakref.ref(store), fingerprint, context)
         return context
 
 
-_cache: dict[tuple[int, date | None], tuple[weakref.ReferenceType[MarketStore], LanguageContext]] = {}
+def _fingerprint(store: MarketStore) -> tuple[object, ...]:
+    db = store.database
+    row = store.internal_query(
+        f"SELECT (SELECT max(trade_date) FROM {db}.daily), (SELECT count() FROM {db}.stock_basic), "
+        f"(SELECT max(end_date) FROM {db}.income), (SELECT count() FROM {db}.index_weight)"
+    ).rows[0]
+    return tuple(row)
+
+
+_cache: dict[
+    tuple[int, date], tuple[weakref.ReferenceType[MarketStore], tuple[object, ...], LanguageContext]
+] = {}
 _cache_lock = threading.Lock()
 
 
