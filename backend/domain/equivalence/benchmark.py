@@ -20,7 +20,7 @@ import statistics
 from collections import Counter
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -40,6 +40,7 @@ class Case:
     label: str | None
     schema_file: str
     dialect: str = "sqlite"
+    semantics: str = "bag"
     formal_label: bool = True  # a proof (SQLSolver, Cosette) rather than a human judgement (Spider)
 
 
@@ -61,6 +62,7 @@ class DatasetReport:
     verdicts: Counter[str] = field(default_factory=Counter)
     unsupported_reasons: Counter[str] = field(default_factory=Counter)
     unsound: list[dict[str, Any]] = field(default_factory=list)
+    reviewed: list[dict[str, Any]] = field(default_factory=list)
     label_disagreements: list[dict[str, Any]] = field(default_factory=list)
     labelled_equivalent: int = 0
     unlabelled: int = 0
@@ -81,6 +83,7 @@ class DatasetReport:
             "labelled_equivalent": self.labelled_equivalent,
             "unlabelled": self.unlabelled,
             "soundness_violations": len(self.unsound),
+            "reviewed_real_differences": self.reviewed,
             "unsound_cases": self.unsound,
             "label_disagreements": len(self.label_disagreements),
             "label_disagreement_cases": self.label_disagreements,
@@ -160,8 +163,14 @@ DATASETS: dict[str, Callable[[Path], Iterator[Case]]] = {
 }
 
 
-def load_cases(root: Path, limit: int | None = None, only: list[str] | None = None) -> list[Case]:
-    """All cases; `limit` keeps the first N of each dataset (for quick runs)."""
+def load_cases(
+    root: Path, limit: int | None = None, only: list[str] | None = None, spider_semantics: str = "bag"
+) -> list[Case]:
+    """All cases; `limit` keeps the first N of each dataset (for quick runs).
+
+    SQLSolver and Cosette pairs are compared as bags (their semantics); Spider pairs as bags by
+    default, or as sets like SpotIt's BIRD evaluation (`spider_semantics="set"`).
+    """
     cases: list[Case] = []
     for name, loader in DATASETS.items():
         if only and name not in only:
@@ -171,7 +180,9 @@ def load_cases(root: Path, limit: int | None = None, only: list[str] | None = No
             if limit is not None and per_dataset[case.dataset] >= limit:
                 continue
             per_dataset[case.dataset] += 1
-            cases.append(case)
+            cases.append(
+                replace(case, semantics=spider_semantics) if case.dataset == "spider_dev_pairs" else case
+            )
     return cases
 
 
@@ -192,7 +203,7 @@ def run_case(case: Case, bound: int, timeout_s: float) -> Outcome:
         case.sql_b,
         schema=schema,
         bound=bound,
-        semantics="bag",
+        semantics=case.semantics,
         dialect=case.dialect,
         timeout_s=timeout_s,
     )
@@ -218,7 +229,9 @@ def run_benchmark(
     timeout_s: float,
     workers: int,
     progress: Callable[[int, int], None] | None = None,
+    reviewed: dict[tuple[str, str], str] | None = None,
 ) -> dict[str, Any]:
+    reviewed = reviewed or {}
     reports: dict[str, DatasetReport] = {}
     outcomes: list[Outcome] = []
     arguments = [(case, bound, timeout_s) for case in cases]
@@ -234,7 +247,8 @@ def run_benchmark(
             if progress:
                 progress(done, len(cases))
     for outcome in outcomes:
-        _record(reports.setdefault(outcome.case.dataset, DatasetReport(outcome.case.dataset)), outcome)
+        report = reports.setdefault(outcome.case.dataset, DatasetReport(outcome.case.dataset))
+        _record(report, outcome, reviewed)
     all_times = sorted(o.seconds for o in outcomes)
     return {
         "bound": bound,
@@ -253,7 +267,15 @@ def _short_reason(reason: str) -> str:
     return text.split(" (")[0][:60]
 
 
-def _record(report: DatasetReport, outcome: Outcome) -> None:
+def load_reviewed(path: Path | None) -> dict[tuple[str, str], str]:
+    """Hand-reviewed real differences on pairs labelled equivalent: (dataset, id) -> explanation."""
+    if path is None or not path.is_file():
+        return {}
+    cases = json.loads(path.read_text(encoding="utf-8"))["cases"]
+    return {(c["dataset"], c["id"]): c["why"] for c in cases}
+
+
+def _record(report: DatasetReport, outcome: Outcome, reviewed: dict[tuple[str, str], str]) -> None:
     report.pairs += 1
     report.verdicts[outcome.verdict] += 1
     report.seconds.append(outcome.seconds)
@@ -270,7 +292,11 @@ def _record(report: DatasetReport, outcome: Outcome) -> None:
             # A proof-labelled pair with a confirmed difference is a soundness failure (of the checker
             # or of the engine/dialect gap); a human label can simply be wrong.
             entry = {"id": outcome.case.case_id, "a": outcome.case.sql_a[:300], "b": outcome.case.sql_b[:300]}
-            (report.unsound if outcome.case.formal_label else report.label_disagreements).append(entry)
+            why = reviewed.get((outcome.case.dataset, outcome.case.case_id))
+            if why is not None:
+                report.reviewed.append({**entry, "why": why})
+            else:
+                (report.unsound if outcome.case.formal_label else report.label_disagreements).append(entry)
     if outcome.case.label == NOT_EQUIVALENT_LABEL:
         report.labelled_not_equivalent += 1
         if caught:

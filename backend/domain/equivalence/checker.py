@@ -8,6 +8,7 @@ from typing import Any
 
 import sqlglot
 import z3
+from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
 from backend.domain.equivalence.compare import SEMANTICS, results_differ
@@ -139,6 +140,7 @@ def check_equivalence(
                     )
                 )  # fmt: skip
 
+    literals = _string_literals(tree_a, tree_b)
     spurious: list[dict[str, Any]] = []
     unverifiable = ""
     for k in range(1, bound + 1):
@@ -147,7 +149,7 @@ def check_equivalence(
             return finish(
                 EquivalenceResult(UNKNOWN, k - 1, semantics, f"timeout before bound {k}", spurious=spurious)
             )
-        encoder = Encoder(schema, rules, k, deadline=started + timeout_s)
+        encoder = Encoder(schema, rules, k, deadline=started + timeout_s, literals=literals)
         try:
             result_a, result_b = encoder.query(tree_a), encoder.query(tree_b)
             differ = results_differ(result_a, result_b, semantics, encoder.check_deadline)
@@ -211,3 +213,7 @@ def check_equivalence(
             EQUIVALENT, bound, semantics, f"no differing database with at most {bound} rows per table"
         )
     )
+
+
+def _string_literals(*trees: exp.Expr) -> list[str]:
+    return [node.this for tree in trees for node in tree.find_all(exp.Literal) if node.is_string]

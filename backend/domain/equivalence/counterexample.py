@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -56,7 +57,12 @@ def _concrete(model: z3.ModelRef, term: z3.ExprRef, kind: str) -> Any:
         return int(fraction) if fraction.denominator == 1 else float(fraction)
     if kind == DATE:
         return day_number_to_date(value.as_long())
-    return value.as_string()
+    return _unescape_z3_string(value.as_string())
+
+
+def _unescape_z3_string(text: str) -> str:
+    # z3 prints every character outside printable ASCII (and the backslash) as \u{hex}.
+    return re.sub(r"\\u\{([0-9a-fA-F]+)\}", lambda match: chr(int(match.group(1), 16)), text)
 
 
 def extract_counterexample(encoder: Encoder, model: z3.ModelRef) -> Counterexample:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import pairwise
@@ -103,8 +103,21 @@ _CLICKHOUSE_COUNT_DISTINCT = {"uniqexact", "uniq", "countdistinct"}
 
 
 class Encoder:
-    def __init__(self, schema: Schema, dialect: Dialect, bound: int, deadline: float | None = None) -> None:
+    def __init__(
+        self,
+        schema: Schema,
+        dialect: Dialect,
+        bound: int,
+        deadline: float | None = None,
+        literals: Sequence[str] = (),
+    ) -> None:
         self.deadline = deadline  # time.monotonic() value after which encoding stops
+        # Stored strings range over printable ASCII plus every character of the queries' own string
+        # literals, and are at least as long as the longest literal: otherwise a literal such as
+        # '光伏设备' could never be matched and two different filters on it would look equivalent.
+        extra = sorted({char for text in literals for char in text if not " " <= char <= "~"})
+        self.any_char: z3.ReRef = z3.Union(z3.Range(" ", "~"), *(z3.Re(char) for char in extra))
+        self.max_string_length = max([MAX_STRING_LENGTH, *(len(text) for text in literals)])
         self.schema = schema
         self.dialect = dialect
         self.bound = bound
@@ -145,8 +158,8 @@ class Encoder:
             self.constraints += [term >= 0, term <= V.MAX_DAY_NUMBER]
         elif column.kind == STRING:
             term = z3.String(name)
-            self.constraints.append(z3.Length(term) <= MAX_STRING_LENGTH)
-            self.constraints.append(z3.InRe(term, z3.Star(z3.Range(" ", "~"))))
+            self.constraints.append(z3.Length(term) <= self.max_string_length)
+            self.constraints.append(z3.InRe(term, z3.Star(self.any_char)))
         else:
             raise Unsupported(f"column type {column.sql_type}")
         if column.minimum is not None:
@@ -1169,14 +1182,15 @@ def _like(enc: Encoder, node: exp.Like | exp.ILike, scope: Scope) -> Val:
     if value.kind != "string":
         raise Unsupported(f"LIKE on {value.kind}")
     insensitive = isinstance(node, exp.ILike) or enc.dialect.like_ascii_case_insensitive
-    regex = _like_regex(pattern.this, insensitive, backslash_escapes=enc.dialect.name == "clickhouse")
+    regex = _like_regex(
+        pattern.this, insensitive, any_char=enc.any_char, backslash_escapes=enc.dialect.name == "clickhouse"
+    )
     truth = z3.InRe(value.v, regex)
     result = V.bool_val(truth, value.null)
     return V.not3(result) if node.args.get("negate") else result
 
 
-def _like_regex(pattern: str, insensitive: bool, *, backslash_escapes: bool) -> z3.ReRef:
-    any_char = z3.Range(" ", "~")  # stored strings are printable ASCII
+def _like_regex(pattern: str, insensitive: bool, *, any_char: z3.ReRef, backslash_escapes: bool) -> z3.ReRef:
     parts: list[z3.ReRef] = []
     escaped = False
     for char in pattern:

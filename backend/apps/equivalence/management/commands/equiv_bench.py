@@ -10,7 +10,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from backend.domain.equivalence.benchmark import DATASETS, load_cases, run_benchmark
+from backend.domain.equivalence.benchmark import DATASETS, load_cases, load_reviewed, run_benchmark
 
 
 def _default_data_dir() -> Path:
@@ -29,13 +29,20 @@ class Command(BaseCommand):
         parser.add_argument("--limit", type=int, default=None, help="first N pairs of each dataset")
         parser.add_argument("--only", nargs="*", choices=sorted(DATASETS), help="dataset families to run")
         parser.add_argument("--workers", type=int, default=2)
+        parser.add_argument("--spider-semantics", choices=["bag", "set"], default="bag")
+        parser.add_argument(
+            "--reviewed",
+            type=Path,
+            default=Path(settings.BASE_DIR) / "benchmarks" / "equivalence" / "reviewed_differences.json",
+            help="hand-reviewed real differences on pairs labelled equivalent",
+        )
         parser.add_argument("--json-out", type=Path, default=Path("reports/equivalence_bench.json"))
 
     def handle(self, *args: Any, **options: Any) -> None:
         data_dir: Path = options["data_dir"] or _default_data_dir()
         if not (data_dir / "sql_equivalence").is_dir():
             raise CommandError(f"no sql_equivalence folder under {data_dir}")
-        cases = load_cases(data_dir, options["limit"], options["only"])
+        cases = load_cases(data_dir, options["limit"], options["only"], options["spider_semantics"])
         self.stdout.write(f"{len(cases)} pairs, bound {options['bound']}, {options['timeout']} s per check")
 
         def progress(done: int, total: int) -> None:
@@ -47,6 +54,7 @@ class Command(BaseCommand):
             bound=options["bound"],
             timeout_s=options["timeout"],
             workers=options["workers"],
+            reviewed=load_reviewed(options["reviewed"]),
             progress=progress,
         )
         self._print(report)
@@ -81,6 +89,8 @@ class Command(BaseCommand):
                 self.stdout.write(f"{d['dataset']}: confirmed counterexamples on pairs labelled equivalent:")
                 for case in d["unsound_cases"]:
                     self.stdout.write(f"  #{case['id']}: {case['a'][:120]} | {case['b'][:120]}")
+            for case in d["reviewed_real_differences"]:
+                self.stdout.write(f"{d['dataset']}: reviewed real difference #{case['id']}: {case['why']}")
             if d["label_disagreement_cases"]:
                 self.stdout.write(
                     f"{d['dataset']}: {d['label_disagreements']} pairs labelled equivalent by hand with a"
