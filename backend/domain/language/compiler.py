@@ -44,6 +44,12 @@ CALENDAR_WINDOW_KINDS = {
     "volume_up_streak",
     "volume_down_streak",
 }  # flows add up over a window; levels and ratios are averaged
+SETTLED_AGGREGATES = {"avg", "sum", "median"}  # computed values; min/max/count are exact
+BAR_COLUMNS = ("ts_code", "trade_date", "close", "pct_chg", "vol")
+# MAs / N-day highs read N + RECENT_SLACK_DAYS trading days for every stock and the whole history
+# only for a stock short of N bars there (measured faster than a wider slice for everyone)
+RECENT_SLACK_DAYS = 20
+DERIVED_DECIMALS = 6  # semantic_model.yaml conventions → derived_precision
 OPS = {">": exp.GT, ">=": exp.GTE, "<": exp.LT, "<=": exp.LTE, "=": exp.EQ, "!=": exp.NEQ}
 
 
@@ -66,6 +72,16 @@ def _num(value: float | int) -> exp.Expr:
         value = int(value)
     literal = exp.Literal.number(abs(value))
     return exp.Neg(this=literal) if value < 0 else literal
+
+
+def _settled(expression: exp.Expr) -> exp.Expr:
+    """A derived value (average, gain, ratio, formula) rounded to DERIVED_DECIMALS before use.
+
+    Stored prices have 2 decimals, so "close above its MA" or "gain over 30%" often meet exact
+    mathematical ties that float arithmetic tips either way (8.64 vs 8.640000000000002); rounding
+    the derived side settles them to the exact value.
+    """
+    return _fn("round", expression, _num(DERIVED_DECIMALS))
 
 
 def _str(value: str) -> exp.Expr:
@@ -301,7 +317,7 @@ class Compiler:
                     expression=_num(100),
                 )
                 build.joins[alias] = (
-                    exp.select(_col("ts_code"), exp.alias_(gain, "period_gain"))
+                    exp.select(_col("ts_code"), exp.alias_(_settled(gain), "period_gain"))
                     .from_(_table(self.context, "daily"))
                     .where(_in(_col("trade_date"), [_date(window.base), _date(window.end)]))
                     .group_by(_col("ts_code"))
@@ -327,9 +343,8 @@ class Compiler:
             build.joins[alias] = existing
         assert isinstance(existing, exp.Select)
         if column not in existing.named_selects:
-            existing.select(
-                exp.alias_(_fn(_agg_function(fn), self._metric_expr(metric, None)), column), copy=False
-            )
+            aggregated = _fn(_agg_function(fn), self._metric_expr(metric, None))
+            existing.select(exp.alias_(_settled(aggregated), column), copy=False)
         return alias, column
 
     def value(
@@ -380,7 +395,7 @@ class Compiler:
         previous = date(period.year, previous_month, 31 if previous_month in {3, 12} else 30)
         previous_alias = self._report_alias(build, metric.table, previous)
         difference = exp.Sub(this=_col(metric.column, alias), expression=_col(metric.column, previous_alias))
-        return exp.Paren(this=difference), name
+        return _settled(difference), name
 
     def _index_weight(self, build: _Build, metric: Metric) -> exp.Expr:
         """A constituent's weight in the index the question is scoped to, from the same snapshot."""
@@ -508,7 +523,7 @@ class Compiler:
         if alias is not None:
             for column in list(formula.find_all(exp.Column)):
                 column.replace(_col(column.name, alias))
-        return formula
+        return _settled(formula)
 
     def _scope(self, build: _Build, scope: Scope) -> exp.Expr:
         if scope.kind == "exchange":
@@ -581,29 +596,14 @@ class Compiler:
         bars = n + 1 if technical.kind in one_more else n
         if technical.kind in {"ma_golden_cross", "ma_death_cross"}:
             bars = max(n, int(technical.factor or n)) + 1
-        # streaks look at the market's last N trading days (a day without a bar breaks "连续");
-        # moving averages and N-day highs/lows use the stock's own last N bars
-        calendar_window = technical.kind in CALENDAR_WINDOW_KINDS
-        lower = self.context.trading_day_offset(build.day, -(bars - 1 if calendar_window else 2 * bars + 20))
-        in_range: list[exp.Expr] = [exp.LTE(this=_col("trade_date"), expression=_date(build.day))]
-        if lower is not None:
-            in_range.append(exp.GTE(this=_col("trade_date"), expression=_date(lower)))
+        bar_source = self._bar_source(build.day, bars, technical.kind in CALENDAR_WINDOW_KINDS)
         row_number = exp.Window(
             this=_fn("row_number"),
             partition_by=[_col("ts_code")],
             order=exp.Order(expressions=[exp.Ordered(this=_col("trade_date"), desc=True)]),
         )
-        ranked = (
-            exp.select(
-                _col("ts_code"),
-                _col("trade_date"),
-                _col("close"),
-                _col("pct_chg"),
-                _col("vol"),
-                exp.alias_(row_number, "rn"),
-            )
-            .from_(_table(self.context, "daily"))
-            .where(_and(in_range))
+        ranked = exp.select(*[_col(name) for name in BAR_COLUMNS], exp.alias_(row_number, "rn")).from_(
+            exp.alias_(exp.Subquery(this=bar_source), "history", table=True)
         )
         rn = _col("rn")
 
@@ -616,6 +616,11 @@ class Compiler:
         def rn_between(low: int, high: int) -> exp.Expr:
             return exp.and_(exp.GTE(this=rn, expression=_num(low)), exp.LTE(this=rn, expression=_num(high)))
 
+        def mean_close(bar_range: exp.Expr | None) -> exp.Expr:
+            if bar_range is None:
+                return _settled(_fn("avg", _col("close")))
+            return _settled(_fn("avgIf", _col("close"), bar_range))
+
         today_close = _fn("anyIf", _col("close"), rn_eq(1))
         tests: list[exp.Expr] = [
             exp.EQ(this=_fn("count"), expression=_num(bars)),
@@ -623,15 +628,15 @@ class Compiler:
         ]
         kind = technical.kind
         if kind in {"ma_above", "ma_below"}:
-            ma = _fn("avg", _col("close"))
+            ma = mean_close(None)
             tests.append(
                 exp.GT(this=today_close, expression=ma)
                 if kind == "ma_above"
                 else exp.LT(this=today_close, expression=ma)
             )
         elif kind in {"ma_cross_above", "ma_cross_below"}:
-            ma_today = _fn("avgIf", _col("close"), rn_le(n))
-            ma_before = _fn("avgIf", _col("close"), rn_between(2, n + 1))
+            ma_today = mean_close(rn_le(n))
+            ma_before = mean_close(rn_between(2, n + 1))
             close_before = _fn("anyIf", _col("close"), rn_eq(2))
             if kind == "ma_cross_above":
                 tests += [
@@ -645,10 +650,10 @@ class Compiler:
                 ]
         elif kind in {"ma_golden_cross", "ma_death_cross"}:
             long_n = int(technical.factor or n)
-            short_today = _fn("avgIf", _col("close"), rn_le(n))
-            long_today = _fn("avgIf", _col("close"), rn_le(long_n))
-            short_before = _fn("avgIf", _col("close"), rn_between(2, n + 1))
-            long_before = _fn("avgIf", _col("close"), rn_between(2, long_n + 1))
+            short_today = mean_close(rn_le(n))
+            long_today = mean_close(rn_le(long_n))
+            short_before = mean_close(rn_between(2, n + 1))
+            long_before = mean_close(rn_between(2, long_n + 1))
             if kind == "ma_golden_cross":
                 tests += [
                     exp.GT(this=short_today, expression=long_today),
@@ -677,7 +682,8 @@ class Compiler:
             factor = technical.factor if technical.factor is not None else 2.0
             today_vol = _fn("anyIf", _col("vol"), rn_eq(1))
             average = _fn("avgIf", _col("vol"), rn_between(2, n + 1))
-            tests.append(exp.GTE(this=today_vol, expression=exp.Mul(this=_num(factor), expression=average)))
+            threshold = _settled(exp.Mul(this=_num(factor), expression=average))
+            tests.append(exp.GTE(this=today_vol, expression=threshold))
         else:
             raise CompileError(f"unknown technical condition {kind!r}")
         return (
@@ -687,6 +693,47 @@ class Compiler:
             .group_by(_col("ts_code"))
             .having(exp.and_(*tests))
         )
+
+    def _bar_source(self, day: date, bars: int, calendar_window: bool) -> exp.Query:
+        """The daily rows a technical test ranks: a superset of every candidate's last `bars` bars.
+
+        Streaks look at the market's last N trading days (a day without a bar breaks "连续"), so a
+        calendar cut of exactly those days is the definition. Moving averages and N-day highs/lows
+        use the stock's OWN last N bars, whatever its suspensions: every stock is read over a recent
+        slice (a range of the table's sort key), and a stock trading on the day with fewer than N
+        bars there (a long suspension) over its whole history; that second part is empty, hence
+        cheap, unless such a stock exists.
+        """
+
+        def rows(*conditions: exp.Expr) -> exp.Select:
+            columns = [_col(name) for name in BAR_COLUMNS]
+            return exp.select(*columns).from_(_table(self.context, "daily")).where(_and(list(conditions)))
+
+        up_to_day = exp.LTE(this=_col("trade_date"), expression=_date(day))
+        span = bars - 1 if calendar_window else bars + RECENT_SLACK_DAYS
+        cut = self.context.trading_day_offset(day, -span)
+        if cut is None:
+            return rows(up_to_day)
+        since_cut = exp.GTE(this=_col("trade_date"), expression=_date(cut))
+        recent = rows(since_cut, up_to_day)
+        if calendar_window:
+            return recent
+        short_of_bars = (
+            exp.select(_col("ts_code"))
+            .from_(_table(self.context, "daily"))
+            .where(exp.and_(since_cut.copy(), up_to_day.copy()))
+            .group_by(_col("ts_code"))
+            .having(
+                exp.and_(
+                    exp.LT(this=_fn("count"), expression=_num(bars)),
+                    exp.EQ(this=_fn("max", _col("trade_date")), expression=_date(day)),
+                )
+            )
+        )
+        older = rows(
+            exp.LT(this=_col("trade_date"), expression=_date(cut)), _in_query(_col("ts_code"), short_of_bars)
+        )
+        return exp.union(recent, older, distinct=False)
 
     def _growth(self, build: _Build, growth: GrowthStreak, time: TimeSpec) -> exp.Query:
         metric = self.model.metrics.get(growth.metric)
@@ -937,7 +984,8 @@ class Compiler:
             expression, _name = self.value(build, aggregate.metric, time, None)
         else:
             expression, _name = self.value(build, aggregate.metric, time)
-        return _fn(_agg_function(aggregate.fn), expression)
+        aggregated = _fn(_agg_function(aggregate.fn), expression)
+        return _settled(aggregated) if aggregate.fn in SETTLED_AGGREGATES else aggregated
 
     def _top_per_group(
         self, screen: Screen, build: _Build, query: exp.Select, order_expr: exp.Expr | None
