@@ -44,7 +44,7 @@ CALENDAR_WINDOW_KINDS = {
     "volume_up_streak",
     "volume_down_streak",
 }  # flows add up over a window; levels and ratios are averaged
-SETTLED_AGGREGATES = {"avg", "sum", "median"}  # computed values; min/max/count are exact
+COMPUTED_AGGREGATES = {"avg", "sum", "median"}  # min/max/count return stored values or integers
 BAR_COLUMNS = ("ts_code", "trade_date", "close", "pct_chg", "vol")
 # MAs / N-day highs read N + RECENT_SLACK_DAYS trading days for every stock and the whole history
 # only for a stock short of N bars there (measured faster than a wider slice for everyone)
@@ -75,13 +75,23 @@ def _num(value: float | int) -> exp.Expr:
 
 
 def _settled(expression: exp.Expr) -> exp.Expr:
-    """A derived value (average, gain, ratio, formula) rounded to DERIVED_DECIMALS before use.
+    """A derived value (average, gain, ratio, formula) rounded to DERIVED_DECIMALS for a comparison.
 
     Stored prices have 2 decimals, so "close above its MA" or "gain over 30%" often meet exact
     mathematical ties that float arithmetic tips either way (8.64 vs 8.640000000000002); rounding
-    the derived side settles them to the exact value.
+    the derived side settles them to the exact value. Shown values keep full precision.
     """
-    return _fn("round", expression, _num(DERIVED_DECIMALS))
+    return _fn("round", expression.copy(), _num(DERIVED_DECIMALS))
+
+
+def _derived(expression: exp.Expr) -> exp.Expr:
+    """Mark a computed value, so that comparisons settle it (see `_settled`)."""
+    expression.meta["derived"] = True
+    return expression
+
+
+def _comparable(expression: exp.Expr) -> exp.Expr:
+    return _settled(expression) if expression.meta.get("derived") else expression
 
 
 def _str(value: str) -> exp.Expr:
@@ -317,7 +327,7 @@ class Compiler:
                     expression=_num(100),
                 )
                 build.joins[alias] = (
-                    exp.select(_col("ts_code"), exp.alias_(_settled(gain), "period_gain"))
+                    exp.select(_col("ts_code"), exp.alias_(gain, "period_gain"))
                     .from_(_table(self.context, "daily"))
                     .where(_in(_col("trade_date"), [_date(window.base), _date(window.end)]))
                     .group_by(_col("ts_code"))
@@ -344,7 +354,7 @@ class Compiler:
         assert isinstance(existing, exp.Select)
         if column not in existing.named_selects:
             aggregated = _fn(_agg_function(fn), self._metric_expr(metric, None))
-            existing.select(exp.alias_(_settled(aggregated), column), copy=False)
+            existing.select(exp.alias_(aggregated, column), copy=False)
         return alias, column
 
     def value(
@@ -378,7 +388,7 @@ class Compiler:
         if self.is_window(spec):
             window = self.resolve_window(spec)
             alias, column = self._window_alias(build, metric_key, agg, window)
-            return _col(column, alias), column
+            return _derived(_col(column, alias)), column
         day = self.resolve_day(spec) if time is not None else build.day
         alias = self._daily_alias(build, metric.table, day)
         name = metric.key if day == build.day else f"{metric.key}_{day.strftime('%Y%m%d')}"
@@ -395,7 +405,7 @@ class Compiler:
         previous = date(period.year, previous_month, 31 if previous_month in {3, 12} else 30)
         previous_alias = self._report_alias(build, metric.table, previous)
         difference = exp.Sub(this=_col(metric.column, alias), expression=_col(metric.column, previous_alias))
-        return _settled(difference), name
+        return _derived(exp.Paren(this=difference)), name
 
     def _index_weight(self, build: _Build, metric: Metric) -> exp.Expr:
         """A constituent's weight in the index the question is scoped to, from the same snapshot."""
@@ -457,7 +467,7 @@ class Compiler:
                 raise CompileError(f"unknown attribute {condition.other!r}")
             other, other_name = self.value(build, condition.other, metric_time, condition.agg)
             build.add_column(other_name, other)
-            return OPS[condition.op](this=expression, expression=other)
+            return OPS[condition.op](this=_comparable(expression), expression=_comparable(other))
         return _comparison(expression, condition)
 
     def _price_limit(self, build: _Build, up: bool) -> exp.Expr:
@@ -523,7 +533,7 @@ class Compiler:
         if alias is not None:
             for column in list(formula.find_all(exp.Column)):
                 column.replace(_col(column.name, alias))
-        return _settled(formula)
+        return _derived(formula)
 
     def _scope(self, build: _Build, scope: Scope) -> exp.Expr:
         if scope.kind == "exchange":
@@ -978,14 +988,14 @@ class Compiler:
         if aggregate.fn in {"count_up", "count_down"}:
             change, _name = self.value(build, aggregate.metric, time)
             sign = exp.GT if aggregate.fn == "count_up" else exp.LT
-            return _fn("countIf", sign(this=change, expression=_num(0)))
+            return _fn("countIf", sign(this=_comparable(change), expression=_num(0)))
         if self.is_window(time) and metric.kind == "daily":
             # an aggregate over a window: per stock over the window first (gain, sum or average)
             expression, _name = self.value(build, aggregate.metric, time, None)
         else:
             expression, _name = self.value(build, aggregate.metric, time)
         aggregated = _fn(_agg_function(aggregate.fn), expression)
-        return _settled(aggregated) if aggregate.fn in SETTLED_AGGREGATES else aggregated
+        return _derived(aggregated) if aggregate.fn in COMPUTED_AGGREGATES else aggregated
 
     def _top_per_group(
         self, screen: Screen, build: _Build, query: exp.Select, order_expr: exp.Expr | None
@@ -1043,6 +1053,7 @@ def _in_display_unit(expression: exp.Expr, stored_factor: float, unit: float | N
 
 
 def _comparison(expression: exp.Expr, condition: Compare) -> exp.Expr:
+    expression = _comparable(expression)
     if condition.op == "between":
         if condition.value2 is None:
             raise CompileError("between needs two values")
