@@ -76,34 +76,35 @@ def _load_market(store: MarketStore) -> None:
             }
         ),
     )
-    rows: dict[str, list[object]] = {name: [] for name in ("ts_code", "trade_date", "close", "pre_close")}
+    bar_codes: list[str] = []
+    bar_days: list[date] = []
+    closes: list[float] = []
+    pre: list[float] = []
     for code in codes:
         previous: float | None = None
         for day in days:
             if day not in series[code]:
                 continue
             close = series[code][day]
-            rows["ts_code"].append(code)
-            rows["trade_date"].append(day)
-            rows["close"].append(close)
-            rows["pre_close"].append(previous if previous is not None else close)
+            bar_codes.append(code)
+            bar_days.append(day)
+            closes.append(close)
+            pre.append(previous if previous is not None else close)
             previous = close
-    closes = rows["close"]
-    pre = rows["pre_close"]
-    change = [round(c - p, 2) for c, p in zip(closes, pre, strict=True)]  # type: ignore[operator]
+    change = [round(c - p, 2) for c, p in zip(closes, pre, strict=True)]
     store.insert_arrow(
         "daily",
         pa.table(
             {
-                "ts_code": rows["ts_code"],
-                "trade_date": rows["trade_date"],
+                "ts_code": bar_codes,
+                "trade_date": bar_days,
                 "open": closes,
                 "high": closes,
                 "low": closes,
                 "close": closes,
                 "pre_close": pre,
                 "change": change,
-                "pct_chg": [round(d / p * 100, 4) for d, p in zip(change, pre, strict=True)],  # type: ignore[operator]
+                "pct_chg": [round(d / p * 100, 4) for d, p in zip(change, pre, strict=True)],
                 "vol": [1000.0] * len(closes),
                 "amount": [10000.0] * len(closes),
             }
