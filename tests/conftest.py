@@ -7,11 +7,9 @@ are separate databases inside that same directory.
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -44,30 +42,6 @@ def _django_market_store_in_temp_dir(chdb_url: str) -> Iterator[None]:
     yield
     settings.CLICKHOUSE_URL = previous
     django_store._store = None
-
-
-class _LazyClient:
-    """A client that opens this process's store on first use (never at session start, so that a
-    test forking before any query does not inherit an open chdb engine)."""
-
-    def __init__(self, store: MarketStore) -> None:
-        self._store = store
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._store.client(), name)
-
-
-@pytest.fixture(scope="session", autouse=True)
-def _equivalence_validator_on_the_same_engine(chdb_url: str) -> Iterator[None]:
-    """chdb runs one engine path per process: the equivalence checker's ClickHouse validator would open
-    a private directory and lock every later store out (and vice versa). Its documented way to share
-    the process's engine is a client; hand it this process's (lazily opened) client for the session.
-    """
-    from backend.domain.equivalence.validate import ChdbValidator
-
-    ChdbValidator._clients[os.getpid()] = _LazyClient(MarketStore(StoreConfig(url=chdb_url)))
-    yield
-    ChdbValidator._clients.pop(os.getpid(), None)
 
 
 @pytest.fixture(scope="session")

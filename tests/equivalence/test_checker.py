@@ -165,11 +165,12 @@ def test_sqlite_validator_reports_engine_errors() -> None:
 
 
 JOIN_RUNNING_SERVER = """
-import sys, clickhouse_connect
+import sys
 from backend.domain.equivalence import ChdbValidator
+from backend.domain.market.embedded import open_embedded
 from backend.domain.equivalence.counterexample import Counterexample, CounterexampleTable
 from backend.domain.equivalence.schema import ColumnDef
-market = clickhouse_connect.get_client(dsn="chdb://" + sys.argv[1])  # like the market store
+market = open_embedded(sys.argv[1])  # as the market store opens it
 table = CounterexampleTable("t", (ColumnDef("x", "int", False, "Int64"),), [(1,), (2,)])
 print(ChdbValidator().execute(["SELECT sum(x) FROM t"], Counterexample({"t": table})))
 print(market.query("SELECT count() FROM system.databases WHERE name LIKE 'equiv_%'").result_rows)

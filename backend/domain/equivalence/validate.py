@@ -10,21 +10,22 @@ from __future__ import annotations
 
 import math
 import os
-import re
 import sqlite3
 import tempfile
-import threading
 import uuid
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from decimal import Decimal
-from typing import Any, ClassVar, Protocol
+from typing import Any, Protocol
 
 import sqlglot
 from sqlglot import exp
 
 from backend.domain.equivalence.counterexample import Counterexample, CounterexampleTable
 from backend.domain.equivalence.schema import DATE, INT, REAL
+from backend.domain.market.embedded import close_embedded, current_embedded_path, open_embedded
+from backend.domain.market.errors import StoreUnavailable
 
 Rows = list[tuple[Any, ...]]
 
@@ -108,61 +109,60 @@ def _sqlite_create(connection: sqlite3.Connection, table: CounterexampleTable) -
 class ChdbValidator:
     """Runs ClickHouse SQL on the counterexample in a throw-away database of an embedded ClickHouse.
 
-    Pass `client` (a clickhouse-connect client) to reuse a connection the process already has.
-    Without it, a private chdb directory is opened lazily in this process (never before a fork);
-    chdb runs one embedded server per process, so when the process already runs one (e.g. the
-    market store), the validator joins that server's directory instead — it only creates and drops
-    its own `equiv_<hex>` database there.
+    Pass `client` (a clickhouse-connect client) to use a given connection. Without it the validator
+    takes a handle on the process's embedded server (chdb runs one per process, e.g. the market
+    store's) and only creates and drops its own `equiv_<hex>` database there; when none runs, it
+    opens a private scratch directory for the check and closes it afterwards, so a store opened
+    later in the process is not locked out.
     """
 
     dialect = "clickhouse"
-    _clients: ClassVar[dict[int, Any]] = {}
-    _lock = threading.Lock()
 
     def __init__(self, client: Any = None) -> None:
         self._client = client
 
-    def _connection(self) -> Any:
+    @contextmanager
+    def _connection(self) -> Iterator[Any]:
         if self._client is not None:
-            return self._client
-        pid = os.getpid()
-        with self._lock:
-            if pid not in self._clients:
-                import clickhouse_connect
-
-                directory = tempfile.mkdtemp(prefix=f"equiv-chdb-{pid}-")
-                try:
-                    self._clients[pid] = clickhouse_connect.get_client(dsn=f"chdb://{directory}")
-                except Exception as error:  # the driver wraps chdb's refusal in its own classes
-                    running = _running_server_path(str(error))
-                    if running is None:
-                        raise ValidationFailed(f"cannot open chdb: {error}") from error
-                    self._clients[pid] = clickhouse_connect.get_client(dsn=f"chdb://{running}")
-            return self._clients[pid]
+            yield self._client
+            return
+        try:
+            client = open_embedded(current_embedded_path() or _scratch_directory())
+        except StoreUnavailable as error:
+            raise ValidationFailed(str(error)) from error
+        try:
+            yield client
+        finally:
+            close_embedded(client)
 
     def execute(self, sqls: Sequence[str], database: Counterexample) -> list[Rows]:
-        client = self._connection()
-        name = f"equiv_{uuid.uuid4().hex[:12]}"
-        client.command(f"CREATE DATABASE {name} ENGINE = Memory")
-        try:
-            for table in database.tables.values():
-                _chdb_create(client, name, table)
-            results = []
-            for sql in sqls:
-                try:
-                    results.append(list(client.query(qualify_tables(sql, name, database)).result_rows))
-                except Exception as error:  # the driver raises several unrelated classes
-                    message = str(error).strip().splitlines()[0] if str(error).strip() else repr(error)
-                    raise ValidationFailed(f"ClickHouse refused the query: {message}") from error
-            return results
-        finally:
-            client.command(f"DROP DATABASE IF EXISTS {name}")
+        with self._connection() as client:
+            name = f"equiv_{uuid.uuid4().hex[:12]}"
+            client.command(f"CREATE DATABASE {name} ENGINE = Memory")
+            try:
+                for table in database.tables.values():
+                    _chdb_create(client, name, table)
+                results = []
+                for sql in sqls:
+                    try:
+                        results.append(list(client.query(qualify_tables(sql, name, database)).result_rows))
+                    except Exception as error:  # the driver raises several unrelated classes
+                        message = str(error).strip().splitlines()[0] if str(error).strip() else repr(error)
+                        raise ValidationFailed(f"ClickHouse refused the query: {message}") from error
+                return results
+            finally:
+                client.command(f"DROP DATABASE IF EXISTS {name}")
 
 
-def _running_server_path(message: str) -> str | None:
-    """The directory of the chdb server this process already runs, from chdb's refusal message."""
-    match = re.search(r"already initialized with path '([^']+)'", message)
-    return match.group(1) if match else None
+_scratch_directories: dict[int, str] = {}
+
+
+def _scratch_directory() -> str:
+    """One private chdb directory per process for validation when no embedded server runs."""
+    pid = os.getpid()
+    if pid not in _scratch_directories:
+        _scratch_directories[pid] = tempfile.mkdtemp(prefix=f"equiv-chdb-{pid}-")
+    return _scratch_directories[pid]
 
 
 def _clickhouse_type(kind: str, sql_type: str, nullable: bool) -> str:
