@@ -478,24 +478,11 @@ class Encoder:
         order_keys = [row_keys[:width] for row_keys in keys]
         by_keys = [row_keys[width:] for row_keys in keys]
         directions = [(bool(o.args.get("desc")), self._nulls_first(o)) for o in self._order_items(order)]
-        rows = []
-        for i, row in enumerate(relation.rows):
-            self.check_deadline()
-            ahead = [
-                z3.If(
-                    z3.And(
-                        other.present,
-                        *[V.same_value(a, b) for a, b in zip(by_keys[i], by_keys[j], strict=True)],
-                        self._sorts_before(order_keys[j], order_keys[i], directions, tie_breaker=j < i),
-                    ),
-                    1,
-                    0,
-                )
-                for j, other in enumerate(relation.rows)
-                if j != i
-            ]
-            rank_in_group = z3.Sum(*ahead) if ahead else z3.IntVal(0)
-            rows.append(Row(z3.And(row.present, rank_in_group < count), row.values))
+        ranks = self._ranks(relation, order_keys, directions, groups=by_keys)
+        rows = [
+            Row(z3.And(row.present, rank < count), row.values)
+            for row, rank in zip(relation.rows, ranks, strict=True)
+        ]
         kept = Relation(relation.cols, rows)
         ordered = exp.Select()
         ordered.set("order", order)
@@ -642,22 +629,7 @@ class Encoder:
         if order is None:
             raise Unsupported("LIMIT without ORDER BY (nondeterministic)")
         directions = [(bool(o.args.get("desc")), self._nulls_first(o)) for o in self._order_items(order)]
-        ranks = []
-        for i in range(len(relation.rows)):
-            self.check_deadline()
-            before = [
-                z3.If(
-                    z3.And(
-                        other.present,
-                        self._sorts_before(order_keys[j], order_keys[i], directions, tie_breaker=j < i),
-                    ),
-                    1,
-                    0,
-                )
-                for j, other in enumerate(relation.rows)
-                if j != i
-            ]
-            ranks.append(z3.Sum(*before) if before else z3.IntVal(0))
+        ranks = self._ranks(relation, order_keys, directions)
         limit = self._constant_int(limit_node)
         offset = self._constant_int(offset_node) or 0
         rows = []
@@ -667,6 +639,38 @@ class Encoder:
                 inside = z3.And(inside, rank < offset + limit)
             rows.append(Row(z3.And(row.present, inside), row.values))
         return Relation(relation.cols, rows, [rank - offset for rank in ranks])
+
+    def _ranks(
+        self,
+        relation: Relation,
+        order_keys: list[list[Val]],
+        directions: list[tuple[bool, bool]],
+        groups: list[list[Val]] | None = None,
+    ) -> list[z3.ArithRef]:
+        """Each row's 0-based position in ORDER BY order among present rows (of its group, when
+        `groups` gives each row's group key); ties are broken by row index."""
+        ranks = []
+        for i in range(len(relation.rows)):
+            self.check_deadline()
+            ahead = [
+                z3.If(
+                    z3.And(
+                        other.present,
+                        *(
+                            [V.same_value(a, b) for a, b in zip(groups[i], groups[j], strict=True)]
+                            if groups is not None
+                            else []
+                        ),
+                        self._sorts_before(order_keys[j], order_keys[i], directions, tie_breaker=j < i),
+                    ),
+                    1,
+                    0,
+                )
+                for j, other in enumerate(relation.rows)
+                if j != i
+            ]
+            ranks.append(z3.Sum(*ahead) if ahead else z3.IntVal(0))
+        return ranks
 
     def _nulls_first(self, ordered: exp.Ordered) -> bool:
         explicit = ordered.args.get("nulls_first")
