@@ -648,32 +648,18 @@ class Compiler:
             ma_today = mean_close(rn_le(n))
             ma_before = mean_close(rn_between(2, n + 1))
             close_before = _fn("anyIf", _col("close"), rn_eq(2))
-            if kind == "ma_cross_above":
-                tests += [
-                    exp.GT(this=today_close, expression=ma_today),
-                    exp.LTE(this=close_before, expression=ma_before),
-                ]
-            else:
-                tests += [
-                    exp.LT(this=today_close, expression=ma_today),
-                    exp.GTE(this=close_before, expression=ma_before),
-                ]
+            tests += _crossing(
+                today_close, ma_today, close_before, ma_before, upward=kind == "ma_cross_above"
+            )
         elif kind in {"ma_golden_cross", "ma_death_cross"}:
             long_n = int(technical.factor or n)
             short_today = mean_close(rn_le(n))
             long_today = mean_close(rn_le(long_n))
             short_before = mean_close(rn_between(2, n + 1))
             long_before = mean_close(rn_between(2, long_n + 1))
-            if kind == "ma_golden_cross":
-                tests += [
-                    exp.GT(this=short_today, expression=long_today),
-                    exp.LTE(this=short_before, expression=long_before),
-                ]
-            else:
-                tests += [
-                    exp.LT(this=short_today, expression=long_today),
-                    exp.GTE(this=short_before, expression=long_before),
-                ]
+            tests += _crossing(
+                short_today, long_today, short_before, long_before, upward=kind == "ma_golden_cross"
+            )
         elif kind in {"volume_up_streak", "volume_down_streak"}:
             # volume grew (fell) on each of the last n bars against the bar before
             compare = exp.GT if kind == "volume_up_streak" else exp.LT
@@ -1096,3 +1082,12 @@ def _months_back(day: date, months: int) -> date:
 
 def _years_back(day: date, years: float) -> date:
     return _months_back(day, round(years * 12))
+
+
+def _crossing(
+    now: exp.Expr, level_now: exp.Expr, before: exp.Expr, level_before: exp.Expr, *, upward: bool
+) -> list[exp.Expr]:
+    """`now` crosses its level: strictly beyond it on the day, at or behind it on the bar before."""
+    if upward:
+        return [exp.GT(this=now, expression=level_now), exp.LTE(this=before, expression=level_before)]
+    return [exp.LT(this=now, expression=level_now), exp.GTE(this=before, expression=level_before)]
