@@ -2,22 +2,14 @@
 
 from __future__ import annotations
 
-import os
+from datetime import date
 from pathlib import Path
-
-from django.conf import settings
 
 from backend.apps.marketdata.store import get_market_store
 from backend.domain.market.demo import DEFAULT_SEED, DemoSummary, generate_demo
+from backend.domain.market.importers import sp500
 from backend.domain.market.importers.loading import ensure_schema, row_counts
-from backend.domain.market.importers.sp500 import Sp500Summary, import_sp500
 from backend.domain.market.importers.tushare import ImportSummary, import_tushare_file
-
-
-def default_sp500_dir() -> Path:
-    """The shared us_sp500 folder next to the repository (override with VERISCREEN_SP500_DIR)."""
-    configured = os.environ.get("VERISCREEN_SP500_DIR", "")
-    return Path(configured) if configured else Path(settings.BASE_DIR).parent / "shared/data/market/us_sp500"
 
 
 def init_market_schema() -> None:
@@ -42,7 +34,12 @@ def import_tushare(table: str, path: Path) -> ImportSummary:
     return import_tushare_file(store, table, path)
 
 
-def import_sp500_set(directory: Path | None = None) -> Sp500Summary:
+def import_sp500_set(
+    directory: Path | None = None, *, as_of: date | None = None, prices: Path | None = None
+) -> sp500.Sp500Summary:
+    """The bundled S&P 500 reference set (or the same files in `directory`), optionally with prices."""
     store = get_market_store()
     ensure_schema(store)
-    return import_sp500(store, directory or default_sp500_dir())
+    return sp500.import_sp500(
+        store, directory or sp500.REFERENCE_DIR, as_of=as_of or sp500.SNAPSHOT_AS_OF, prices=prices
+    )

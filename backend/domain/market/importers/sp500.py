@@ -1,25 +1,39 @@
-"""The real S&P 500 set (us_sp500: daily bars 2012-08..2017-08, constituents, financial snapshot).
+"""The real S&P 500 reference set: company list + one valuation snapshot, and optionally your prices.
 
-Conventions kept from the A-share contract (documented in the dataset_info row):
-- ts_code is `<TICKER>.US`, market 'US', industry = GICS sector from constituents.csv.
-- exchange: NASDAQ for tickers in the curated NASDAQ_TICKERS list below, NYSE otherwise. The files
-  do not say where a company is listed; the list holds S&P 500 members known to be NASDAQ-listed in
-  2012-2017, and a few others may be mislabelled NYSE.
-- list_date is the first bar in the price file (the files have no listing dates): a lower bound.
-- vol is in lots of 100 shares (shares / 100); amount in thousand USD = close x shares / 1000
-  (the file has no turnover or VWAP).
-- pre_close is the previous bar's close of the same ticker; the first bar of each ticker has none
-  and is dropped, and so are bars with missing prices (the file has them on one day).
-- daily_basic applies the financial snapshot (one date, about 2017-2018) to every bar: total shares =
-  market cap / snapshot price (constant), pe = close / EPS (NULL when EPS <= 0), pb = close / (book
-  value per share), ps = close / (sales per share), dv_ratio from the snapshot dividend per share;
-  float_share = total_share (no float data); volume_ratio is NULL. Tickers absent from the snapshot
-  have no daily_basic rows. No income/fina_indicator: the set has no statements.
-- trade_cal for NYSE and NASDAQ from the file's own dates: open when the file has bars that day.
+Bundled in `backend/domain/market/reference/us_sp500/` (ODC-PDDL-1.0; see SOURCE.txt there):
+`constituents.csv` (the company list) and `constituents-financials.csv` (one snapshot of price, market
+cap, trailing P/E, P/B, P/S, dividend yield). No daily prices are bundled: the price file that usually
+travels with this material repeats one OHLCV series under every ticker. A price file you supply
+(`prices=`) is loaded only after a check that refuses tickers sharing one series.
+
+Conventions (also written into the dataset_info row):
+- ts_code is `<TICKER>.US`, market 'US', industry = GICS sector, area = the state or country of the
+  headquarters.
+- exchange: NASDAQ for tickers in the curated NASDAQ_TICKERS list below, NYSE otherwise. The files do
+  not say where a company is listed, so a company missing from the list may be mislabelled NYSE.
+- list_date: the day the company joined the index ("Date added"), or the first bar of a supplied price
+  file when that is earlier. Both are upper bounds: the company was listed on or before that day.
+  Days before 1970-01-01 (the founding members joined in 1957) are stored as 1970-01-01, ClickHouse's
+  first Date, which is still an upper bound.
+- daily_basic: one row per company of the list that has a price and a market cap in the snapshot,
+  filed under `as_of` (the file carries no date; default SNAPSHOT_AS_OF, the day it was bundled).
+  close = snapshot price (USD); pe = pe_ttm = trailing P/E (NULL when the snapshot has none, i.e. for
+  losses); pb = P/B (NULL when book value is negative); ps = ps_ttm = trailing P/S;
+  dv_ratio = dv_ttm = dividend yield in %; total_share = market cap / price in 10k shares;
+  total_mv = market cap in 10k USD; float_share and circ_mv equal the totals (no float data);
+  dv_ratio is 0 when the snapshot has no yield (Yahoo gives none for non-payers); turnover_rate is NaN
+  and volume_ratio NULL (no volume in a snapshot).
+- Supplied prices (layout Date, Open, High, Low, Close, Volume, Name; .csv or .csv.gz): daily bars for
+  tickers of the company list (others are skipped and counted), vol in lots of 100 shares, amount in
+  thousand USD = close x shares / 1000 (no turnover in the file); pre_close is the previous bar's close,
+  so each ticker's first bar and bars with a missing price are dropped; trade_cal for NYSE and NASDAQ
+  from the file's own dates (open when the file has bars that day).
+- No income / fina_indicator: the set has no statements.
 """
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -36,38 +50,56 @@ from backend.domain.market.schema import TABLES_BY_NAME
 from backend.domain.market.store import MarketStore
 
 DATASET = "us_sp500"
-PRICES_FILE = "all_stocks_5yr.csv.gz"
+REFERENCE_DIR = Path(__file__).resolve().parent.parent / "reference" / "us_sp500"
 CONSTITUENTS_FILE = "constituents.csv"
 FINANCIALS_FILE = "constituents-financials.csv"
+EARLIEST_DATE = date(1970, 1, 1)  # ClickHouse's first Date; the index itself dates from 1957
+SNAPSHOT_AS_OF = date(2026, 12, 1)  # the day the undated snapshot was bundled: it is no newer
+SAME_SERIES_MIN_BARS = 20  # two companies with this many identical bars are one series copied
 LICENCE = (
-    "Daily prices: CNuge/kaggle-code individual_stocks_5yr (MIT, (c) 2017 Cam Nugent; the Kaggle dataset "
-    "lists CC0). constituents.csv and constituents-financials.csv: datasets/s-and-p-500-companies and "
-    "s-and-p-500-companies-financials (ODC-PDDL-1.0)."
+    "constituents.csv and constituents-financials.csv: datasets/s-and-p-500-companies and "
+    "s-and-p-500-companies-financials, ODC-PDDL-1.0 (public domain dedication). Figures collected by the "
+    "publisher from Wikipedia and Yahoo Finance."
 )
+PRICES_COLUMNS = ["Date", "Open", "High", "Low", "Close", "Volume", "Name"]
 
 NASDAQ_TICKERS: frozenset[str] = frozenset(
-    """AAL AAPL ADBE ADI ADP ADSK AKAM ALGN ALXN AMAT AMGN AMZN ANSS ATVI AVGO BBBY BIIB CA CDNS CELG CERN
-    CHRW CHTR CINF CMCSA CME COST CSCO CSX CTAS CTSH CTXS DISCA DISCK DISH DLTR EA EBAY EQIX ESRX ETFC EXPD
-    EXPE FAST FB FISV FITB FLIR FOX FOXA GILD GOOG GOOGL GRMN HAS HBAN HOLX HSIC IDXX ILMN INCY INTC INTU
-    ISRG JBHT KHC KLAC LBTYA LBTYK LKQ LRCX MAR MAT MCHP MDLZ MNST MSFT MU MYL NAVI NDAQ NFLX NTAP NTRS NVDA
-    NWS NWSA ORLY PAYX PCAR PCLN PFG PYPL QCOM QRVO REGN ROST SBAC SBUX SNPS SRCL STX SWKS SYMC TRIP TROW
-    TSCO TXN ULTA VIAB VRSK VRSN VRTX WBA WDC WLTW WYNN XLNX XRAY ZION""".split()  # noqa: SIM905
+    """AAL AAPL ADBE ADI ADP ADSK AKAM ALGN ALXN AMAT AMD AMGN AMZN ANSS APP ATVI AVGO AXON BBBY BIIB BKNG CA
+    CDNS CEG CELG CERN CHRW CHTR CINF CMCSA CME COIN COST CPRT CRWD CSCO CSGP CSX CTAS CTSH CTXS DDOG DISCA
+    DISCK DISH DLTR DXCM EA EBAY ENPH EQIX ESRX ETFC EXPD EXPE FANG FAST FB FISV FITB FLIR FOX FOXA FTNT
+    GEHC GILD GOOG GOOGL GRMN HAS HBAN HOLX HON HSIC IDXX ILMN INCY INTC INTU ISRG JBHT KDP KHC KLAC LBTYA
+    LBTYK LIN LKQ LRCX LULU MAR MAT MCHP MDLZ META MNST MPWR MRNA MSFT MU MYL NAVI NDAQ NFLX NTAP NTRS NVDA
+    NWS NWSA NXPI ODFL ON ORLY PANW PAYX PCAR PCLN PEP PFG PLTR PODD PYPL QCOM QRVO REGN ROST SBAC SBUX SMCI
+    SNPS SRCL STX SWKS SYMC TER TMUS TRIP TROW TSCO TSLA TTWO TXN ULTA VIAB VRSK VRSN VRTX WBA WBD WDAY WDC
+    WLTW WYNN XLNX XRAY ZION""".split()  # noqa: SIM905
 )
+
+
+@dataclass(frozen=True)
+class PriceSummary:
+    source_bars: int
+    tickers: int  # tickers of the price file loaded (those in the company list)
+    skipped_tickers: int  # tickers of the price file not in the company list
+    dropped_incomplete: int  # bars with a missing price
+    dropped_first_bars: int  # first bar per loaded ticker: no previous close
+    first_date: date
+    last_date: date
 
 
 @dataclass(frozen=True)
 class Sp500Summary:
     rows: dict[str, int]
-    tickers: int
-    source_bars: int
-    dropped_incomplete: int  # bars with a missing price
-    dropped_first_bars: int  # first bar per ticker: no previous close
-    warnings: list[str] = field(default_factory=list)
+    companies: int
+    snapshot_as_of: date
+    snapshot_rows: int
+    snapshot_skipped: int  # companies of the list without a price or market cap in the snapshot
+    prices: PriceSummary | None = None
+    notes: list[str] = field(default_factory=list)
 
 
 def _read_csv(path: Path) -> pa.Table:
     if not path.is_file():
-        raise ImportRejected(f"{path}: no such file (is --path the us_sp500 folder?)")
+        raise ImportRejected(f"{path}: no such file")
     try:
         return pacsv.read_csv(path)
     except (pa.ArrowInvalid, OSError) as error:
@@ -84,35 +116,117 @@ def _by_symbol(table: pa.Table, column: str) -> dict[str, object]:
     return dict(zip(table.column("Symbol").to_pylist(), table.column(column).to_pylist(), strict=True))
 
 
+# --- company list and snapshot ---------------------------------------------------------------------
+
+
+def _companies(path: Path) -> pa.Table:
+    constituents = _read_csv(path)
+    _require(constituents, path, ["Symbol", "Security", "GICS Sector", "Headquarters Location", "Date added"])
+    symbols = constituents.column("Symbol").to_pylist()
+    if any(not symbol for symbol in symbols):
+        raise ImportRejected(f"{path}: a row has no Symbol")
+    if constituents.column("Date added").null_count:
+        raise ImportRejected(f"{path}: every company needs a 'Date added' (YYYY-MM-DD)")
+    added = constituents.column("Date added")
+    if not pa.types.is_date(added.type):
+        raise ImportRejected(f"{path}: 'Date added' must be dates (YYYY-MM-DD), found {added.type}")
+    return constituents
+
+
+def _stock_basic(constituents: pa.Table, first_bars: dict[str, date]) -> pa.Table:
+    tickers = [str(t) for t in constituents.column("Symbol").to_pylist()]
+    added = constituents.column("Date added").cast(pa.date32()).to_pylist()
+    locations = constituents.column("Headquarters Location").to_pylist()
+
+    def area(place: object) -> str:
+        return str(place or "").rsplit(",", 1)[-1].strip()
+
+    def listed(ticker: str, joined: date) -> date:
+        first = first_bars.get(ticker)
+        return max(EARLIEST_DATE, min(joined, first) if first else joined)
+
+    return build_table(
+        "stock_basic",
+        {
+            "ts_code": [f"{t}.US" for t in tickers],
+            "symbol": tickers,
+            "name": [str(s) for s in constituents.column("Security").to_pylist()],
+            "cnspell": [t.lower() for t in tickers],
+            "area": [area(place) for place in locations],
+            "industry": [str(s or "Unknown") for s in constituents.column("GICS Sector").to_pylist()],
+            "market": ["US"] * len(tickers),
+            "exchange": ["NASDAQ" if t in NASDAQ_TICKERS else "NYSE" for t in tickers],
+            "list_status": ["L"] * len(tickers),
+            "list_date": [listed(t, d) for t, d in zip(tickers, added, strict=True)],
+            "delist_date": pa.nulls(len(tickers), pa.date32()),
+        },
+    )
+
+
+def _snapshot_column(financials: pa.Table, column: str, tickers: list[str]) -> np.ndarray:
+    lookup = _by_symbol(financials, column)
+    return np.array(
+        [np.nan if lookup.get(t) is None else float(lookup[t]) for t in tickers],  # type: ignore[arg-type]
+        dtype=float,
+    )
+
+
+def _positive(values: np.ndarray) -> np.ndarray:
+    return np.where(values > 0, values, np.nan)
+
+
+def _daily_basic(financials: pa.Table, companies: list[str], as_of: date) -> tuple[pa.Table, int]:
+    """One row per listed company with a price and a market cap; also the number left out."""
+    listed = set(companies)
+    tickers = [str(t) for t in financials.column("Symbol").to_pylist() if t in listed]
+    price = _snapshot_column(financials, "Price", tickers)
+    cap = _snapshot_column(financials, "Market Cap", tickers)
+    covered = (price > 0) & (cap > 0)
+    kept = [t for t, keep in zip(tickers, covered, strict=True) if keep]
+    price, cap = price[covered], cap[covered]
+
+    def column(name: str) -> np.ndarray:
+        return _snapshot_column(financials, name, tickers)[covered]
+
+    total_share = cap / price / 1e4  # 10k shares
+    total_mv = cap / 1e4  # 10k USD
+    pe = _positive(column("Price/Earnings"))
+    ps = _positive(column("Price/Sales"))
+    dividend = np.round(np.nan_to_num(column("Dividend Yield")) * 100, 4)  # a fraction in the file
+    rows = len(kept)
+    table = build_table(
+        "daily_basic",
+        {
+            "ts_code": [f"{t}.US" for t in kept],
+            "trade_date": [as_of] * rows,
+            "close": price,
+            "turnover_rate": np.full(rows, np.nan),
+            "volume_ratio": pa.nulls(rows, pa.float64()),
+            "pe": nullable(np.round(pe, 4)),
+            "pe_ttm": nullable(np.round(pe, 4)),
+            "pb": nullable(np.round(_positive(column("Price/Book")), 4)),
+            "ps": nullable(np.round(ps, 4)),
+            "ps_ttm": nullable(np.round(ps, 4)),
+            "dv_ratio": dividend,
+            "dv_ttm": dividend,
+            "total_share": np.round(total_share, 4),
+            "float_share": np.round(total_share, 4),
+            "total_mv": np.round(total_mv, 4),
+            "circ_mv": np.round(total_mv, 4),
+        },
+    )
+    return table, len(companies) - rows
+
+
+# --- supplied prices -------------------------------------------------------------------------------
+
+
 @dataclass(frozen=True)
 class _Bars:
     table: pa.Table  # Name, Date, Open, High, Low, Close, Volume, PreClose; sorted by Name, Date
-    first_dates: pa.Table  # Name, Date_min: each ticker's first complete bar (the dropped one)
+    first_dates: dict[str, date]  # each loaded ticker's first complete bar (the dropped one)
     session_dates: list[date]  # every date of the source file, incomplete bars included
-    source_rows: int
-    dropped_incomplete: int
-    dropped_first: int
-
-
-def _bars(path: Path) -> _Bars:
-    raw = _read_csv(path)
-    price_columns = ["Open", "High", "Low", "Close", "Volume"]
-    _require(raw, path, ["Date", "Name", *price_columns])
-    complete = raw.filter(_all_valid(raw, price_columns))
-    ordered = complete.sort_by([("Name", "ascending"), ("Date", "ascending")])
-    names = ordered.column("Name").to_numpy(zero_copy_only=False)
-    close = ordered.column("Close").to_numpy().astype(float)
-    first = np.concatenate([[True], names[1:] != names[:-1]])
-    pre_close = np.concatenate([[np.nan], close[:-1]])
-    with_previous = ordered.append_column("PreClose", pa.array(pre_close)).filter(pa.array(~first))
-    return _Bars(
-        table=with_previous,
-        first_dates=ordered.group_by("Name").aggregate([("Date", "min")]).sort_by("Name"),
-        session_dates=sorted(pc.unique(raw.column("Date")).to_pylist()),
-        source_rows=raw.num_rows,
-        dropped_incomplete=raw.num_rows - complete.num_rows,
-        dropped_first=int(first.sum()),
-    )
+    summary: PriceSummary
 
 
 def _all_valid(table: pa.Table, columns: list[str]) -> pa.Array:
@@ -122,44 +236,80 @@ def _all_valid(table: pa.Table, columns: list[str]) -> pa.Array:
     return mask
 
 
-def repeated_series_warning(bars: pa.Table) -> str | None:
-    """The shipped price file can repeat one series under every ticker; say so rather than hide it."""
+def shared_series(bars: pa.Table, min_bars: int = SAME_SERIES_MIN_BARS) -> list[list[str]]:
+    """Groups of tickers that carry the very same OHLCV series (same dates, every value equal).
+
+    Two companies never print identical bars for weeks; when they do, one series was copied under
+    several tickers (the defect of the widely shared `all_stocks_5yr.csv`). Tickers with fewer than
+    `min_bars` bars are not compared.
+    """
+    ordered = bars.sort_by([("Name", "ascending"), ("Date", "ascending")])
+    names = ordered.column("Name").to_numpy(zero_copy_only=False)
+    values = np.column_stack(
+        [ordered.column("Date").cast(pa.int32()).to_numpy().astype(float)]
+        + [ordered.column(c).to_numpy().astype(float) for c in ("Open", "High", "Low", "Close", "Volume")]
+    )
+    starts = np.flatnonzero(np.concatenate([[True], names[1:] != names[:-1]]))
+    ends = np.append(starts[1:], len(names))
+    groups: dict[str, list[str]] = {}
+    for start, end in zip(starts, ends, strict=True):
+        if end - start >= min_bars:
+            digest = hashlib.sha256(np.ascontiguousarray(values[start:end]).tobytes()).hexdigest()
+            groups.setdefault(digest, []).append(str(names[start]))
+    return sorted((sorted(group) for group in groups.values() if len(group) > 1), key=lambda g: (-len(g), g))
+
+
+def _refuse_shared_series(bars: pa.Table, path: Path) -> None:
+    groups = shared_series(bars)
+    if not groups:
+        return
+    copied = sum(len(group) for group in groups)
     tickers = len(pc.unique(bars.column("Name")))
-    per_date = bars.group_by("Date").aggregate([("Close", "count_distinct")])
-    if tickers > 1 and pc.max(per_date.column("Close_count_distinct")).as_py() == 1:
-        return (
-            f"the price file gives the same OHLCV series under all {tickers} tickers (one distinct close per "
-            "date): the bars are not per-company prices"
-        )
-    return None
+    example = ", ".join(groups[0][:6]) + (", …" if len(groups[0]) > 6 else "")
+    raise ImportRejected(
+        f"{path}: {copied} of {tickers} tickers carry the same OHLCV series as another ticker "
+        f"(e.g. {example} share one series bar for bar): these are not per-company prices; nothing was "
+        "imported"
+    )
 
 
-def _stock_basic(bars: _Bars, constituents: pa.Table, financials: pa.Table) -> pa.Table:
-    first_days = bars.first_dates
-    tickers = first_days.column("Name").to_pylist()
-    security = _by_symbol(financials, "Name") | _by_symbol(constituents, "Security")
-    sector = _by_symbol(constituents, "GICS Sector")
-    location = _by_symbol(constituents, "Headquarters Location")
-
-    def area(ticker: str) -> str:
-        place = str(location.get(ticker) or "")
-        return place.rsplit(",", 1)[-1].strip()
-
-    return build_table(
-        "stock_basic",
-        {
-            "ts_code": [f"{t}.US" for t in tickers],
-            "symbol": tickers,
-            "name": [str(security.get(t) or t) for t in tickers],
-            "cnspell": [t.lower() for t in tickers],
-            "area": [area(t) for t in tickers],
-            "industry": [str(sector.get(t) or "Unknown") for t in tickers],
-            "market": ["US"] * len(tickers),
-            "exchange": ["NASDAQ" if t in NASDAQ_TICKERS else "NYSE" for t in tickers],
-            "list_status": ["L"] * len(tickers),
-            "list_date": first_days.column("Date_min"),
-            "delist_date": pa.nulls(len(tickers), pa.date32()),
-        },
+def _bars(path: Path, companies: set[str]) -> _Bars:
+    raw = _read_csv(path)
+    _require(raw, path, PRICES_COLUMNS)
+    if not pa.types.is_date(raw.column("Date").type):
+        raise ImportRejected(f"{path}: Date must be a date (YYYY-MM-DD), found {raw.column('Date').type}")
+    if raw.num_rows == 0:
+        raise ImportRejected(f"{path}: the file has no bars")
+    price_columns = ["Open", "High", "Low", "Close", "Volume"]
+    complete = raw.filter(_all_valid(raw, price_columns))
+    _refuse_shared_series(complete, path)
+    in_list = complete.filter(pc.is_in(complete.column("Name"), pa.array(sorted(companies))))
+    ordered = in_list.sort_by([("Name", "ascending"), ("Date", "ascending")])
+    names = ordered.column("Name").to_numpy(zero_copy_only=False)
+    close = ordered.column("Close").to_numpy().astype(float)
+    first = np.concatenate([[True], names[1:] != names[:-1]]) if len(names) else np.array([], bool)
+    pre_close = np.concatenate([[np.nan], close[:-1]]) if len(names) else np.array([], float)
+    with_previous = ordered.append_column("PreClose", pa.array(pre_close, pa.float64())).filter(
+        pa.array(~first)
+    )
+    first_dates = ordered.filter(pa.array(first))
+    file_tickers = set(pc.unique(complete.column("Name")).to_pylist())
+    span = pc.min_max(raw.column("Date"))
+    return _Bars(
+        table=with_previous,
+        first_dates=dict(
+            zip(first_dates.column("Name").to_pylist(), first_dates.column("Date").to_pylist(), strict=True)
+        ),
+        session_dates=sorted(pc.unique(raw.column("Date")).to_pylist()),
+        summary=PriceSummary(
+            source_bars=raw.num_rows,
+            tickers=len(file_tickers & companies),
+            skipped_tickers=len(file_tickers - companies),
+            dropped_incomplete=raw.num_rows - complete.num_rows,
+            dropped_first_bars=int(first.sum()),
+            first_date=span["min"].as_py(),
+            last_date=span["max"].as_py(),
+        ),
     )
 
 
@@ -207,114 +357,82 @@ def _daily(bars: pa.Table) -> pa.Table:
     )
 
 
-def _positive(values: np.ndarray) -> np.ndarray:
-    return np.where(values > 0, values, np.nan)
+# --- import ----------------------------------------------------------------------------------------
 
 
-def _daily_basic(bars: pa.Table, financials: pa.Table) -> pa.Table:
-    snapshot = {
-        column: _by_symbol(financials, column)
-        for column in ("Price", "Market Cap", "Earnings/Share", "Price/Book", "Price/Sales", "Dividend Yield")
-    }
-    names = bars.column("Name").to_numpy(zero_copy_only=False)
-
-    def per_bar(column: str) -> np.ndarray:
-        lookup = snapshot[column]
-        return np.array([np.nan if lookup.get(n) is None else float(lookup[n]) for n in names])  # type: ignore[arg-type]
-
-    price, cap = per_bar("Price"), per_bar("Market Cap")
-    covered = (price > 0) & (cap > 0)
-    rows = bars.filter(pa.array(covered))
-    price, cap = price[covered], cap[covered]
-    close = rows.column("Close").to_numpy().astype(float)
-    lots = rows.column("Volume").to_numpy().astype(float) / 100
-    total_share = cap / price / 1e4  # 10k shares
-    book_per_share = price / _positive(per_bar("Price/Book")[covered])
-    sales_per_share = price / _positive(per_bar("Price/Sales")[covered])
-    dividend_per_share = np.nan_to_num(per_bar("Dividend Yield")[covered]) * price
-    pe = np.round(close / _positive(per_bar("Earnings/Share")[covered]), 4)
-    ps = np.round(close / sales_per_share, 4)
-    return build_table(
-        "daily_basic",
-        {
-            "ts_code": pc.binary_join_element_wise(rows.column("Name"), ".US", ""),
-            "trade_date": rows.column("Date"),
-            "close": close,
-            "turnover_rate": np.round(lots / total_share, 4),
-            "volume_ratio": pa.nulls(rows.num_rows, pa.float64()),
-            "pe": nullable(pe),
-            "pe_ttm": nullable(pe),
-            "pb": nullable(np.round(close / book_per_share, 4)),
-            "ps": nullable(ps),
-            "ps_ttm": nullable(ps),
-            "dv_ratio": nullable(np.round(dividend_per_share / close * 100, 4)),
-            "dv_ttm": nullable(np.round(dividend_per_share / close * 100, 4)),
-            "total_share": np.round(total_share, 4),
-            "float_share": np.round(total_share, 4),
-            "total_mv": np.round(close * total_share, 4),
-            "circ_mv": np.round(close * total_share, 4),
-        },
-    )
-
-
-def _dataset_info(summary_text: str) -> pa.Table:
+def _dataset_info(description: str) -> pa.Table:
     return build_table(
         "dataset_info",
         {
             "dataset": [DATASET],
             "synthetic": [0],
-            "description": [summary_text],
+            "description": [description],
             "licence": [LICENCE],
             "loaded_at": [datetime.now(UTC).replace(microsecond=0)],
         },
     )
 
 
-def import_sp500(store: MarketStore, directory: Path) -> Sp500Summary:
+def _description(companies: int, snapshot_rows: int, as_of: date, prices: PriceSummary | None) -> str:
+    text = (
+        f"REAL US reference data: {companies} S&P 500 companies (GICS sectors; list_date is the day each "
+        f"joined the index, an upper bound on its listing date); one valuation snapshot for {snapshot_rows} "
+        "of them (price, market cap, trailing P/E, P/B, P/S, dividend yield; USD, market values in 10k USD), "
+        f"filed under {as_of.isoformat()} because the source file is undated."
+    )
+    if prices is None:
+        return text + " No daily prices: none are bundled."
+    return text + (
+        f" Daily bars {prices.first_date}..{prices.last_date} for {prices.tickers} companies from a price "
+        f"file supplied at import ({prices.skipped_tickers} tickers outside the company list skipped)."
+    )
+
+
+def import_sp500(
+    store: MarketStore,
+    directory: Path = REFERENCE_DIR,
+    *,
+    as_of: date = SNAPSHOT_AS_OF,
+    prices: Path | None = None,
+) -> Sp500Summary:
     """Validate and convert the whole set, then insert every table; a refusal writes nothing."""
-    constituents = _read_csv(directory / CONSTITUENTS_FILE)
-    _require(constituents, directory / CONSTITUENTS_FILE, ["Symbol", "Security", "GICS Sector"])
+    constituents = _companies(directory / CONSTITUENTS_FILE)
     financials = _read_csv(directory / FINANCIALS_FILE)
     _require(
         financials,
         directory / FINANCIALS_FILE,
-        [
-            "Symbol",
-            "Name",
-            "Price",
-            "Market Cap",
-            "Earnings/Share",
-            "Price/Book",
-            "Price/Sales",
-            "Dividend Yield",
-        ],
+        ["Symbol", "Price", "Market Cap", "Price/Earnings", "Price/Book", "Price/Sales", "Dividend Yield"],
     )
-    bars = _bars(directory / PRICES_FILE)
-    warning = repeated_series_warning(bars.table)
-    warnings = [warning] if warning else []
-    tickers = len(pc.unique(bars.table.column("Name")))
-    description = (
-        f"REAL US market data: {tickers} S&P 500 tickers, daily bars "
-        f"{pc.min(bars.table.column('Date')).as_py()} .. {pc.max(bars.table.column('Date')).as_py()} "
-        f"({bars.dropped_incomplete} bars with missing prices and the first bar of each ticker dropped); "
-        "valuations from a single financial snapshot. " + " ".join(f"WARNING: {w}." for w in warnings)
-    ).strip()
+    companies = [str(t) for t in constituents.column("Symbol").to_pylist()]
+    bars = _bars(prices, set(companies)) if prices is not None else None
+    daily_basic, skipped = _daily_basic(financials, companies, as_of)
+    price_summary = bars.summary if bars else None
     tables = {
-        "stock_basic": _stock_basic(bars, constituents, financials),
-        "trade_cal": _trade_cal(bars.session_dates),
-        "daily": _daily(bars.table),
-        "daily_basic": _daily_basic(bars.table, financials),
-        "dataset_info": _dataset_info(description),
+        "stock_basic": _stock_basic(constituents, bars.first_dates if bars else {}),
+        "daily_basic": daily_basic,
     }
+    if bars is not None:
+        tables["daily"] = _daily(bars.table)
+        tables["trade_cal"] = _trade_cal(bars.session_dates)
+    tables["dataset_info"] = _dataset_info(
+        _description(len(companies), daily_basic.num_rows, as_of, price_summary)
+    )
     for name, rows in tables.items():
         check_duplicate_keys(TABLES_BY_NAME[name], rows)
         check_not_in_store(store, TABLES_BY_NAME[name], rows)
     inserted = {name: insert_table(store, name, rows) for name, rows in tables.items()}
+    notes = [
+        f"{skipped} of {len(companies)} companies have no price or market cap in the snapshot "
+        "(no daily_basic row)"
+    ]
+    if price_summary is None:
+        notes.append("no daily prices loaded (none are bundled; --prices FILE loads yours)")
     return Sp500Summary(
         rows=inserted,
-        tickers=tickers,
-        source_bars=bars.source_rows,
-        dropped_incomplete=bars.dropped_incomplete,
-        dropped_first_bars=bars.dropped_first,
-        warnings=warnings,
+        companies=len(companies),
+        snapshot_as_of=as_of,
+        snapshot_rows=daily_basic.num_rows,
+        snapshot_skipped=skipped,
+        prices=price_summary,
+        notes=notes,
     )

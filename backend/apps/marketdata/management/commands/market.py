@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ from backend.apps.marketdata.store import get_market_store
 from backend.domain.market.bench import BenchReport, run_bench
 from backend.domain.market.demo import DEFAULT_SEED
 from backend.domain.market.errors import MarketError, StoreUnavailable
+from backend.domain.market.importers.sp500 import SNAPSHOT_AS_OF
 from backend.domain.market.schema import TABLES_BY_NAME
 from backend.domain.market.stats import collect_stats
 
@@ -47,8 +49,25 @@ class Command(BaseCommand):
         tushare = sources.add_parser("tushare", help="a Tushare-layout CSV/Parquet file into one table")
         tushare.add_argument("table", choices=sorted(TABLES_BY_NAME))
         tushare.add_argument("file", type=Path)
-        sp500 = sources.add_parser("sp500", help="the S&P 500 set (us_sp500 folder)")
-        sp500.add_argument("--path", type=Path, default=None)
+        sp500 = sources.add_parser(
+            "sp500", help="the bundled S&P 500 company list and valuation snapshot (real data; no prices)"
+        )
+        sp500.add_argument(
+            "--path", type=Path, default=None, help="a folder with the same two files (default: bundled copy)"
+        )
+        sp500.add_argument(
+            "--as-of",
+            type=date.fromisoformat,
+            default=None,
+            help=f"date to file the undated valuation snapshot under (default {SNAPSHOT_AS_OF})",
+        )
+        sp500.add_argument(
+            "--prices",
+            type=Path,
+            default=None,
+            help="your daily price file (Date,Open,High,Low,Close,Volume,Name); "
+            "refused when tickers share one series",
+        )
         stats = actions.add_parser("stats", help="rows and date ranges per table")
         stats.add_argument("--json", action="store_true")
         bench = actions.add_parser("bench", help="time demo generation and typical screens (scratch store)")
@@ -87,15 +106,22 @@ class Command(BaseCommand):
             if summary.ignored_columns:
                 self.stdout.write(f"  ignored columns: {', '.join(summary.ignored_columns)}")
             return
-        result = services.import_sp500_set(options["path"])
+        result = services.import_sp500_set(options["path"], as_of=options["as_of"], prices=options["prices"])
         self.stdout.write(
-            f"imported S&P 500: {result.tickers} tickers; {result.source_bars:,} source bars, dropped "
-            f"{result.dropped_incomplete} with missing prices and {result.dropped_first_bars} first bars"
+            f"imported S&P 500 (real data): {result.companies} companies; valuation snapshot for "
+            f"{result.snapshot_rows} of them filed under {result.snapshot_as_of}"
         )
+        if result.prices:
+            p = result.prices
+            self.stdout.write(
+                f"  prices {p.first_date}..{p.last_date}: {p.tickers} tickers loaded, "
+                f"{p.skipped_tickers} not in the company list skipped; {p.source_bars:,} source bars, "
+                f"dropped {p.dropped_incomplete} with missing prices and {p.dropped_first_bars} first bars"
+            )
         for table, rows in result.rows.items():
             self.stdout.write(f"  {table:<15} {rows:>10,}")
-        for warning in result.warnings:
-            self.stderr.write(f"WARNING: {warning}")
+        for note in result.notes:
+            self.stdout.write(f"  note: {note}")
 
     def _stats(self, options: dict[str, Any]) -> None:
         stats = collect_stats(get_market_store())
