@@ -50,6 +50,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "backend.apps.marketdata.middleware.QueryExecutionMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -124,6 +125,10 @@ CLICKHOUSE_CLUSTER = env.str("CLICKHOUSE_CLUSTER", default="")
 QUERY_MAX_EXECUTION_SECONDS = env.int("QUERY_MAX_EXECUTION_SECONDS", default=30)
 QUERY_MAX_RESULT_ROWS = env.int("QUERY_MAX_RESULT_ROWS", default=100_000)
 QUERY_MAX_MEMORY_BYTES = env.int("QUERY_MAX_MEMORY_BYTES", default=4 * 1024**3)
+# Concurrent market queries: running at once, per user, and waiting before a 503 with Retry-After.
+QUERY_MAX_CONCURRENCY = env.int("QUERY_MAX_CONCURRENCY", default=4)
+QUERY_PER_USER_RUNNING = env.int("QUERY_PER_USER_RUNNING", default=3)
+QUERY_QUEUE_LIMIT = env.int("QUERY_QUEUE_LIMIT", default=64)
 
 # --- Language engine / LLM roles -----------------------------------------------------------------
 # LLM_PROVIDER=builtin (default) answers with the built-in engine; openai uses the LLM roles through

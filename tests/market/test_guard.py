@@ -189,8 +189,9 @@ READS_PAST_READONLY = [
 @pytest.fixture
 def raw_client(chdb_url: str) -> Iterator[Client]:
     store = MarketStore(StoreConfig(url=chdb_url))
-    yield store.client()
-    store.close()
+    client = store.scratch_client()
+    yield client
+    store.close_scratch_client(client)
 
 
 @pytest.mark.parametrize("sql", READS_PAST_READONLY)

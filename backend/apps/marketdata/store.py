@@ -7,6 +7,7 @@ import threading
 from django.conf import settings
 
 from backend.domain.market.config import QueryLimits, StoreConfig
+from backend.domain.market.execution import AdmissionLimits
 from backend.domain.market.store import MarketStore
 
 _store: MarketStore | None = None
@@ -22,6 +23,11 @@ def store_config() -> StoreConfig:
             max_execution_seconds=settings.QUERY_MAX_EXECUTION_SECONDS,
             max_result_rows=settings.QUERY_MAX_RESULT_ROWS,
             max_memory_bytes=settings.QUERY_MAX_MEMORY_BYTES,
+        ),
+        admission=AdmissionLimits(
+            slots=settings.QUERY_MAX_CONCURRENCY,
+            per_requester=settings.QUERY_PER_USER_RUNNING,
+            queue_limit=settings.QUERY_QUEUE_LIMIT,
         ),
     )
 

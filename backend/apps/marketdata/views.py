@@ -24,6 +24,7 @@ from backend.domain.market.errors import (
     QueryRejected,
     QueryTimeout,
     ResultTooLarge,
+    StoreBusy,
     StoreUnavailable,
 )
 
@@ -34,6 +35,7 @@ _HTTP_STATUS_BY_ERROR: tuple[tuple[type[MarketError], int], ...] = (
     (ResultTooLarge, status.HTTP_413_REQUEST_ENTITY_TOO_LARGE),
     (MemoryLimitExceeded, status.HTTP_413_REQUEST_ENTITY_TOO_LARGE),
     (StoreUnavailable, status.HTTP_503_SERVICE_UNAVAILABLE),
+    (StoreBusy, status.HTTP_503_SERVICE_UNAVAILABLE),
 )
 
 
@@ -52,7 +54,10 @@ def error_body(code: str, message: str, field_errors: dict[str, Any] | None = No
 
 
 def market_error_response(error: MarketError) -> Response:
-    return Response(error_body(error.code, str(error)), status=http_status_for(error))
+    response = Response(error_body(error.code, str(error)), status=http_status_for(error))
+    if isinstance(error, StoreBusy):
+        response["Retry-After"] = str(error.retry_after)
+    return response
 
 
 def invalid_request_response(serializer: serializers.Serializer[Any]) -> Response:

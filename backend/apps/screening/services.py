@@ -19,7 +19,7 @@ from backend.domain.language.context import LanguageContext
 from backend.domain.language.llm.translator import build_translator
 from backend.domain.language.parser import MAX_QUESTION_CHARS
 from backend.domain.language.translation import Translation, Translator
-from backend.domain.market.errors import MarketError
+from backend.domain.market.errors import MarketError, StoreBusy
 
 
 class InvalidQuestion(ValueError):
@@ -92,13 +92,16 @@ def _from_translation(translation: Translation) -> AskAnswer:
 
 
 def answer_question(question: str, translator: Translator | None = None) -> AskAnswer:
-    """Translate and run one question. Raises InvalidQuestion; every other failure is an answer."""
+    """Translate and run one question. Raises InvalidQuestion, and StoreBusy when the store's queue is
+    full (the caller should retry later); every other failure is an answer."""
     text = clean_question(question)
     started = time.perf_counter()
     store = get_market_store()
     chosen = translator or configured_translator()
     try:
         context = LanguageContext.from_store(store)
+    except StoreBusy:
+        raise
     except MarketError as error:
         return AskAnswer(
             question=text,
@@ -115,6 +118,8 @@ def answer_question(question: str, translator: Translator | None = None) -> AskA
         execute_started = time.perf_counter()
         try:
             result = store.query(answer.sql)
+        except StoreBusy:
+            raise
         except MarketError as error:
             answer.status = error.code
             answer.message = str(error)

@@ -12,9 +12,15 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from backend.apps.marketdata.serializers import ErrorSerializer
-from backend.apps.marketdata.views import JsonErrorAPIView, error_body, invalid_request_response
+from backend.apps.marketdata.views import (
+    JsonErrorAPIView,
+    error_body,
+    invalid_request_response,
+    market_error_response,
+)
 from backend.apps.screening import services
 from backend.apps.screening.serializers import AskAnswerSerializer, AskRequestSerializer
+from backend.domain.market.errors import StoreBusy
 
 FRONTEND_NOT_BUILT = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>VeriScreen — frontend not built</title></head>
@@ -67,6 +73,8 @@ class AskView(JsonErrorAPIView):
             answer = services.answer_question(serializer.validated_data["question"])
         except services.InvalidQuestion as error:
             return Response(error_body("invalid_request", str(error)), status=status.HTTP_400_BAD_REQUEST)
+        except StoreBusy as error:
+            return market_error_response(error)
         body = AskAnswerSerializer(answer.to_dict()).data
         if answer.status == "store_unavailable":
             return Response(

@@ -39,7 +39,7 @@ def spotit_checker(
     except ImportError as error:
         return None, f"SpotIt unavailable: {error}"
     schema = equivalence.Schema.market()
-    validator = equivalence.ChdbValidator(client=store.client()) if store.config.is_embedded else None
+    validator = equivalence.ChdbValidator(client=store.scratch_client()) if store.config.is_embedded else None
 
     def check(pred_sql: str, gold_sql: str, ordered: bool) -> SpotItVerdict:
         try:

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlparse
 
+from backend.domain.market.execution.admission import AdmissionLimits
+
 
 @dataclass(frozen=True)
 class QueryLimits:
@@ -18,10 +20,15 @@ class QueryLimits:
     max_result_rows: int = 100_000
     max_memory_bytes: int = 4 * 1024**3
 
-    def as_settings(self) -> dict[str, Any]:
+    def as_settings(self, seconds_left: float | None = None) -> dict[str, Any]:
+        """ClickHouse settings; `seconds_left` (what remains of the caller's deadline once the query
+        is admitted) replaces the time limit when it is shorter."""
+        time_limit: float = self.max_execution_seconds
+        if seconds_left is not None and seconds_left < time_limit:
+            time_limit = max(round(seconds_left, 3), 0.001)
         return {
             "readonly": 1,
-            "max_execution_time": self.max_execution_seconds,
+            "max_execution_time": time_limit,
             "timeout_overflow_mode": "throw",
             "max_result_rows": self.max_result_rows,
             "result_overflow_mode": "throw",
@@ -41,6 +48,7 @@ class StoreConfig:
     database: str = "market"
     cluster: str = ""
     limits: QueryLimits = field(default_factory=QueryLimits)
+    admission: AdmissionLimits = field(default_factory=AdmissionLimits)
 
     @property
     def is_embedded(self) -> bool:

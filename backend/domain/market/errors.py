@@ -13,6 +13,16 @@ class StoreUnavailable(MarketError):
     code = "store_unavailable"
 
 
+class StoreBusy(MarketError):
+    """Too many queries are waiting; `retry_after` (seconds) says when to try again."""
+
+    code = "store_busy"
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
 class QueryRejected(MarketError):
     """The SQL guard refused a statement before it reached ClickHouse."""
 
@@ -33,6 +43,12 @@ class ResultTooLarge(QueryFailed):
 
 class MemoryLimitExceeded(QueryFailed):
     code = "memory_limit_exceeded"
+
+
+class QueryCancelled(QueryFailed):
+    """The caller went away (or cancelled) before the query finished; nothing was returned."""
+
+    code = "query_cancelled"
 
 
 class ImportRejected(MarketError):

@@ -1,39 +1,36 @@
-"""The one way into ClickHouse: a lazily opened clickhouse-connect client with guarded queries.
+"""The one way into ClickHouse: guarded analyst queries, admitted fairly, each on a clean handle.
 
-chdb locks its data directory (one process per directory) and a client opened before `fork()`
-hangs in the child, so the client is opened on first use and tied to the process that opened it.
-Threads of that process share it.
+chdb locks its data directory (one process per directory) and a handle opened before `fork()` hangs
+in the child, so handles are opened on first use and belong to the process that opened them. Threads
+of that process run queries concurrently, each on its own handle (see execution/handles.py for why a
+handle is never reused after a failure), within a bounded number of slots (execution/admission.py).
 """
 
 from __future__ import annotations
 
-import os
-import threading
+import logging
 import time
+import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import clickhouse_connect
 from clickhouse_connect.driver.client import Client
-from clickhouse_connect.driver.exceptions import ClickHouseError, DatabaseError, OperationalError
+from clickhouse_connect.driver.exceptions import ClickHouseError, OperationalError
 
+from backend.domain.market import clickhouse_errors
 from backend.domain.market.config import StoreConfig
 from backend.domain.market.embedded import close_embedded, open_embedded
-from backend.domain.market.errors import (
-    MemoryLimitExceeded,
-    QueryFailed,
-    QueryTimeout,
-    ResultTooLarge,
-    StoreUnavailable,
-)
+from backend.domain.market.errors import QueryCancelled, QueryFailed, StoreUnavailable
+from backend.domain.market.execution import FairAdmission, HandlePool, current_context
 from backend.domain.market.guard import check_read_only
 
-# ClickHouse error codes that deserve their own error class.
-_TIMEOUT_CODES = {159, 160, 209}  # TIMEOUT_EXCEEDED, TOO_SLOW, SOCKET_TIMEOUT
-_TOO_MANY_ROWS_CODES = {396}  # TOO_MANY_ROWS_OR_BYTES
-_MEMORY_CODES = {241}  # MEMORY_LIMIT_EXCEEDED
-_READONLY_CODES = {164}  # READONLY: a write or a settings change refused under readonly=1
+logger = logging.getLogger(__name__)
+
+# Every analyst query starts with this comment and a fresh id, so that it can be found in
+# system.processes and stopped when its client goes away (chdb ignores clickhouse-connect's query_id).
+_MARKER = "/* veriscreen-query:{} */ "
 
 
 @dataclass(frozen=True)
@@ -47,48 +44,18 @@ class QueryResult:
         return [dict(zip(self.columns, row, strict=True)) for row in self.rows]
 
 
-def _error_code(error: Exception) -> int | None:
-    text = str(error)
-    marker = "Code: "
-    start = text.find(marker)
-    if start < 0:
-        return None
-    digits = ""
-    for char in text[start + len(marker) :]:
-        if not char.isdigit():
-            break
-        digits += char
-    return int(digits) if digits else None
-
-
-def _translate(error: Exception, sql: str) -> QueryFailed:
-    code = _error_code(error)
-    message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-    if code in _TIMEOUT_CODES:
-        return QueryTimeout(f"the query ran past its time limit and was stopped: {message}")
-    if code in _TOO_MANY_ROWS_CODES:
-        return ResultTooLarge(
-            f"the result has more rows than the limit allows; narrow the screen or add a limit: {message}"
-        )
-    if code in _MEMORY_CODES:
-        return MemoryLimitExceeded(f"the query needed more memory than allowed: {message}")
-    if code in _READONLY_CODES:
-        return QueryFailed(f"ClickHouse refused it in read-only mode (screens may only read): {message}")
-    return QueryFailed(f"ClickHouse refused the query: {message}")
-
-
 class MarketStore:
     """Guarded access to the market database.
 
-    `query()` runs analyst SQL (guarded, read-only, limited). `admin_command()` and `insert_arrow()`
+    `query()` runs analyst SQL (guarded, read-only, limited, admitted fairly per requester).
+    `internal_query()` reads for VeriScreen's own bookkeeping. `admin_command()` and `insert_arrow()`
     are for VeriScreen's own schema and loaders only and never receive user text.
     """
 
     def __init__(self, config: StoreConfig) -> None:
         self._config = config
-        self._client: Client | None = None
-        self._owner_pid: int | None = None
-        self._lock = threading.Lock()
+        self._handles: HandlePool[Client] = HandlePool(self._open, self._close_handle)
+        self._admission = FairAdmission(config.admission)
 
     @property
     def config(self) -> StoreConfig:
@@ -98,91 +65,150 @@ class MarketStore:
     def database(self) -> str:
         return self._config.database
 
-    def client(self) -> Client:
-        with self._lock:
-            if self._client is not None and self._owner_pid == os.getpid():
-                return self._client
-            # A client inherited through fork() must not be touched: open our own.
-            self._client = self._open()
-            self._owner_pid = os.getpid()
-            return self._client
+    @property
+    def admission(self) -> FairAdmission:
+        return self._admission
+
+    @property
+    def discarded_handles(self) -> int:
+        return self._handles.discarded
 
     def _open(self) -> Client:
         try:
             if self._config.is_embedded:
                 return open_embedded(self._config.chdb_path)
             return clickhouse_connect.get_client(
-                **self._config.server_connect_kwargs(), connect_timeout=5, send_receive_timeout=120
+                **self._config.server_connect_kwargs(),
+                connect_timeout=5,
+                send_receive_timeout=self._config.limits.max_execution_seconds + 30,
+                autogenerate_session_id=False,  # one server session cannot run two queries at once
             )
+        except StoreUnavailable:
+            raise
         except (ClickHouseError, OSError, RuntimeError) as error:
+            # The data path or server address goes to the log, not to whoever asked.
             where = self._config.chdb_path if self._config.is_embedded else self._config.url.split("@")[-1]
-            raise StoreUnavailable(f"cannot open the ClickHouse store at {where}: {error}") from error
+            logger.error("cannot open the ClickHouse store at %s: %s", where, error)
+            kind = "the embedded market database" if self._config.is_embedded else "the ClickHouse server"
+            raise StoreUnavailable(
+                f"{kind} cannot be opened right now ({clickhouse_errors.readable_message(error)})"
+            ) from error
+
+    def _close_handle(self, client: Client) -> None:
+        if self._config.is_embedded:
+            close_embedded(client)
+        else:
+            client.close()
 
     def close(self) -> None:
-        with self._lock:
-            if self._client is not None and self._owner_pid == os.getpid():
-                if self._config.is_embedded:
-                    close_embedded(self._client)
-                else:
-                    self._client.close()
-            self._client = None
-            self._owner_pid = None
+        self._handles.close_all()
 
     def query(self, sql: str, parameters: Mapping[str, Any] | None = None) -> QueryResult:
         """Run one analyst read statement through the guard, with the configured limits."""
         check_read_only(sql)
-        return self._run(sql, parameters, self._config.limits.as_settings())
+        return self._run(sql, parameters, drop_row_limit=False)
 
     def internal_query(self, sql: str, parameters: Mapping[str, Any] | None = None) -> QueryResult:
         """Read for VeriScreen's own bookkeeping (stats, loaders): still read-only, no row limit."""
         check_read_only(sql)
-        settings = self._config.limits.as_settings()
-        settings.pop("max_result_rows")
-        settings.pop("result_overflow_mode")
-        return self._run(sql, parameters, settings)
+        return self._run(sql, parameters, drop_row_limit=True)
 
-    def _run(self, sql: str, parameters: Mapping[str, Any] | None, settings: dict[str, Any]) -> QueryResult:
-        client = self.client()
-        started = time.perf_counter()
-        try:
-            result = client.query(sql, parameters=dict(parameters or {}), settings=settings)
-        except OperationalError as error:
-            raise StoreUnavailable(f"ClickHouse is not reachable: {error}") from error
-        except (DatabaseError, ClickHouseError) as error:
-            if _error_code(error) in _READONLY_CODES:
-                # chdb can keep `readonly=1` in the session after refusing a write, which would make
-                # every later call on this handle fail: drop the handle, the next call opens a fresh one.
-                self.close()
-            raise _translate(error, sql) from error
-        elapsed = (time.perf_counter() - started) * 1000
+    def _run(self, sql: str, parameters: Mapping[str, Any] | None, drop_row_limit: bool) -> QueryResult:
+        context = current_context()
+        limits = self._config.limits
+        now = time.monotonic()
+        deadline = now + limits.max_execution_seconds
+        if context.deadline is not None:
+            deadline = min(deadline, context.deadline)
+        with self._admission.admitted(context.requester, deadline, context.cancel):
+            settings = limits.as_settings(seconds_left=deadline - time.monotonic())
+            if drop_row_limit:
+                settings.pop("max_result_rows")
+                settings.pop("result_overflow_mode")
+            query_id = uuid.uuid4().hex
+            marked_sql = _MARKER.format(query_id) + sql
+            started = time.perf_counter()
+            unregister = context.cancel.on_cancel(lambda: self._kill(query_id))
+            try:
+                with self._handles.lease() as client:
+                    result = self._execute(client, marked_sql, parameters, settings)
+            finally:
+                unregister()
+            if context.cancel.cancelled:
+                # Finished in the same instant the client left: nobody may read it now.
+                raise QueryCancelled("the query was cancelled: the client has gone")
         return QueryResult(
             columns=list(result.column_names),
             column_types=[column_type.name for column_type in result.column_types],
             rows=[tuple(row) for row in result.result_rows],
-            elapsed_ms=elapsed,
+            elapsed_ms=(time.perf_counter() - started) * 1000,
         )
+
+    @staticmethod
+    def _execute(
+        client: Client, sql: str, parameters: Mapping[str, Any] | None, settings: dict[str, Any]
+    ) -> Any:
+        try:
+            result = client.query(sql, parameters=dict(parameters or {}), settings=settings)
+            result.result_rows  # noqa: B018 — decode inside the lease: a decoding error discards the handle
+            return result
+        except OperationalError as error:
+            raise StoreUnavailable(
+                f"ClickHouse is not reachable: {clickhouse_errors.readable_message(error)}"
+            ) from error
+        except ClickHouseError as error:
+            failure = clickhouse_errors.translate(error)
+            logger.info("query refused: %s", failure)  # the sanitised text only: no rows, no settings
+            raise failure from error
+
+    def _kill(self, query_id: str) -> None:
+        """Stop a running analyst query by its marker (called from the cancelling thread)."""
+        marker = _MARKER.format(query_id)
+        try:
+            with self._handles.lease() as client:
+                rows = client.query(
+                    "SELECT query_id FROM system.processes WHERE startsWith(query, {marker:String})",
+                    parameters={"marker": marker},
+                ).result_rows
+                for (running_id,) in rows:
+                    client.command(
+                        "KILL QUERY WHERE query_id = {id:String} ASYNC", parameters={"id": running_id}
+                    )
+        except (ClickHouseError, StoreUnavailable, QueryFailed) as error:
+            logger.warning("could not stop a cancelled query: %s", clickhouse_errors.readable_message(error))
 
     def admin_command(self, sql: str) -> None:
         """DDL and writes issued by VeriScreen itself (schema, loaders). Never pass user text here."""
-        try:
-            self.client().command(sql)
-        except OperationalError as error:
-            raise StoreUnavailable(f"ClickHouse is not reachable: {error}") from error
-        except (DatabaseError, ClickHouseError) as error:
-            raise _translate(error, sql) from error
+        with self._handles.lease() as client:
+            try:
+                client.command(sql)
+            except OperationalError as error:
+                raise StoreUnavailable(f"ClickHouse is not reachable: {error}") from error
+            except ClickHouseError as error:
+                raise clickhouse_errors.translate(error) from error
 
     def insert_arrow(self, table: str, arrow_table: Any) -> None:
         """Bulk insert a pyarrow Table into `<database>.<table>`."""
-        try:
-            self.client().insert_arrow(table, arrow_table, database=self._config.database)
-        except OperationalError as error:
-            raise StoreUnavailable(f"ClickHouse is not reachable: {error}") from error
-        except (DatabaseError, ClickHouseError) as error:
-            raise _translate(error, f"INSERT INTO {table}") from error
+        with self._handles.lease() as client:
+            try:
+                client.insert_arrow(table, arrow_table, database=self._config.database)
+            except OperationalError as error:
+                raise StoreUnavailable(f"ClickHouse is not reachable: {error}") from error
+            except ClickHouseError as error:
+                raise clickhouse_errors.translate(error) from error
 
     def table_names(self) -> Sequence[str]:
-        result = self.client().query(
-            "SELECT name FROM system.tables WHERE database = {db:String} ORDER BY name",
-            parameters={"db": self._config.database},
-        )
-        return [row[0] for row in result.result_rows]
+        with self._handles.lease() as client:
+            result = client.query(
+                "SELECT name FROM system.tables WHERE database = {db:String} ORDER BY name",
+                parameters={"db": self._config.database},
+            )
+            return [row[0] for row in result.result_rows]
+
+    def scratch_client(self) -> Client:
+        """A handle of its own for a caller that manages scratch databases (the equivalence checker's
+        counterexamples); the caller closes it with `close_scratch_client`."""
+        return self._open()
+
+    def close_scratch_client(self, client: Client) -> None:
+        self._close_handle(client)
