@@ -1,4 +1,8 @@
-"""Benchmark of the equivalence checker over the external pairs in `<data dir>/sql_equivalence`.
+"""Benchmark of the equivalence checker over external pair sets, read from a folder given by path.
+
+The pair sets are not ours and are not bundled: the caller passes the folder that holds
+`sqlsolver_benchmarks/`, `cosette_examples/` and `spider_pair_funccorrect/` in their upstream layout
+(`resolve_data_dir` also accepts its parent when that has a `sql_equivalence/` folder).
 
 Datasets: SQLSolver's Calcite, Spark, rule-instance, TPC-H and TPC-C pairs (all labelled
 equivalent), Cosette's Calcite pairs (equivalent except the rewrites Cosette labels CALCITEBUG,
@@ -110,32 +114,33 @@ def _line_pairs(path: Path) -> Iterator[tuple[int, str, str]]:
             yield index // 2, lines[index], lines[index + 1]
 
 
+SQLSOLVER_DATASETS = {
+    "sqlsolver_calcite": ("calcite_tests.sql.txt", "calcite_test"),
+    "sqlsolver_spark": ("spark_tests.sql.txt", "calcite_test"),
+    "sqlsolver_rule_instances": ("db_rule_instances_all_tests.sql.txt", "calcite_test"),
+    "sqlsolver_tpch": ("tpch_tests.sql.txt", "tpch"),
+    "sqlsolver_tpcc": ("tpcc_tests.sql.txt", "tpcc"),
+}
+SQLSOLVER_FILES = tuple(name for name, _schema in SQLSOLVER_DATASETS.values())
+
+
 def sqlsolver_cases(root: Path) -> Iterator[Case]:
-    base = root / "sql_equivalence" / "sqlsolver_benchmarks"
-    files = {
-        "sqlsolver_calcite": ("calcite_tests.sql.txt", "calcite_test"),
-        "sqlsolver_spark": ("spark_tests.sql.txt", "calcite_test"),
-        "sqlsolver_rule_instances": ("db_rule_instances_all_tests.sql.txt", "calcite_test"),
-        "sqlsolver_tpch": ("tpch_tests.sql.txt", "tpch"),
-        "sqlsolver_tpcc": ("tpcc_tests.sql.txt", "tpcc"),
-    }
-    for dataset, (name, schema) in files.items():
+    base = root / "sqlsolver_benchmarks"
+    for dataset, (name, schema) in SQLSOLVER_DATASETS.items():
         schema_file = str(base / "schemas" / f"{schema}.base.schema.sql")
         for index, first, second in _line_pairs(base / name):
             yield Case(dataset, str(index), first, second, EQUIVALENT_LABEL, schema_file)
 
 
 def cosette_cases(root: Path) -> Iterator[Case]:
-    base = root / "sql_equivalence" / "cosette_examples"
+    base = root / "cosette_examples"
     proved = set()
     with (base / "calcite_result_with_label.csv").open(encoding="utf-8") as handle:
         for row in csv.DictReader(handle):
             # EQ = proved by Cosette, MP = proved by hand; CALCITEBUG marks a wrong Calcite rewrite.
             if row["Result"] in ("EQ", "MP") and "CALCITEBUG" not in row["Reason"]:
                 proved.add(row["Case"])
-    schema_file = str(
-        root / "sql_equivalence" / "sqlsolver_benchmarks" / "schemas" / "calcite_test.base.schema.sql"
-    )
+    schema_file = str(root / "sqlsolver_benchmarks" / "schemas" / "calcite_test.base.schema.sql")
     for item in json.loads((base / "calcite_tests.json").read_text(encoding="utf-8")):
         # Only the rewrites Cosette proved carry a label; the others were never shown equivalent.
         label = EQUIVALENT_LABEL if item["name"] in proved else None
@@ -143,7 +148,7 @@ def cosette_cases(root: Path) -> Iterator[Case]:
 
 
 def spider_cases(root: Path) -> Iterator[Case]:
-    base = root / "sql_equivalence"
+    base = root
     with (base / "spider_pair_funccorrect" / "test.csv").open(encoding="utf-8") as handle:
         for row in csv.DictReader(handle):
             schema_file = str(
@@ -161,6 +166,41 @@ DATASETS: dict[str, Callable[[Path], Iterator[Case]]] = {
     "cosette": cosette_cases,
     "spider": spider_cases,
 }
+# Files each dataset family reads (Cosette's pairs use SQLSolver's Calcite schema; Spider's its DDLs).
+REQUIRED_FILES: dict[str, tuple[str, ...]] = {
+    "sqlsolver": (
+        *(f"sqlsolver_benchmarks/{name}" for name in SQLSOLVER_FILES),
+        "sqlsolver_benchmarks/schemas",
+    ),
+    "cosette": (
+        "cosette_examples/calcite_tests.json",
+        "cosette_examples/calcite_result_with_label.csv",
+        "sqlsolver_benchmarks/schemas/calcite_test.base.schema.sql",
+    ),
+    "spider": ("spider_pair_funccorrect/test.csv", "sqlsolver_benchmarks/schemas"),
+}
+
+
+class BenchmarkDataMissing(ValueError):
+    """The folder given for the pair sets does not hold what the selected datasets read."""
+
+
+def resolve_data_dir(path: Path, only: list[str] | None = None) -> Path:
+    """The folder of the pair sets: `path` itself, or `path/sql_equivalence` (the upstream bundle layout).
+
+    Raises BenchmarkDataMissing naming the first missing file when a selected dataset cannot be read.
+    """
+    if not path.is_dir():
+        raise BenchmarkDataMissing(f"{path}: no such folder")
+    root = path / "sql_equivalence" if (path / "sql_equivalence").is_dir() else path
+    for name in only or list(DATASETS):
+        missing = [item for item in REQUIRED_FILES[name] if not (root / item).exists()]
+        if missing:
+            raise BenchmarkDataMissing(
+                f"{root}: the {name} pairs need {missing[0]} (expected sub-folders: sqlsolver_benchmarks/, "
+                "cosette_examples/, spider_pair_funccorrect/; or choose datasets with --only)"
+            )
+    return root
 
 
 def load_cases(

@@ -10,19 +10,29 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from backend.domain.equivalence.benchmark import DATASETS, load_cases, load_reviewed, run_benchmark
+from backend.domain.equivalence.benchmark import (
+    DATASETS,
+    BenchmarkDataMissing,
+    load_cases,
+    load_reviewed,
+    resolve_data_dir,
+    run_benchmark,
+)
 
-
-def _default_data_dir() -> Path:
-    return Path(settings.BASE_DIR).parent / "shared" / "data"
+NO_DATA = (
+    "equiv_bench needs --data PATH: the folder of the SQL-equivalence pair sets (sqlsolver_benchmarks/, "
+    "cosette_examples/, spider_pair_funccorrect/ in their upstream layout, or a folder holding them in "
+    "sql_equivalence/). They are third-party data and are not bundled: benchmarks/equivalence/README.md "
+    "says where each comes from; tests/equivalence/data/sql_equivalence is a small excerpt for a quick run."
+)
 
 
 class Command(BaseCommand):
-    help = "Run the bounded equivalence checker over the external pair datasets and report the figures."
+    help = "Run the bounded equivalence checker over external pair sets (--data PATH) and report the figures."
 
     def add_arguments(self, parser: ArgumentParser) -> None:
         parser.add_argument(
-            "--data-dir", type=Path, default=None, help="default: ../shared/data from the repo root"
+            "--data", type=Path, default=None, help="folder of the pair sets (required; not bundled)"
         )
         parser.add_argument("--bound", type=int, default=5)
         parser.add_argument("--timeout", type=float, default=4.0, help="seconds per check")
@@ -39,9 +49,12 @@ class Command(BaseCommand):
         parser.add_argument("--json-out", type=Path, default=Path("reports/equivalence_bench.json"))
 
     def handle(self, *args: Any, **options: Any) -> None:
-        data_dir: Path = options["data_dir"] or _default_data_dir()
-        if not (data_dir / "sql_equivalence").is_dir():
-            raise CommandError(f"no sql_equivalence folder under {data_dir}")
+        if options["data"] is None:
+            raise CommandError(NO_DATA)
+        try:
+            data_dir = resolve_data_dir(options["data"], options["only"])
+        except BenchmarkDataMissing as error:
+            raise CommandError(f"{error}. {NO_DATA}") from error
         cases = load_cases(data_dir, options["limit"], options["only"], options["spider_semantics"])
         self.stdout.write(f"{len(cases)} pairs, bound {options['bound']}, {options['timeout']} s per check")
 
