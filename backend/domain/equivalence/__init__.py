@@ -1,4 +1,4 @@
-"""Bounded SQL equivalence with an SMT solver (SpotIt, DESIGN.md §1 step 6).
+"""Bounded SQL equivalence with an SMT solver (SpotIt, docs/design.md §1 step 6).
 
 Both queries and the condition "their results differ" are encoded into one z3 formula over a
 symbolic database of at most k rows per table, for k = 1..K. `unsat` at every k means the queries
