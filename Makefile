@@ -11,8 +11,8 @@ PORT ?= 8000
 ## Install everything and start the platform on the embedded default with demo data.
 run: setup migrate demo
 	$(PY) manage.py collectstatic --noinput -v 0
-	@echo "VeriScreen on http://$(HOST):$(PORT)/  (demo market data is SYNTHETIC)"
-	$(VENV)/bin/daphne -b $(HOST) -p $(PORT) backend.project.asgi:application
+	@echo "demo market data is SYNTHETIC; the server prints its address once it listens"
+	$(PY) manage.py serve --host $(HOST) --port $(PORT)
 
 ## Install everything and run the whole test suite (what CI runs).
 test: setup system
