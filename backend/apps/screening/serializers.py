@@ -6,7 +6,7 @@ from typing import Any
 
 from rest_framework import serializers
 
-from backend.domain.language.parser import MAX_QUESTION_CHARS
+from backend.domain.language.limits import MAX_QUESTION_CHARS
 
 
 class AskRequestSerializer(serializers.Serializer[Any]):

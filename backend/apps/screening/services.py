@@ -7,63 +7,17 @@ This is the one place that does it: the ask API and the `ask` management command
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass, field
-from typing import Any
 
 from django.conf import settings
 
 from backend.apps.marketdata.selectors import json_cell, json_rows
 from backend.apps.marketdata.store import get_market_store
+from backend.apps.screening.answers import AskAnswer, clean_question
 from backend.domain.language.api import translate_question
 from backend.domain.language.context import LanguageContext
 from backend.domain.language.llm.translator import build_translator
-from backend.domain.language.parser import MAX_QUESTION_CHARS
 from backend.domain.language.translation import Translation, Translator
 from backend.domain.market.errors import MarketError, StoreBusy
-
-
-class InvalidQuestion(ValueError):
-    """The question cannot be asked at all (empty or too long); the message says why."""
-
-
-@dataclass
-class AskAnswer:
-    """Everything about one answered question. `status` is `ok`, a translation status
-    (`not_understood`, `error`) or the code of the market error that stopped the query
-    (`query_rejected`, `query_timeout`, `result_too_large`, `store_unavailable`, …)."""
-
-    question: str
-    status: str
-    message: str = ""
-    sql: str | None = None
-    qst: dict[str, Any] | None = None
-    columns: list[str] = field(default_factory=list)
-    column_types: list[str] = field(default_factory=list)
-    rows: list[list[Any]] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    timings_ms: dict[str, float] = field(default_factory=dict)
-    llm_calls: list[dict[str, Any]] = field(default_factory=list)
-    engine: str = ""
-
-    @property
-    def row_count(self) -> int:
-        return len(self.rows)
-
-    def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["row_count"] = self.row_count
-        return data
-
-
-def clean_question(question: str) -> str:
-    text = question.strip()
-    if not text:
-        raise InvalidQuestion("the question is empty")
-    if len(text) > MAX_QUESTION_CHARS:
-        raise InvalidQuestion(
-            f"the question is {len(text)} characters long; the limit is {MAX_QUESTION_CHARS}"
-        )
-    return text
 
 
 def configured_translator() -> Translator | None:

@@ -19,6 +19,7 @@ from backend.apps.marketdata.views import (
     market_error_response,
 )
 from backend.apps.screening import services
+from backend.apps.screening.answers import InvalidQuestion
 from backend.apps.screening.serializers import AskAnswerSerializer, AskRequestSerializer
 from backend.domain.market.errors import StoreBusy
 
@@ -71,7 +72,7 @@ class AskView(JsonErrorAPIView):
             return invalid_request_response(serializer)
         try:
             answer = services.answer_question(serializer.validated_data["question"])
-        except services.InvalidQuestion as error:
+        except InvalidQuestion as error:
             return Response(error_body("invalid_request", str(error)), status=status.HTTP_400_BAD_REQUEST)
         except StoreBusy as error:
             return market_error_response(error)

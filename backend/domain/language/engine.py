@@ -7,7 +7,8 @@ from typing import Any
 
 from backend.domain.language.compiler import CompileError, Compiler
 from backend.domain.language.context import LanguageContext
-from backend.domain.language.parser import MAX_QUESTION_CHARS, NotUnderstood, Parser
+from backend.domain.language.limits import MAX_QUESTION_CHARS
+from backend.domain.language.parser import NotUnderstood, Parser
 from backend.domain.language.qst import QstError, screen_to_qst
 from backend.domain.language.translation import Translation
 from backend.domain.market.errors import QueryRejected

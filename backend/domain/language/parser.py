@@ -31,7 +31,6 @@ from backend.domain.language.ir import (
 from backend.domain.language.lexicon import Token, tokenize
 from backend.domain.language.semantic import Metric
 
-MAX_QUESTION_CHARS = 2000
 DEFAULT_SURGE_DAYS = 5
 DEFAULT_SURGE_FACTOR = 2.0
 YOY_OF = {"n_income_attr_p": "netprofit_yoy", "n_income": "netprofit_yoy", "revenue": "or_yoy",

@@ -1,36 +1,42 @@
-"""`manage.py market init|generate|import|stats|bench`: thin wrapper over services and the domain."""
+"""`manage.py market init|generate|import|stats|bench`: thin wrapper over services and the domain.
+
+`stats` reads, so it works beside a running server (forwarded to it); the other actions write and
+refuse to run while a server owns the data. The domain and services are imported inside each action:
+they take seconds to import, which a forwarded `stats` does not need.
+"""
 
 from __future__ import annotations
 
 import json
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
-from backend.apps.marketdata import services
-from backend.apps.marketdata.store import get_market_store
-from backend.domain.market.bench import BenchReport, run_bench
-from backend.domain.market.demo import DEFAULT_SEED
+from backend.apps.marketdata.forwarding import TerminalCommand
 from backend.domain.market.errors import MarketError, StoreUnavailable
-from backend.domain.market.importers.sp500 import SNAPSHOT_AS_OF
+from backend.domain.market.ownership import DirectoryInUse
 from backend.domain.market.schema import TABLES_BY_NAME
-from backend.domain.market.stats import collect_stats
+
+if TYPE_CHECKING:
+    from backend.domain.market.bench import BenchReport
 
 
 def _explain(error: MarketError) -> str:
     text = str(error)
-    # chdb reports a directory held by another process as a lock error or a failed EmbeddedServer start.
-    if isinstance(error, StoreUnavailable) and ("lock" in text.lower() or "EmbeddedServer" in text):
+    # chdb reports a directory held by a process outside VeriScreen's own lock as a lock error or a
+    # failed EmbeddedServer start; its raw text helps nobody.
+    chdb_refusal = "lock" in text.lower() or "EmbeddedServer" in text
+    if isinstance(error, StoreUnavailable) and not isinstance(error, DirectoryInUse) and chdb_refusal:
         return (
-            "the market store is in use by another process (chdb allows one process per data directory; "
-            f"stop the running server or use another VERISCREEN_DATA_DIR): {text}"
+            "the market store is in use by another process (chdb allows one process per data "
+            "directory); stop it or set VERISCREEN_DATA_DIR"
         )
     return text
 
 
-class Command(BaseCommand):
+class Command(TerminalCommand):
     help = "Market data: create the schema, generate the synthetic demo, import files, show stats, benchmark."
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -39,7 +45,7 @@ class Command(BaseCommand):
         )
         actions.add_parser("init", help="create the database and tables (idempotent)")
         generate = actions.add_parser("generate", help="load the SYNTHETIC A-share demo market")
-        generate.add_argument("--seed", type=int, default=DEFAULT_SEED)
+        generate.add_argument("--seed", type=int, default=None, help="default: the demo's fixed seed")
         generate.add_argument("--stocks", type=int, default=None, help="sample size (default: all codes)")
         mode = generate.add_mutually_exclusive_group()
         mode.add_argument("--if-empty", action="store_true", help="do nothing when the store has data")
@@ -59,7 +65,7 @@ class Command(BaseCommand):
             "--as-of",
             type=date.fromisoformat,
             default=None,
-            help=f"date to file the undated valuation snapshot under (default {SNAPSHOT_AS_OF})",
+            help="date to file the undated valuation snapshot under (default: the day it was bundled)",
         )
         sp500.add_argument(
             "--prices",
@@ -75,21 +81,30 @@ class Command(BaseCommand):
         bench.add_argument("--runs", type=int, default=7)
 
     def handle(self, *args: Any, **options: Any) -> None:
+        if options["action"] in {"init", "generate", "import"}:
+            self.claim_store()
         try:
             getattr(self, f"_{options['action']}")(options)
         except MarketError as error:
             raise CommandError(_explain(error)) from error
 
     def _init(self, options: dict[str, Any]) -> None:
+        from backend.apps.marketdata import services
+
         services.init_market_schema()
         self.stdout.write("market schema ready")
 
     def _generate(self, options: dict[str, Any]) -> None:
+        from backend.apps.marketdata import services
+        from backend.domain.market.demo import DEFAULT_SEED
+
         if options["if_empty"] and not services.market_is_empty():
             self.stdout.write("market store already has data; nothing generated")
             return
         summary = services.generate_demo_market(
-            seed=options["seed"], n_stocks=options["stocks"], replace=options["replace"]
+            seed=DEFAULT_SEED if options["seed"] is None else options["seed"],
+            n_stocks=options["stocks"],
+            replace=options["replace"],
         )
         self.stdout.write(
             f"SYNTHETIC demo market loaded: {summary.stocks} stocks, {summary.trading_days} trading days "
@@ -100,6 +115,8 @@ class Command(BaseCommand):
             self.stdout.write(f"  {table:<15} {rows:>10,}")
 
     def _import(self, options: dict[str, Any]) -> None:
+        from backend.apps.marketdata import services
+
         if options["source"] == "tushare":
             summary = services.import_tushare(options["table"], options["file"])
             self.stdout.write(f"imported {summary.rows:,} rows into {summary.table} from {summary.source}")
@@ -124,20 +141,33 @@ class Command(BaseCommand):
             self.stdout.write(f"  note: {note}")
 
     def _stats(self, options: dict[str, Any]) -> None:
-        stats = collect_stats(get_market_store())
+        tables = self._table_stats()
         if options["json"]:
-            self.stdout.write(
-                json.dumps({"tables": [s.as_json() for s in stats]}, ensure_ascii=False, indent=2)
-            )
+            self.stdout.write(json.dumps({"tables": tables}, ensure_ascii=False, indent=2))
             return
         self.stdout.write(f"{'table':<15} {'rows':>12}  {'from':<10}  {'to':<10}  {'stocks':>6}")
-        for s in stats:
+        for s in tables:
             self.stdout.write(
-                f"{s.table:<15} {s.rows:>12,}  {s.min_date or '-'!s:<10}  {s.max_date or '-'!s:<10}  "
-                f"{'-' if s.stocks is None else s.stocks:>6}"
+                f"{s['table']:<15} {s['rows']:>12,}  {s['min_date'] or '-':<10}  {s['max_date'] or '-':<10}  "
+                f"{'-' if s['stocks'] is None else s['stocks']:>6}"
             )
 
+    def _table_stats(self) -> list[dict[str, Any]]:
+        """Per-table stats in their JSON form, from the server when one owns the data."""
+        reply = self.server_reply("GET", "/api/market/stats/")
+        if reply is None:
+            from backend.apps.marketdata.store import get_market_store
+            from backend.domain.market.stats import collect_stats
+
+            return [s.as_json() for s in collect_stats(get_market_store())]
+        if reply.error is not None:
+            raise CommandError(reply.error[1])
+        tables: list[dict[str, Any]] = reply.body["tables"]
+        return tables
+
     def _bench(self, options: dict[str, Any]) -> None:
+        from backend.domain.market.bench import run_bench
+
         report = run_bench(runs=options["runs"])
         self._print_bench(report)
         out: Path = options["json_out"]

@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 import unicodedata
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
-from backend.apps.marketdata.selectors import run_console_query
-from backend.domain.market.errors import MarketError
+from backend.apps.marketdata.forwarding import ServerReply, TerminalCommand
 
 
 def _text(cell: Any) -> str:
@@ -52,7 +52,36 @@ def format_table(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     return "\n".join(_line(line, widths, numeric) for line in [list(columns), rule, *texts])
 
 
-class Command(BaseCommand):
+@dataclass(frozen=True)
+class Table:
+    """What the command prints, whether this process or the server ran the query."""
+
+    columns: list[str]
+    rows: list[list[Any]]
+    elapsed_ms: float
+
+
+def run_here(sql: str) -> Table:
+    # Imported here: the store and the guard are start-up time a forwarded query does not need.
+    from backend.apps.marketdata.selectors import run_console_query
+    from backend.domain.market.errors import MarketError
+
+    try:
+        result = run_console_query(sql)
+    except MarketError as error:
+        # CommandError makes manage.py print the message and exit with status 1, no traceback.
+        raise CommandError(f"{error.code}: {error}") from error
+    return Table(result.columns, result.rows, result.elapsed_ms)
+
+
+def table_from(reply: ServerReply) -> Table:
+    if reply.error is not None:
+        code, message = reply.error
+        raise CommandError(f"{code}: {message}")
+    return Table(reply.body["columns"], reply.body["rows"], reply.body["elapsed_ms"])
+
+
+class Command(TerminalCommand):
     help = (
         "Run one read-only SQL statement (ClickHouse dialect) on the market store, through the SQL guard "
         "and the query limits, and print its columns and rows."
@@ -63,11 +92,8 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="print {columns, rows} as JSON")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        try:
-            result = run_console_query(options["sql"])
-        except MarketError as error:
-            # CommandError makes manage.py print the message and exit with status 1, no traceback.
-            raise CommandError(f"{error.code}: {error}") from error
+        reply = self.server_reply("POST", "/api/sql/", {"sql": options["sql"]})
+        result = run_here(options["sql"]) if reply is None else table_from(reply)
         if options["json"]:
             self.stdout.write(
                 json.dumps({"columns": result.columns, "rows": result.rows}, ensure_ascii=False)
@@ -75,4 +101,4 @@ class Command(BaseCommand):
             return
         if result.columns:
             self.stdout.write(format_table(result.columns, result.rows))
-        self.stdout.write(f"({result.row_count} rows, {result.elapsed_ms:.1f} ms)")
+        self.stdout.write(f"({len(result.rows)} rows, {result.elapsed_ms:.1f} ms)")

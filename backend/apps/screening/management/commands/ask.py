@@ -5,23 +5,50 @@ from __future__ import annotations
 import json
 import sys
 from argparse import ArgumentParser
+from collections.abc import Sequence
+from dataclasses import fields
 from typing import Any
 
-from django.core.management.base import BaseCommand
+from django.core.management.base import CommandError
 
-from backend.apps.marketdata.store import get_market_store
-from backend.apps.screening.services import AskAnswer, InvalidQuestion, answer_question
-from backend.domain.market.errors import MarketError
+from backend.apps.marketdata.forwarding import ServerReply, TerminalCommand
+from backend.apps.screening.answers import AskAnswer, InvalidQuestion, clean_question
 
 TABLE_ROWS = 50
+DATASETS_SQL = "SELECT dataset, synthetic FROM market.dataset_info"
 
 
-def _dataset_note() -> str:
+def answer_here(question: str) -> AskAnswer:
+    # Imported here: the language engine and the store are most of a local answer's start-up time,
+    # which a forwarded question does not pay.
+    from backend.apps.screening.services import answer_question
+    from backend.domain.market.errors import MarketError
+
     try:
-        rows = get_market_store().internal_query("SELECT dataset, synthetic FROM market.dataset_info").rows
+        return answer_question(question)
+    except MarketError as error:  # the store's queue is full: no answer at all
+        raise CommandError(f"{error.code}: {error}") from error
+
+
+def answer_from(reply: ServerReply) -> AskAnswer:
+    if "status" not in reply.body:  # not an answer (the store's queue is full…): the error says why
+        code, message = reply.error or ("error", f"HTTP {reply.status}")
+        raise CommandError(f"{code}: {message}")
+    return AskAnswer(**{field.name: reply.body[field.name] for field in fields(AskAnswer)})
+
+
+def datasets_here() -> Sequence[Sequence[Any]]:
+    from backend.apps.marketdata.store import get_market_store
+    from backend.domain.market.errors import MarketError
+
+    try:
+        return get_market_store().internal_query(DATASETS_SQL).rows
     except MarketError:
-        return ""
-    synthetic = [str(name) for name, flag in rows if flag]
+        return []
+
+
+def dataset_note(datasets: Sequence[Sequence[Any]]) -> str:
+    synthetic = [str(name) for name, flag in datasets if flag]
     return f"note: the market data ({', '.join(synthetic)}) is SYNTHETIC demo data" if synthetic else ""
 
 
@@ -40,7 +67,7 @@ def _table(answer: AskAnswer) -> str:
     return "\n".join(lines)
 
 
-class Command(BaseCommand):
+class Command(TerminalCommand):
     help = "Answer one stock-screening question: translate it, run the SQL through the guard, print rows."
 
     def add_arguments(self, parser: ArgumentParser) -> None:
@@ -50,7 +77,7 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         question: str = options["question"]
         try:
-            answer = answer_question(question)
+            text = clean_question(question)
         except InvalidQuestion as error:
             if options["json"]:
                 payload = {"question": question[:200], "status": "invalid_question", "message": str(error)}
@@ -58,6 +85,8 @@ class Command(BaseCommand):
             else:
                 self.stderr.write(f"cannot ask: {error}")
             sys.exit(1)
+        reply = self.server_reply("POST", "/api/ask/", {"question": text})
+        answer = answer_here(text) if reply is None else answer_from(reply)
         if options["json"]:
             self.stdout.write(json.dumps(answer.to_dict(), ensure_ascii=False, default=str))
         else:
@@ -79,6 +108,12 @@ class Command(BaseCommand):
         self.stdout.write(_table(answer))
         timings = ", ".join(f"{key} {value:.1f} ms" for key, value in answer.timings_ms.items())
         self.stdout.write(f"\n{answer.row_count} rows; {timings}")
-        note = _dataset_note()
+        note = dataset_note(self._datasets())
         if note:
             self.stdout.write(note)
+
+    def _datasets(self) -> Sequence[Sequence[Any]]:
+        reply = self.server_reply("POST", "/api/sql/", {"sql": DATASETS_SQL})
+        if reply is None:
+            return datasets_here()
+        return [] if reply.error else reply.body["rows"]
