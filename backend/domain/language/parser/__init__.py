@@ -1,0 +1,88 @@
+"""Built-in parser: typed tokens → Screen, by grammar passes over the token list (NaLIR-style).
+
+Each pass recognises one family of phrases and replaces the tokens it used by synthetic tokens
+(`cond`, `timespec`, `orderspec`, …); later passes build on what earlier ones produced, so the order
+of GRAMMAR_PASSES matters (README.md lists what each pass consumes and produces). Whatever is left
+at the end must be harmless (connectors, a stray unit word) or the question is refused with the
+words that could not be placed: the parser never guesses.
+"""
+
+from __future__ import annotations
+
+from backend.domain.language.context import LanguageContext
+from backend.domain.language.ir import Screen
+from backend.domain.language.lexicon import tokenize
+from backend.domain.language.parser.aggregates import aggregate_metric
+from backend.domain.language.parser.assembly import assemble
+from backend.domain.language.parser.comparisons import compare, price_move, single_word_conditions
+from backend.domain.language.parser.errors import NotUnderstood
+from backend.domain.language.parser.grouping import group
+from backend.domain.language.parser.listing import listing
+from backend.domain.language.parser.ordering import ordering
+from backend.domain.language.parser.rewriting import GrammarPass, rewrite
+from backend.domain.language.parser.scopes import scope, scope_conditions, scope_lists
+from backend.domain.language.parser.streaks import streak
+from backend.domain.language.parser.sustained import sustained
+from backend.domain.language.parser.technical import ma_cross_ma, moving_average, new_high_low, volume_surge
+from backend.domain.language.parser.time_scopes import time_scope
+
+# Phrases that hold dates or numbers of their own (上市日期, N日均线, 连续N天) go before the time and
+# comparison passes, which would otherwise read those dates and numbers as times and values.
+GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
+    listing,
+    ma_cross_ma,
+    moving_average,
+    new_high_low,
+    streak,
+    volume_surge,
+    time_scope,
+    scope,
+    scope_lists,
+    scope_conditions,
+    aggregate_metric,
+    compare,
+    price_move,
+    single_word_conditions,
+    sustained,
+    ordering,
+    group,
+)
+
+
+class Parser:
+    def __init__(self, context: LanguageContext) -> None:
+        self.context = context
+        self.model = context.model
+        # stock codes the lexicon recognises: the symbol (600519) and the code's number part
+        codes = {stock.symbol: stock.ts_code for stock in context.stocks if stock.symbol}
+        codes.update({stock.ts_code.split(".")[0]: stock.ts_code for stock in context.stocks})
+        self.codes = codes
+
+    def parse(self, question: str) -> Screen:
+        tokens = [
+            token for token in tokenize(question, self.context.lexicon, self.codes) if token.kind != "stop"
+        ]
+        unknown = [token.text for token in tokens if token.kind == "unknown"]
+        if unknown:
+            raise NotUnderstood("could not map: " + ", ".join(f"'{word}'" for word in _merge_words(unknown)))
+        if not tokens:
+            raise NotUnderstood(
+                "the question asks for nothing the engine knows (no metric, entity or condition)"
+            )
+        for grammar_pass in GRAMMAR_PASSES:
+            tokens = rewrite(self.model, tokens, grammar_pass)
+        return assemble(self.model, tokens)
+
+
+def _merge_words(words: list[str]) -> list[str]:
+    """Adjacent unknown Chinese characters form one word in the message ('市净' rather than '市', '净')."""
+    merged: list[str] = []
+    for word in words:
+        if merged and not word.isascii() and not merged[-1].isascii():
+            merged[-1] += word
+        else:
+            merged.append(word)
+    return merged
+
+
+__all__ = ["GRAMMAR_PASSES", "NotUnderstood", "Parser"]

@@ -1,0 +1,69 @@
+"""Aggregates: 平均市盈率, 成交额合计, highest and lowest close, 股票数量 → `aggmetric` / `count`."""
+
+from __future__ import annotations
+
+from backend.domain.language.ir import TimeSpec
+from backend.domain.language.lexicon import Token
+from backend.domain.language.parser.rewriting import Match, kind_at, metric_of, synthetic
+from backend.domain.language.semantic import SemanticModel
+
+MEASURED = {"metric", "change_word"}
+
+
+def aggregate_metric(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    token = tokens[i]
+    if token.kind == "single_quarter" and kind_at(tokens, i + 1) == "metric":
+        # 单季净利润: the quarter's own figure, not the year-to-date one
+        named = tokens[i + 1]
+        if model.metrics[named.value].table == "income":
+            return 2, [Token("metric", named.value, named.text, named.start, {"single_quarter": True})]
+    if token.kind in {"agg", "super", "per_day"} and kind_at(tokens, i + 1) == "daily_values":
+        # "average daily turnover", "最大单日涨幅": aggregate each day's value
+        rest = aggregate_metric(model, [token, *tokens[i + 2 :]], 0)
+        if rest is not None:
+            used, produced = rest
+            return used + 1, [*produced, synthetic("daily_values", "daily", [tokens[i + 1]])]
+    if token.kind == "per_day" and "average" in token.text and kind_at(tokens, i + 1) in MEASURED:
+        # "Daily average pct change": one average per day
+        aggregate = synthetic("aggmetric", ("avg", metric_of(tokens[i + 1])), tokens[i : i + 2])
+        return 2, [aggregate, synthetic("per_day", "trade_date", [token])]
+    if (
+        token.kind == "super"
+        and kind_at(tokens, i + 1) in MEASURED
+        and kind_at(tokens, i + 2) in {"cmp", "between"}
+    ):
+        # 近10个交易日最大单日涨幅超过15%: the window's maximum is compared
+        return 2, [synthetic("aggmetric", (_extreme(token), metric_of(tokens[i + 1])), tokens[i : i + 2])]
+    pair = kind_at(tokens, i + 1) in {"and", "to"} and kind_at(tokens, i + 2) == "super"
+    if token.kind == "super" and pair and kind_at(tokens, i + 3) in MEASURED:
+        # Highest and lowest closing price: both aggregates
+        metric = metric_of(tokens[i + 3])
+        return 4, [
+            synthetic("aggmetric", (_extreme(token), metric), tokens[i : i + 4]),
+            synthetic("aggmetric", (_extreme(tokens[i + 2]), metric), tokens[i : i + 4]),
+        ]
+    if token.kind == "agg" and token.value != "count":
+        j = i + 1
+        if kind_at(tokens, j) == "timespec":
+            j += 1
+        if kind_at(tokens, j) in MEASURED:
+            metric = metric_of(tokens[j])
+            time = _time_in(tokens[i:j])
+            return j + 1 - i, [synthetic("aggmetric", (token.value, metric), tokens[i : j + 1], time=time)]
+    if token.kind in MEASURED and kind_at(tokens, i + 1) == "agg" and tokens[i + 1].value != "count":
+        return 2, [synthetic("aggmetric", (tokens[i + 1].value, metric_of(token)), tokens[i : i + 2])]
+    if token.kind == "agg" and token.value == "count":
+        return 1, [synthetic("count", None, [token])]
+    return None
+
+
+def _extreme(superlative: Token) -> str:
+    """最高 / highest (desc) → max; 最低 / lowest → min."""
+    return "max" if superlative.value == "desc" else "min"
+
+
+def _time_in(tokens: list[Token]) -> TimeSpec | None:
+    for token in tokens:
+        if token.kind == "timespec":
+            return token.value
+    return None

@@ -1,0 +1,228 @@
+"""Assembly: the rewritten tokens → one Screen, after every grammar pass has run.
+
+The tokens are read once, left to right (`_collect`); then a fixed sequence of rules settles what
+the tokens leave open: the ordering a bare direction refers to, whole-set aggregates, the grouping,
+the limit, group filters, the AND/OR structure of the conditions and where each time belongs.
+Anything left that is not harmless refuses the question with the words that could not be placed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from backend.domain.language.ir import Aggregate, BoolOp, Compare, Condition, Not, Order, Scope, Screen
+from backend.domain.language.lexicon import Token
+from backend.domain.language.parser.errors import NotUnderstood
+from backend.domain.language.parser.rewriting import metric_of, synthetic
+from backend.domain.language.parser.time_placement import PlacedCondition, attach_second_times, place_times
+from backend.domain.language.semantic import SemanticModel
+
+# Tokens that may remain after all passes without changing the meaning.
+HARMLESS = {
+    *("count_unit", "to", "betw_end", "per", "constituent", "listed", "annual", "order", "recent", "after"),
+    *("before", "dir", "consecutive", "and", "top", "between", "yoy", "early"),
+}
+
+
+@dataclass
+class _Collected:
+    """What one left-to-right read of the tokens found, before the rules settle the screen."""
+
+    screen: Screen = field(default_factory=Screen)
+    conditions: list[PlacedCondition] = field(default_factory=list)
+    condition_starts: list[int] = field(default_factory=list)  # where each condition was written
+    times: list[Token] = field(default_factory=list)
+    limit_numbers: list[int] = field(default_factory=list)
+    dims: list[str] = field(default_factory=list)
+    pending_direction: str | None = None  # 从高到低 with no ordering phrase of its own
+    per_day: bool = False
+    all_of: bool = False
+    has_count_unit: bool = False
+
+
+def assemble(model: SemanticModel, tokens: list[Token]) -> Screen:
+    found = _collect(model, tokens)
+    screen = found.screen
+    _order_by_direction_alone(model, screen, found.pending_direction)
+    _whole_set_aggregates(model, screen, found.all_of, found.conditions)
+    _choose_group(screen, found.per_day, found.dims)
+    _order_each_stock_by_window_aggregate(model, screen)
+    _place_limit(screen, found.limit_numbers, found.has_count_unit)
+    conditions = _aggregate_compares_to_having(screen, found.conditions)
+    conditions = attach_second_times(conditions, found.condition_starts, found.times)
+    screen.where = _combine(conditions)
+    place_times(model, screen, found.times)
+    return screen
+
+
+def _collect(model: SemanticModel, tokens: list[Token]) -> _Collected:
+    found = _Collected(has_count_unit=any(token.kind == "count_unit" for token in tokens))
+    screen = found.screen
+    connector = "and"
+    pending_not = False
+    leftovers: list[Token] = []
+    for token in tokens:
+        kind = token.kind
+        if kind == "cond":
+            condition: Condition = token.value
+            if pending_not:
+                condition = Not(condition)
+                pending_not = False
+            found.conditions.append((condition, bool(token.extra.get("scope")), connector))
+            found.condition_starts.append(token.start)
+            connector = "and"
+        elif kind == "or":
+            connector = "or"
+        elif kind == "not":
+            pending_not = True
+        elif kind == "timespec":
+            found.times.append(token)
+        elif kind == "orderspec":
+            if screen.order is not None:
+                raise NotUnderstood(f"two orderings in one question: '{token.text}'")
+            screen.order = token.value
+            if token.extra.get("limit") is not None:
+                screen.limit = token.extra["limit"]
+        elif kind == "groupby":
+            screen.group_by = token.value
+        elif kind == "aggmetric":
+            fn, metric = token.value
+            screen.aggregates.append(Aggregate(fn, metric))
+            if token.extra.get("time") is not None:
+                found.times.append(synthetic("timespec", token.extra["time"], [token]))
+        elif kind == "count":
+            screen.aggregates.append(Aggregate("count"))
+        elif kind == "count_move":  # 上涨家数 / number of decliners
+            screen.aggregates.append(Aggregate(str(token.value), "pct_chg"))
+        elif kind == "having":
+            screen.having.append(token.value)
+        elif kind == "per_day" or (kind == "consecutive" and "each" in token.text):
+            found.per_day = True
+        elif kind == "all_of":
+            found.all_of = True
+        elif kind == "daily_values":
+            screen.daily_values = True
+        elif kind == "out_unit":
+            screen.display_unit = float(token.value)
+        elif kind in {"metric", "change_word"}:
+            metric = metric_of(token)
+            if model.metrics[metric].negated:  # 跌幅 is shown as the signed change
+                metric = model.metrics[metric].column
+            if metric not in screen.outputs:
+                screen.outputs.append(metric)
+        elif kind == "dim":
+            found.dims.append(token.value)
+        elif kind == "number" and not token.extra.get("unit") and float(token.value).is_integer():
+            found.limit_numbers.append(int(token.value))
+        elif kind == "dir" and screen.order is None:
+            found.pending_direction = token.value
+        elif kind in HARMLESS or (kind == "cmp" and token.value == "="):
+            continue
+        else:
+            leftovers.append(token)
+    if pending_not:
+        raise NotUnderstood("'not' is not followed by a condition the engine can negate")
+    if leftovers:
+        raise NotUnderstood("could not place: " + ", ".join(f"'{token.text}'" for token in leftovers[:5]))
+    return found
+
+
+def _orders_by_aggregate(screen: Screen) -> bool:
+    return screen.order is not None and screen.order.metric.startswith("agg:")
+
+
+def _order_by_direction_alone(model: SemanticModel, screen: Screen, direction: str | None) -> None:
+    """各行业成交额合计，按从高到低排列: order by the one aggregate (or metric) asked about."""
+    if screen.order is not None or direction is None:
+        return
+    if screen.aggregates and screen.aggregates[0].metric:
+        first = screen.aggregates[0]
+        screen.order = Order(f"agg:{first.fn}:{first.metric}", direction)
+    elif screen.outputs and screen.outputs[0] in model.metrics:
+        screen.order = Order(screen.outputs[0], direction)
+
+
+def _whole_set_aggregates(
+    model: SemanticModel, screen: Screen, all_of: bool, conditions: list[PlacedCondition]
+) -> None:
+    """'Total market cap of all bank stocks' → a sum; 'highest close of one stock' → a max."""
+    plain = screen.order is None and not screen.aggregates and screen.group_by is None
+    metrics = [name for name in screen.outputs if name in model.metrics]
+    if all_of and plain and len(metrics) == 1:
+        screen.aggregates.append(Aggregate("sum", metrics[0]))
+        screen.outputs.remove(metrics[0])
+        return
+    one_stock = [c for c, _is_scope, _ in conditions if isinstance(c, Scope) and c.kind == "stock"]
+    order = screen.order
+    if (order is not None and screen.limit == 1 and len(one_stock) == 1 and len(one_stock[0].values) == 1
+            and not screen.aggregates and order.metric in model.metrics):  # fmt: skip
+        screen.aggregates.append(Aggregate("max" if order.direction == "desc" else "min", order.metric))
+        screen.daily_values = True
+        screen.order, screen.limit = None, None
+
+
+def _choose_group(screen: Screen, per_day: bool, dims: list[str]) -> None:
+    """A dimension word groups when something is aggregated; otherwise it is shown."""
+    ordered_by_aggregate = _orders_by_aggregate(screen)
+    if per_day and screen.group_by is None and (screen.aggregates or ordered_by_aggregate):
+        screen.group_by = "trade_date"
+    for dim in dims:
+        if screen.group_by is None and (screen.aggregates or screen.having or ordered_by_aggregate):
+            screen.group_by = dim
+        elif dim not in screen.outputs and dim != screen.group_by:
+            screen.outputs.append(dim)
+
+
+def _order_each_stock_by_window_aggregate(model: SemanticModel, screen: Screen) -> None:
+    """日均成交额最大的股票: without groups the aggregate runs over each stock's window."""
+    if not _orders_by_aggregate(screen) or screen.group_by is not None or screen.order is None:
+        return
+    _prefix, fn, metric_key = screen.order.metric.split(":", 2)
+    if metric_key in model.metrics and model.metrics[metric_key].kind == "daily":
+        screen.order = Order(metric_key, screen.order.direction, time=screen.order.time, agg=fn)
+
+
+def _place_limit(screen: Screen, limit_numbers: list[int], has_count_unit: bool) -> None:
+    """A number left over is the limit of the ordering (涨幅最大的10只); with groups, the limit per group."""
+    if len(limit_numbers) > 1 or (limit_numbers and screen.order is None and not has_count_unit):
+        raise NotUnderstood("could not place the number(s): " + ", ".join(str(n) for n in limit_numbers))
+    if limit_numbers and (screen.order is None or screen.limit in {None, 1}):
+        screen.limit = limit_numbers[0]
+    if (
+        screen.group_by
+        and screen.limit is not None
+        and screen.order is not None
+        and not _orders_by_aggregate(screen)
+    ):
+        screen.per_group_limit, screen.limit = screen.limit, None
+
+
+def _aggregate_compares_to_having(screen: Screen, conditions: list[PlacedCondition]) -> list[PlacedCondition]:
+    """With groups, a comparison on an aggregate (平均市盈率低于20的行业) filters the groups."""
+    if not screen.group_by:
+        return conditions
+    kept = []
+    for condition, is_scope, connector in conditions:
+        if isinstance(condition, Compare) and condition.agg and (condition.time is None):
+            screen.having.append(condition)
+        else:
+            kept.append((condition, is_scope, connector))
+    return kept
+
+
+def _combine(conditions: list[PlacedCondition]) -> list[Condition]:
+    """Entity scopes are AND-ed at top level; other conditions follow AND-before-OR precedence."""
+    scopes = [condition for condition, is_scope, _connector in conditions if is_scope]
+    rest = [(condition, connector) for condition, is_scope, connector in conditions if not is_scope]
+    if not rest:
+        return scopes
+    groups: list[list[Condition]] = [[rest[0][0]]]
+    for condition, connector in rest[1:]:
+        if connector == "or":
+            groups.append([condition])
+        else:
+            groups[-1].append(condition)
+    if len(groups) == 1:
+        return scopes + groups[0]
+    disjuncts = tuple(group[0] if len(group) == 1 else BoolOp("and", tuple(group)) for group in groups)
+    return [*scopes, BoolOp("or", disjuncts)]

@@ -1,0 +1,205 @@
+"""Comparisons: 市盈率低于15, 收盘价高于开盘价, 上涨超过5%, 净利润同比增长, 涨停, 翻倍 → `cond` tokens.
+
+Every number is converted here to the stored unit of its metric (100亿 of market cap → 1e6), so
+the IR and the QST never carry a number in the question's unit.
+"""
+
+from __future__ import annotations
+
+from backend.domain.language.ir import Compare, Condition, Sustained, Technical, TimeSpec
+from backend.domain.language.lexicon import Token
+from backend.domain.language.parser.rewriting import Match, kind_at, metric_of, synthetic
+from backend.domain.language.parser.sustained import period_count
+from backend.domain.language.semantic import Metric, SemanticModel
+
+YOY_OF = {"n_income_attr_p": "netprofit_yoy", "n_income": "netprofit_yoy", "revenue": "or_yoy",
+          "total_revenue": "or_yoy"}  # fmt: skip
+OPS_ORDERED = {">", ">=", "<", "<="}
+VS_PREVIOUS_CLOSE = {"open": "open_pct", "high": "high_pct", "low": "low_pct", "close": "pct_chg"}
+FLIPPED = {">": "<", ">=": "<=", "<": ">", "<=": ">=", "=": "=", "between": "between"}
+
+# (operator, first number, second number of a range, index after the phrase)
+ComparisonTail = tuple[str, Token, Token | None, int]
+
+
+def compare(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """metric [time] [同比] [连续N年] cmp value: one comparison (sustained over periods if counted)."""
+    token = tokens[i]
+    if token.kind not in {"metric", "aggmetric", "change_word"}:
+        return None
+    if token.kind == "aggmetric":
+        agg, metric_key = token.value
+    else:
+        agg, metric_key = None, metric_of(token)
+    time = token.extra.get("time")
+    j = i + 1
+    yoy = False
+    direction = ""
+    kept: list[Token] = []  # markers that belong to the whole question, passed through
+    while kind_at(tokens, j) in {"timespec", "yoy", "up", "down", "agg", "daily_values"}:
+        if tokens[j].kind == "daily_values":
+            kept.append(tokens[j])
+        elif tokens[j].kind == "timespec":
+            time = tokens[j].value
+        elif tokens[j].kind == "yoy":
+            yoy = True
+        elif tokens[j].kind in {"up", "down"}:
+            direction = tokens[j].kind
+            yoy = yoy or model.metrics[metric_key].kind == "report"
+        elif tokens[j].kind == "agg" and tokens[j].value != "count":
+            agg = tokens[j].value
+        j += 1
+    metric = model.metrics[metric_key]
+    if yoy and metric_key in YOY_OF:
+        metric = model.metrics[YOY_OF[metric_key]]
+    held = period_count(tokens, j)  # ROE连续三年超过15%: the comparison holds in each period
+    if held is not None:
+        j = held[2]
+    if kind_at(tokens, j) == "cmp" and kind_at(tokens, j + 1) == "metric" and tokens[j].value in OPS_ORDERED:
+        other = model.metrics[tokens[j + 1].value]
+        if other.kind == metric.kind and other.stored_unit == metric.stored_unit:  # 收盘价高于开盘价
+            condition = Compare(metric.key, tokens[j].value, 0.0, time=time, other=other.key)
+            return j + 2 - i, [synthetic("cond", condition, tokens[i : j + 2])]
+    parsed = comparison_tail(tokens, j)
+    if parsed is None:
+        if direction and metric.key in {"netprofit_yoy", "or_yoy"}:
+            # 净利润同比增长 / revenue declined year over year → growth above / below zero
+            op = ">" if direction == "up" else "<"
+            condition = Compare(metric.key, op, 0.0, time=time, text="0")
+            return j - i, [synthetic("cond", condition, tokens[i:j])]
+        return None
+    op, first, second, end = parsed
+    if kind_at(tokens, end) == "vs_prev_close" and metric.key in VS_PREVIOUS_CLOSE:
+        metric = model.metrics[VS_PREVIOUS_CLOSE[metric.key]]  # opened 5% above the previous close
+        end += 1
+    if token.extra.get("single_quarter"):
+        agg = "single_quarter"
+    if agg == "sum" and metric.key == "pct_chg":
+        agg = None  # 累计涨幅 = the gain over the window
+    comparison = _make_compare(metric, op, first, second, time, agg)
+    result: Condition = comparison if held is None else Sustained(comparison, held[0], held[1])
+    return end - i, [synthetic("cond", result, tokens[i:end]), *kept]
+
+
+def price_move(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """上涨超过5% / fell more than 3% / 跌超3% → a pct_chg comparison (over a window if one is given)."""
+    j = i
+    time = None
+    if kind_at(tokens, j) == "timespec":
+        time = tokens[j].value
+        j += 1
+    if kind_at(tokens, j) not in {"up", "down"}:
+        return None
+    direction = tokens[j].kind
+    j += 1
+    if kind_at(tokens, j) == "timespec":
+        time = tokens[j].value
+        j += 1
+    if kind_at(tokens, j) == "per" and kind_at(tokens, j + 1) in {"cmp", "number"}:  # fell by more than 9%
+        j += 1
+    parsed = comparison_tail(tokens, j)
+    if parsed is None:
+        if kind_at(tokens, j) == "number" and tokens[j].extra.get("unit") == "percent":  # 上涨5%
+            parsed = (">=", tokens[j], None, j + 1)
+        else:
+            sign = Compare("pct_chg", ">" if direction == "up" else "<", 0.0, time=time, text="0")
+            return j - i, [synthetic("cond", sign, tokens[i:j])]
+    op, first, second, end = parsed
+    if first.extra.get("unit") not in {"percent", ""}:
+        return None
+    metric = model.metrics["pct_chg" if direction == "up" else "decline"]
+    condition = _make_compare(metric, op, first, second, time, None)
+    return end - i, [synthetic("cond", condition, tokens[i:end])]
+
+
+def single_word_conditions(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """Conditions said in one word: 涨停 / limit down, 翻倍 / doubled, 盈利 / profitable."""
+    if tokens[i].kind == "price_limit":  # closed at the board's daily price limit
+        return 1, [synthetic("cond", Technical(str(tokens[i].value), 1), tokens[i : i + 1])]
+    if tokens[i].kind == "doubled":  # a gain of at least 100% over the question's window
+        condition = Compare("pct_chg", ">=", float(tokens[i].value), text=tokens[i].text)
+        return 1, [synthetic("cond", condition, tokens[i : i + 1])]
+    if tokens[i].kind != "profitable":
+        return None
+    used = 1
+    if kind_at(tokens, i + 1) == "metric" and tokens[i + 1].value in {"n_income_attr_p", "n_income"}:
+        used = 2  # "positive net profit"
+    condition = Compare("n_income_attr_p", tokens[i].value, 0.0, text="0")
+    return used, [synthetic("cond", condition, tokens[i : i + used])]
+
+
+def comparison_tail(tokens: list[Token], j: int) -> ComparisonTail | None:
+    """cmp N | between N and M | N cmp-postfix | 在 N 以上 | N 到 M 之间."""
+    kind = kind_at(tokens, j)
+    if kind == "cmp" and kind_at(tokens, j + 1) == "number":
+        op = tokens[j].value
+        first = tokens[j + 1]
+        end = j + 2
+        if kind_at(tokens, end) == "cmp" and tokens[end].value in {">=", "<="} and op in {"=", ">", "<"}:
+            op = tokens[end].value if op == "=" else op
+            end += 1
+        if (kind_at(tokens, end) == "to" and kind_at(tokens, end + 1) == "number"
+                and (kind_at(tokens, end + 2) == "betw_end" or op == "=")):  # fmt: skip
+            second = tokens[end + 1]
+            end += 2 + (kind_at(tokens, end + 2) == "betw_end")
+            return "between", first, second, end
+        return op, first, None, end
+    if kind == "between" and kind_at(tokens, j + 1) == "number":
+        first = tokens[j + 1]
+        if kind_at(tokens, j + 2) == "to" and kind_at(tokens, j + 3) == "number":
+            end = j + 4 + (kind_at(tokens, j + 4) == "betw_end")
+            return "between", first, tokens[j + 3], end
+        if kind_at(tokens, j + 2) == "cmp":
+            return tokens[j + 2].value, first, None, j + 3
+        return None
+    if kind == "number":
+        first = tokens[j]
+        if kind_at(tokens, j + 1) == "cmp" and tokens[j + 1].value in {">=", "<="}:
+            return tokens[j + 1].value, first, None, j + 2
+        if (
+            kind_at(tokens, j + 1) == "to"
+            and kind_at(tokens, j + 2) == "number"
+            and kind_at(tokens, j + 3) == "betw_end"
+        ):
+            return "between", first, tokens[j + 2], j + 4
+    return None
+
+
+def _make_compare(
+    metric: Metric, op: str, first: Token, second: Token | None, time: TimeSpec | None, agg: str | None
+) -> Compare:
+    value = _stored_value(metric, _shared_unit(first, second))
+    value2 = _stored_value(metric, second) if second is not None else None
+    if metric.negated:  # 跌幅超过5% → pct_chg < -5
+        if op == "between" and value2 is not None:
+            value, value2 = -value2, -value
+        else:
+            value = -value
+        return Compare(metric.column, FLIPPED[op], value, value2, time=time, agg=agg, text=first.text)
+    return Compare(metric.key, op, value, value2, time=time, agg=agg, text=first.text)
+
+
+def _shared_unit(first: Token, second: Token | None) -> Token:
+    """介于10亿到20亿 written 10到20亿: the first number takes the unit of the second."""
+    if second is not None and not first.extra.get("unit") and not first.extra.get("scaled"):
+        return Token(first.kind, first.value, first.text, first.start, dict(second.extra))
+    return first
+
+
+def _stored_value(metric: Metric, token: Token) -> float:
+    """The number of a question in the metric's stored unit (the classic silent error)."""
+    value = float(token.value)
+    unit = token.extra.get("unit", "")
+    factor = float(token.extra.get("factor", 1.0))
+    if unit in {"percent", "times"}:
+        return value
+    if unit in {"money", "shares"} or token.extra.get("scaled"):
+        base_per_unit = 1.0
+        if (
+            unit not in {"money", "shares"}
+            and metric.unit_kind == "shares"
+            and metric.input_unit.name == "手"
+        ):
+            base_per_unit = 100.0  # 成交量大于100万 = 100万手
+        return value * factor * base_per_unit / metric.stored_unit.factor
+    return value * metric.input_unit.factor / metric.stored_unit.factor

@@ -1,0 +1,81 @@
+"""Listing-date conditions: 2020年以后上市, listed before 2019, 上市超过5年."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from backend.domain.language.ir import BoolOp, Condition, Scope
+from backend.domain.language.lexicon import Token
+from backend.domain.language.parser.rewriting import Match, kind_at, synthetic
+from backend.domain.language.semantic import SemanticModel
+
+PERIOD_KINDS = {"year", "date", "month"}
+
+
+def listing(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    token = tokens[i]
+    if token.kind in PERIOD_KINDS:
+        # 2020年以后上市 / 2020年上市 / 2019年之前上市
+        j = i + 1
+        direction = None
+        if kind_at(tokens, j) in {"after", "before", "early"}:
+            direction = tokens[j].kind if tokens[j].kind != "early" else tokens[j].value
+            j += 1
+        if kind_at(tokens, j) == "listed":
+            scope = _list_date_scope(token, direction, english=False)
+            return j + 1 - i, [synthetic("cond", scope, tokens[i : j + 1])]
+        return None
+    if token.kind == "listed" or (token.kind == "dim" and token.value == "list_date"):
+        j = i + 1
+        if kind_at(tokens, j) == "dim" and tokens[j].value == "list_date":
+            j += 1
+        if (
+            kind_at(tokens, j) in {"after", "before", "early", "cmp"}
+            and kind_at(tokens, j + 1) in PERIOD_KINDS
+        ):
+            word = tokens[j]
+            direction = (
+                word.kind
+                if word.kind in {"after", "before"}
+                else (word.value if word.kind == "early" else ("after" if ">" in word.value else "before"))
+            )
+            english = word.text.isascii() and word.text != "since"
+            scope = _list_date_scope(tokens[j + 1], direction, english=english)
+            return j + 2 - i, [synthetic("cond", scope, tokens[i : j + 2])]
+        if kind_at(tokens, j) in PERIOD_KINDS:  # listed in 2020
+            scope = _list_date_scope(tokens[j], None, english=False)
+            return j + 1 - i, [synthetic("cond", scope, tokens[i : j + 1])]
+        # 上市超过5年 / listed for more than 5 years / 上市不满1年
+        if (
+            kind_at(tokens, j) == "cmp"
+            and kind_at(tokens, j + 1) == "number"
+            and kind_at(tokens, j + 2) == "tunit"
+        ):
+            unit = tokens[j + 2].value
+            if unit in {"year", "month"}:
+                years = tokens[j + 1].value / (12 if unit == "month" else 1)
+                scope = Scope("listed_years", op=tokens[j].value, number=years)
+                return j + 3 - i, [synthetic("cond", scope, tokens[i : j + 3])]
+    return None
+
+
+def _list_date_scope(token: Token, direction: str | None, *, english: bool) -> Condition:
+    # "listed after 2020" excludes 2020 in English; "2020年以后上市" includes it
+    first, last = _period_bounds(token)
+    if direction == "after":
+        return Scope("list_date", op=">" if english else ">=", day=last if english else first)
+    if direction == "before":
+        return Scope("list_date", op="<", day=first)
+    return BoolOp("and", (Scope("list_date", op=">=", day=first), Scope("list_date", op="<=", day=last)))
+
+
+def _period_bounds(token: Token) -> tuple[date, date]:
+    """First and last day of a date, month or year token."""
+    if token.kind == "date":
+        return token.value, token.value
+    if token.kind == "month":
+        year, month = token.value["year"], token.value["month"]
+        next_first = date(year + (month == 12), month % 12 + 1, 1)
+        return date(year, month, 1), date.fromordinal(next_first.toordinal() - 1)
+    year = int(token.value)
+    return date(year, 1, 1), date(year, 12, 31)

@@ -1,0 +1,147 @@
+"""Orderings and top-k: 收盘价最高, 涨幅前10, top 5 by market cap, biggest losers → `orderspec`.
+
+An `orderspec` carries its limit (最高 = 1, 前10 = 10) in `extra["limit"]`.
+"""
+
+from __future__ import annotations
+
+from backend.domain.language.ir import Order, TimeSpec
+from backend.domain.language.lexicon import Token
+from backend.domain.language.parser.rewriting import Match, kind_at, metric_of, synthetic
+from backend.domain.language.semantic import SemanticModel
+
+ORDERABLE = {"metric", "aggmetric", "change_word"}
+
+
+def ordering(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    if tokens[i].kind in ORDERABLE:
+        return _metric_then_rank(model, tokens, i)
+    if tokens[i].kind in {"super", "top", "bottom", "order", "per", "gainers"}:
+        return _rank_then_metric(model, tokens, i)
+    return None
+
+
+def _metric_then_rank(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """metric [time] super|top N|order [dir]: 收盘价最高, 涨幅排名前10."""
+    token = tokens[i]
+    j = i + 1
+    time = token.extra.get("time")
+    while kind_at(tokens, j) in {"timespec", "order"}:
+        if tokens[j].kind == "timespec":
+            time = tokens[j].value
+        j += 1
+    direction: str | None = None
+    limit: int | None = None
+    if kind_at(tokens, j) == "super":
+        direction = tokens[j].value
+        limit = 1
+        j += 1
+    elif kind_at(tokens, j) in {"top", "bottom"} and kind_at(tokens, j + 1) == "number":
+        direction = "desc" if tokens[j].kind == "top" else "asc"
+        limit = int(tokens[j + 1].value)
+        j += 2
+    elif kind_at(tokens, j) == "dir":
+        direction = tokens[j].value
+        j += 1
+    elif tokens[j - 1].kind == "order":
+        direction = "desc"
+    if direction is None:
+        return None
+    if kind_at(tokens, j) == "order":
+        j += 1
+    if (
+        kind_at(tokens, j) in {"top", "bottom"} and kind_at(tokens, j + 1) == "number"
+    ):  # 涨幅排名前10 / 从高到低前10
+        limit = int(tokens[j + 1].value)
+        j += 2
+    return j - i, [_order_token(model, token, direction, limit, time, tokens[i:j])]
+
+
+def _rank_then_metric(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """super|top N [by] metric: 最高的收盘价, top 5 by market cap, 按涨幅排序, 涨幅榜."""
+    token = tokens[i]
+    j = i
+    ranked_dimension: Token | None = None
+    direction = None
+    limit = None
+    if token.kind == "super":
+        direction, limit = token.value, 1
+        j += 1
+        if kind_at(tokens, j) == "number":
+            limit = int(tokens[j].value)
+            j += 1
+    elif token.kind in {"top", "bottom"} and kind_at(tokens, j + 1) == "number":
+        direction = "desc" if token.kind == "top" else "asc"
+        limit = int(tokens[j + 1].value)
+        j += 2
+        if kind_at(tokens, j) == "super":
+            direction = tokens[j].value
+            j += 1
+    elif token.kind == "order" or (token.kind == "per" and kind_at(tokens, i + 1) in ORDERABLE):
+        j += 1
+        direction = "desc"
+        if token.kind == "order" and kind_at(tokens, j) == "dim":
+            ranked_dimension = tokens[j]  # "Rank industries by …": the industries are the groups
+            j += 1
+    elif token.kind == "gainers":
+        gain = Token("metric", "pct_chg", token.text, token.start)
+        return 1, [_order_token(model, gain, token.value, None, None, [token])]
+    if direction is None:
+        return None
+    skipped: list[Token] = []  # "the 5 largest CSI 300 constituents by market cap": the scope stays
+    while kind_at(tokens, j) == "cond" and tokens[j].extra.get("scope"):
+        skipped.append(tokens[j])
+        j += 1
+    if kind_at(tokens, j) == "count_unit":
+        j += 1
+    if kind_at(tokens, j) == "gainers":
+        direction = tokens[j].value if token.kind != "bottom" else "asc"
+        if token.kind == "super":  # biggest losers = the largest declines
+            direction = tokens[j].value
+        metric_token = Token("metric", "pct_chg", tokens[j].text, tokens[j].start)
+        return j + 1 - i, [_order_token(model, metric_token, direction, limit, None, tokens[i : j + 1])]
+    if kind_at(tokens, j) in {"per", "order"} and kind_at(tokens, j + 1) in ORDERABLE:
+        j += 1
+    time = None
+    if kind_at(tokens, j) == "timespec":
+        time = tokens[j].value
+        j += 1
+    if kind_at(tokens, j) not in ORDERABLE:
+        return None
+    metric_token = tokens[j]
+    j += 1
+    if kind_at(tokens, j) == "timespec" and not tokens[j].value.is_single_day:
+        time = tokens[j].value  # "gain over the last 20 days"; a single day stays the question's day
+        j += 1
+    if kind_at(tokens, j) == "dir":
+        direction = tokens[j].value
+        j += 1
+    if kind_at(tokens, j) == "order":
+        j += 1
+    order = _order_token(model, metric_token, direction, limit, time, tokens[i:j])
+    produced = [*skipped, order]
+    return j - i, produced if ranked_dimension is None else [*produced, ranked_dimension]
+
+
+def _order_token(
+    model: SemanticModel,
+    metric_token: Token,
+    direction: str,
+    limit: int | None,
+    time: TimeSpec | None,
+    source: list[Token],
+) -> Token:
+    if metric_token.kind == "aggmetric":
+        fn, metric_key = metric_token.value
+        time = time or metric_token.extra.get("time")
+        if time is not None and not time.is_single_day and model.metrics[metric_key].kind == "daily":
+            # 近20日日均成交额最大: each stock's own average over the window
+            order = Order(metric_key, direction, time=time, agg=fn)
+            return synthetic("orderspec", order, source, limit=limit)
+        return synthetic("orderspec", Order(f"agg:{fn}:{metric_key}", direction), source, limit=limit)
+    metric_key = metric_of(metric_token)
+    metric = model.metrics[metric_key]
+    if metric.negated:  # 跌幅最大 = the lowest pct_chg
+        direction = "asc" if direction == "desc" else "desc"
+        metric_key = metric.column
+    return synthetic("orderspec", Order(metric_key, direction, time=time), source, limit=limit)

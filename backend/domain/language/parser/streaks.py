@@ -1,0 +1,80 @@
+"""Streaks: 连续3天上涨, 成交量连续3天放大 (bars) and 净利润连续三年增长 (report figures)."""
+
+from __future__ import annotations
+
+from backend.domain.language.ir import Condition, GrowthStreak, Technical
+from backend.domain.language.lexicon import Token
+from backend.domain.language.parser.rewriting import Match, is_plain_number, kind_at, synthetic
+from backend.domain.language.parser.technical import PRICE_MOVE_METRICS
+from backend.domain.language.semantic import SemanticModel
+
+STREAK_WORDS = {"number", "tunit", "up", "down", "metric", "yoy", "consecutive", "surge"}
+LONGEST_STREAK_PHRASE = 7
+REPORT_UNITS = {"year", "quarter"}
+GROWTH_BASE = {"netprofit_yoy": "n_income_attr_p", "or_yoy": "revenue"}  # growth of → the figure itself
+
+
+def streak(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    if tokens[i].kind not in STREAK_WORDS:
+        return None
+    # the run must contain a `consecutive` word; find the maximal run starting at i
+    end = i
+    while end < len(tokens) and tokens[end].kind in STREAK_WORDS and end - i < LONGEST_STREAK_PHRASE:
+        end += 1
+    run = tokens[i:end]
+    kinds = [token.kind for token in run]
+    if "consecutive" not in kinds:
+        return None
+    volume = any(token.kind == "metric" and token.value == "vol" for token in run)
+    directions = {"up", "down", "surge"} if volume else {"up", "down"}  # 成交量连续3天放大
+    direction_index = next((k for k, token in enumerate(run) if token.kind in directions), None)
+    if direction_index is None:
+        return None
+    numbers = [k for k, token in enumerate(run) if token.kind == "number" and is_plain_number(token)]
+    if not numbers:
+        return None
+    units = [k for k, token in enumerate(run) if token.kind == "tunit"]
+    unit = run[units[0]].value if units else "day"
+    unit = {"report": "quarter", "annual_reports": "year", "trading_day": "day"}.get(unit, unit)
+    metrics = [k for k, token in enumerate(run) if token.kind == "metric"]
+    last_needed = max([direction_index, numbers[0], kinds.index("consecutive"), *units[:1]])
+    condition: Condition
+    if unit in REPORT_UNITS:
+        if not metrics:
+            return None
+        metric_index = metrics[0]
+        metric = model.metrics[run[metric_index].value]
+        if metric.kind != "report":
+            return None
+        last_needed = max(last_needed, metric_index)
+        # 净利润同比连续增长 → grow the underlying figure, not the growth rate
+        condition = GrowthStreak(
+            metric=GROWTH_BASE.get(metric.key, metric.key),
+            years=int(run[numbers[0]].value),
+            direction="up" if run[direction_index].kind == "up" else "down",
+            period="quarter" if unit == "quarter" else "year",
+        )
+    else:
+        # a metric after the direction word belongs to the next phrase (连续3天上涨的股票中市盈率…) and is
+        # left out of the run; one before it must be a price or the volume
+        metric_before = metrics and metrics[0] < direction_index
+        if metric_before and run[metrics[0]].value not in PRICE_MOVE_METRICS | {"vol"}:
+            return None
+        rising = run[direction_index].kind in {"up", "surge"}
+        if volume:
+            kind = "volume_up_streak" if rising else "volume_down_streak"
+        else:
+            kind = "up_streak" if rising else "down_streak"
+        condition = Technical(kind, int(run[numbers[0]].value))
+    # a leading metric of another phrase must not be swallowed
+    if (
+        run[0].kind == "metric"
+        and unit not in REPORT_UNITS
+        and run[0].value not in PRICE_MOVE_METRICS | {"vol"}
+    ):
+        return None
+    # English "up 3 days in a row": the direction word may come first
+    used = last_needed + 1
+    if kind_at(tokens, i + used) in {"cmp", "between"}:
+        return None  # 连续三个报告期营收同比增长超过20%: a sustained comparison, not a streak
+    return used, [synthetic("cond", condition, run[:used])]

@@ -1,0 +1,60 @@
+"""Sustained comparisons: ROE连续三年超过15%, for four consecutive years, 近3个报告期… → `Sustained`."""
+
+from __future__ import annotations
+
+from backend.domain.language.ir import Compare, Sustained
+from backend.domain.language.lexicon import Token
+from backend.domain.language.parser.rewriting import Match, kind_at, synthetic
+from backend.domain.language.semantic import SemanticModel
+
+PERIOD_OF_UNIT = {"year": "year", "annual_reports": "year", "report": "report", "quarter": "report",
+                  "day": "day", "trading_day": "day"}  # fmt: skip
+
+
+def sustained(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """A comparison with a count of periods after it (or before it) holds in each of them."""
+    token = tokens[i]
+    if token.kind == "cond" and isinstance(token.value, Compare):
+        found = period_count(tokens, i + 1)
+        if found is None and kind_at(tokens, i + 1) == "number" and kind_at(tokens, i + 2) == "consecutive":
+            # for four consecutive years
+            swapped = [tokens[i + 2], tokens[i + 1], *tokens[i + 3 : i + 5]]
+            inner = period_count(swapped, 0)
+            found = (inner[0], inner[1], i + 1 + inner[2]) if inner else None
+            if found is not None:
+                return found[2] - i, [synthetic("cond", Sustained(token.value, found[0], found[1]),
+                                                tokens[i : found[2]])]  # fmt: skip
+        if found is not None:
+            n, period, end = found
+            return end - i, [synthetic("cond", Sustained(token.value, n, period), tokens[i:end])]
+        return None
+    found = period_count(tokens, i)
+    if (
+        found is not None
+        and kind_at(tokens, found[2]) == "cond"
+        and isinstance(tokens[found[2]].value, Compare)
+    ):
+        n, period, end = found
+        condition = Sustained(tokens[end].value, n, period)
+        return end + 1 - i, [synthetic("cond", condition, tokens[i : end + 1])]
+    return None
+
+
+def period_count(tokens: list[Token], j: int) -> tuple[int, str, int] | None:
+    """[recent] consecutive N [个] unit → (N, period, next index)."""
+    if kind_at(tokens, j) == "recent":
+        j += 1
+    if kind_at(tokens, j) != "consecutive" or kind_at(tokens, j + 1) != "number":
+        return None
+    n = int(tokens[j + 1].value)
+    j += 2
+    if kind_at(tokens, j) == "count_unit":
+        j += 1
+    if kind_at(tokens, j) == "annual":
+        return n, "year", j + 1
+    if kind_at(tokens, j) != "tunit":
+        return None
+    period = PERIOD_OF_UNIT.get(tokens[j].value)
+    if period is None or n < 1:
+        return None
+    return n, period, j + 1

@@ -1,0 +1,200 @@
+"""Technical conditions on the bars: moving averages and their crosses, N-day highs/lows, volume surges."""
+
+from __future__ import annotations
+
+from backend.domain.language.ir import Technical
+from backend.domain.language.lexicon import Token
+from backend.domain.language.parser.rewriting import Match, is_plain_number, kind_at, synthetic
+from backend.domain.language.semantic import SemanticModel
+
+PRICE_MOVE_METRICS = {"close", "pct_chg"}  # a technical phrase may start with the price it is about
+DEFAULT_SURGE_DAYS = 5
+DEFAULT_SURGE_FACTOR = 2.0
+MA_VERBS = {"cross_above": "ma_cross_above", "cross_below": "ma_cross_below", "stand_above": "ma_above"}
+
+
+def ma_cross_ma(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """5日均线上穿20日均线 / the 10-day moving average crossed below the 30-day moving average."""
+    short = _moving_average_window(tokens, i)
+    if short is None:
+        return None
+    short_n, j = short
+    if kind_at(tokens, j) not in {"cross_above", "cross_below"}:
+        return None
+    kind = "ma_golden_cross" if tokens[j].kind == "cross_above" else "ma_death_cross"
+    long = _moving_average_window(tokens, j + 1)
+    if long is None:
+        return None
+    long_n, end = long
+    return end - i, [synthetic("cond", Technical(kind, short_n, float(long_n)), tokens[i:end])]
+
+
+def moving_average(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """站上20日均线 / 收盘价突破60日均线 / 在60日均线上方 / closed below the 50-day moving average."""
+    start = i
+    i = _after_price_metric(tokens, i)
+    verb = tokens[i] if i < len(tokens) else None
+    if verb is None:
+        return None
+    kind = MA_VERBS.get(verb.kind)
+    if kind is None and verb.kind == "cmp" and verb.value in {">", ">=", "<", "<="}:
+        kind = "ma_above" if ">" in verb.value else "ma_below"
+    if kind is None and verb.kind == "between":  # 在60日均线上方: the side comes after the average
+        kind = "position"
+    if kind is None:
+        return None
+    window = _moving_average_window(tokens, i + 1)
+    if window is None:
+        return None
+    n, j = window
+    if kind == "position":
+        if kind_at(tokens, j) not in {"above_pos", "below_pos"}:
+            return None
+        kind = "ma_above" if tokens[j].kind == "above_pos" else "ma_below"
+        j += 1
+    elif kind_at(tokens, j) in {"above_pos", "below_pos"}:
+        j += 1
+    return j - start, [synthetic("cond", Technical(kind, n), tokens[start:j])]
+
+
+def new_high_low(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """创60日新高 / hit a 52-week low."""
+    start = i
+    i = _after_price_metric(tokens, i)
+    if kind_at(tokens, i) == "recent":
+        i += 1
+    length = _window_length(tokens, i)
+    if length is None:
+        return None
+    n, used = length
+    j = i + used
+    if kind_at(tokens, j) not in {"new_high", "new_low"}:
+        return None
+    kind = "n_day_high" if tokens[j].kind == "new_high" else "n_day_low"
+    return j + 1 - start, [synthetic("cond", Technical(kind, n), tokens[start : j + 1])]
+
+
+def volume_surge(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """放量 / 成交量是5日均量的2倍 / volume today is more than twice its 20-day average."""
+    token = tokens[i]
+    if token.kind == "surge":
+        n, surge_factor, end = _surge_details(tokens, i + 1)
+        return end - i, [synthetic("cond", Technical("volume_surge", n, surge_factor), tokens[i:end])]
+    if not (token.kind == "metric" and token.value == "vol"):
+        return None
+    j = i + 1
+    while kind_at(tokens, j) in {"time", "cmp", "between"}:  # "volume today is more than"
+        j += 1
+    factor = _multiple(tokens, j)
+    if factor is not None:
+        j += 1
+    if kind_at(tokens, j) in {"top", "recent", "before"}:  # 前5日均量
+        j += 1
+    length = _window_length(tokens, j)
+    if length is not None:
+        n, used = length
+        j += used
+        if kind_at(tokens, j) == "avg_volume":
+            j += 1
+        elif kind_at(tokens, j) == "agg" and tokens[j].value == "avg":
+            j += 1
+            if kind_at(tokens, j) == "metric" and tokens[j].value == "vol":
+                j += 1
+        else:
+            return None
+    elif kind_at(tokens, j) in {"avg_volume", "agg"} and (
+        tokens[j].kind == "avg_volume" or tokens[j].value == "avg"
+    ):
+        # "their average volume of the previous 20 days"
+        j += 1
+        if kind_at(tokens, j) == "metric" and tokens[j].value == "vol":
+            j += 1
+        if kind_at(tokens, j) in {"recent", "top", "before"}:
+            j += 1
+        length = _window_length(tokens, j)
+        if length is None:
+            return None
+        n, used = length
+        j += used
+    else:
+        return None
+    if factor is None:
+        factor = _multiple(tokens, j)
+        if factor is not None:
+            j += 1
+        else:
+            factor = 1.0
+    if kind_at(tokens, j) == "cmp" and tokens[j].value in {">=", ">"}:
+        j += 1
+    if kind_at(tokens, j) == "surge":
+        j += 1
+    return j - i, [synthetic("cond", Technical("volume_surge", n, factor), tokens[i:j])]
+
+
+def _window_length(tokens: list[Token], j: int) -> tuple[int, int] | None:
+    """`N [日|天|周|交易日]` at j → (bars, tokens used)."""
+    if kind_at(tokens, j) == "ma_n":
+        return tokens[j].value, 1
+    if kind_at(tokens, j) != "number" or not is_plain_number(tokens[j]) or tokens[j].value < 1:
+        return None
+    n = int(tokens[j].value)
+    if kind_at(tokens, j + 1) == "tunit":
+        unit = tokens[j + 1].value
+        if unit == "week":
+            return n * 5, 2
+        if unit == "month":
+            return n * 21, 2
+        if unit in {"day", "trading_day"}:
+            return n, 2
+        return None
+    return n, 1
+
+
+def _moving_average_window(tokens: list[Token], j: int) -> tuple[int, int] | None:
+    """`N日均线` or `MA20` at j → (bars, index after the phrase)."""
+    length = _window_length(tokens, j)
+    if length is None:
+        return None
+    n, used = length
+    end = j + used
+    if tokens[end - 1].kind != "ma_n":  # MA20 names the average itself; "20日" needs 均线 after it
+        if kind_at(tokens, end) != "ma":
+            return None
+        end += 1
+    return n, end
+
+
+def _after_price_metric(tokens: list[Token], i: int) -> int:
+    """Skip a leading 收盘价 / 股价 (the price a technical phrase is about)."""
+    if kind_at(tokens, i) == "metric" and tokens[i].value in PRICE_MOVE_METRICS:
+        return i + 1
+    return i
+
+
+def _is_times_number(tokens: list[Token], j: int) -> bool:
+    return kind_at(tokens, j) == "number" and tokens[j].extra.get("unit") == "times"
+
+
+def _multiple(tokens: list[Token], j: int) -> float | None:
+    """A multiple: 2倍, 3 times, twice."""
+    if kind_at(tokens, j) == "twice":
+        return float(tokens[j].value)
+    if _is_times_number(tokens, j):
+        return float(tokens[j].value)
+    return None
+
+
+def _surge_details(tokens: list[Token], j: int) -> tuple[int, float, int]:
+    """After 放量: optional "N日均量的k倍" → (days averaged, multiple, index after the phrase)."""
+    n, factor = DEFAULT_SURGE_DAYS, DEFAULT_SURGE_FACTOR
+    length = _window_length(tokens, j)
+    if length is not None and kind_at(tokens, j + length[1]) == "avg_volume":
+        n = length[0]
+        j += length[1] + 1
+        if _is_times_number(tokens, j):
+            factor = tokens[j].value
+            j += 1
+    elif _is_times_number(tokens, j):
+        factor = tokens[j].value
+        j += 1
+    return n, factor, j

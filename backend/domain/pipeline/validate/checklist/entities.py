@@ -1,0 +1,131 @@
+"""What a named entity looks like inside SQL: the stored values and codes a query uses for it.
+
+Industries, industry groups, exchanges, boards and indexes come from the semantic model; stock codes
+and the ST mark are data-free rules. A stock named by its name needs the database: it is reported
+with its text, and the probe step grounds it later.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from sqlglot import exp
+
+from backend.domain.pipeline.validate.checklist.question import Question
+from backend.domain.pipeline.validate.checklist.sqltree import number_value
+from backend.domain.pipeline.validate.checklist.vocabulary import Category, Hit
+
+_SUFFIXES = {"SSE": ".SH", "SZSE": ".SZ", "BSE": ".BJ"}
+_COLUMNS = {
+    Category.INDUSTRY: "industry",
+    Category.INDUSTRY_GROUP: "industry",
+    Category.EXCHANGE: "exchange",
+    Category.BOARD: "market",
+    Category.INDEX: "index_code",
+    Category.STOCK: "ts_code",
+    Category.ST: "name",
+}
+ENTITY_CATEGORIES = tuple(_COLUMNS)
+# Characters after which an industry word starts a word of its own (的银行股, 不属于银行业, 10只银行股);
+# after any other Chinese character it is the tail of a longer name (招商银行, 中国石油, 长江电力).
+_WORD_BOUNDARY = set("的和与及、，,；;。非属于个各中在是为只家或且而及其")
+_LEADING_VERBS = re.compile(r"^(?:请问|请|查询|查一下|查|帮我查|看看|告诉我|列出)")
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+_LEADING_NAME = re.compile(
+    r"^(?:请问|请|查询|查一下|帮我查|看看|告诉我)?(?P<name>[\u4e00-\u9fff]{2,6}?)"
+    r"(?=\d|最新|最近|近|今日|今天|昨日|昨天|的|在|从|自|过去|上市|股价|收盘|市值|市盈率|市净率|每股|营收|营业|净利润)"
+)
+_NOT_NAME_CHARACTERS = set("各每前最连续近今昨不非按统计哪些有多少这那上下涨跌股票")
+
+
+def _names(literal: str, value: str) -> bool:
+    """'银行' names 银行; so does a LIKE pattern '%银行%'."""
+    return literal.strip("%") == value or ("%" in literal and value in literal)
+
+
+@dataclass(frozen=True)
+class EntityRef:
+    category: Category | None  # None: a stock known only by its name
+    key: str  # industry group key, exchange code, board, index code, stock code, or the stock name
+    values: tuple[str, ...]  # the stored values that must all appear (the industries of a group)
+    column: str
+    surface: str  # as the question writes it
+
+    @property
+    def label(self) -> str:
+        return self.key if self.category is None else f"{self.key} ({self.category.value})"
+
+    def mentioned_by(self, literal: str) -> bool:
+        bare = literal.strip("%")
+        if self.category is Category.EXCHANGE:
+            return bare in {
+                self.key,
+                _SUFFIXES.get(self.key, ""),
+                _SUFFIXES.get(self.key, "").lstrip("."),
+                self.surface,
+            }
+        if self.category is Category.INDEX:
+            return any(value in literal for value in self.values[:2]) or bare in self.values
+        if self.category in {Category.STOCK, Category.ST, None}:
+            return self.key in literal
+        return any(_names(literal, value) for value in self.values)
+
+    def covered_values(self, literals: list[str]) -> list[str]:
+        """The stored values some literal names (for a group: which of its industries)."""
+        if self.category in {Category.INDUSTRY, Category.INDUSTRY_GROUP}:
+            return [value for value in self.values if any(_names(literal, value) for literal in literals)]
+        return list(self.values) if any(self.mentioned_by(literal) for literal in literals) else []
+
+    def named_in(self, node: exp.Expr) -> bool:
+        literals = [n.this for n in node.find_all(exp.Literal) if n.is_string]
+        if any(self.mentioned_by(literal) for literal in literals):
+            return True
+        # A stock code may be compared as a number (symbol = 600519).
+        return self.category is Category.STOCK and any(
+            number_value(n) == float(self.key) for n in node.find_all(exp.Literal) if not n.is_string
+        )
+
+
+def entity_ref(question: Question, hit: Hit) -> EntityRef:
+    surface = question.raw[hit.start : hit.end]
+    vocabulary = question.vocabulary
+    if hit.category is Category.INDUSTRY_GROUP:
+        values = vocabulary.industry_groups[hit.key]
+    elif hit.category is Category.INDEX:
+        values = (hit.key, *vocabulary.index_names[hit.key])
+    else:
+        values = (hit.key,)
+    return EntityRef(hit.category, hit.key, values, _COLUMNS[hit.category], surface)
+
+
+def inside_name(question: Question, hit: Hit) -> bool:
+    """Whether an industry word is the tail of a longer Chinese name (招商银行)."""
+    if hit.category not in {Category.INDUSTRY, Category.INDUSTRY_GROUP} or hit.start == 0:
+        return False
+    before = question.text[hit.start - 1]
+    return bool(_CJK.match(before)) and before not in _WORD_BOUNDARY and not question.covered(hit.start - 1)
+
+
+def stock_names(question: Question) -> list[tuple[int, int, str]]:
+    """Chinese stock names that only the database can ground: (start, end, name)."""
+    found: list[tuple[int, int, str]] = []
+    for hit in question.hits:
+        if inside_name(question, hit):
+            start = hit.start
+            while (
+                start > 0
+                and _CJK.match(question.text[start - 1])
+                and question.text[start - 1] not in _WORD_BOUNDARY
+            ):
+                start -= 1
+            lead = _LEADING_VERBS.match(question.text[start : hit.start])
+            start += lead.end() if lead else 0
+            found.append((start, hit.end, question.raw[start : hit.end]))
+    match = _LEADING_NAME.match(question.text)
+    if match is not None:
+        start, end = match.start("name"), match.end("name")
+        clean = not any(question.covered(position) for position in range(start, end))
+        if clean and not set(match["name"]) & _NOT_NAME_CHARACTERS and all(s != start for s, _, _ in found):
+            found.append((start, end, match["name"]))
+    return sorted(found)

@@ -1,0 +1,44 @@
+"""One module per constraint kind, each with `extract(question) -> list[Constraint]` and a detail
+dataclass whose `check(sql)` judges a candidate (sqlglot optimizer style: one small rule per module)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from backend.domain.pipeline.validate.checklist.kinds import (
+    aggregate,
+    count,
+    date,
+    distinct,
+    entity,
+    every_period,
+    negation,
+    number,
+    open_range,
+    order,
+    per_group,
+    percentage,
+    top_k,
+    window,
+)
+from backend.domain.pipeline.validate.checklist.model import Constraint
+from backend.domain.pipeline.validate.checklist.question import Question
+
+Extractor = Callable[[Question], list[Constraint]]
+
+EXTRACTORS: tuple[Extractor, ...] = (
+    number.extract,
+    date.extract,
+    open_range.extract,
+    window.extract,
+    per_group.extract,
+    top_k.extract,
+    aggregate.extract,
+    distinct.extract,
+    count.extract,
+    percentage.extract,
+    order.extract,
+    every_period.extract,
+    negation.extract,
+    entity.extract,
+)

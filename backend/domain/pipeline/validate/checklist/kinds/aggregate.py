@@ -1,0 +1,188 @@
+"""Aggregates and the set they run over: 平均/average → avg, 合计/总额/total → sum; 前N…的平均 → over the N.
+
+An average or total the question asks for must be computed (avg, avgIf, sum(x)/count(), …) on the
+metric named with it. When it follows a top-k ("涨幅前三的股票及其平均市值", "the three biggest
+gainers and their average market cap") it must be computed over the top-k rows: in a SELECT that
+reads them from a subquery or CTE cut by ORDER BY … LIMIT k (or LIMIT k BY, or rn <= k), not in
+the SELECT that does the cut — there the aggregate sees every row before the LIMIT.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import ClassVar
+
+from sqlglot import exp
+
+from backend.domain.pipeline.validate.checklist.kinds import top_k
+from backend.domain.pipeline.validate.checklist.model import (
+    Attribution,
+    Constraint,
+    Finding,
+    Kind,
+    Lang,
+    failed,
+    passed,
+    undecided,
+)
+from backend.domain.pipeline.validate.checklist.question import Question
+from backend.domain.pipeline.validate.checklist.sqltree import (
+    Sql,
+    columns_of,
+    direction,
+    enclosing_select,
+    function_name,
+)
+from backend.domain.pipeline.validate.checklist.vocabulary import Category
+
+
+class Function(StrEnum):
+    AVERAGE = "average"
+    TOTAL = "total"
+
+
+_AVERAGE = re.compile(r"平均|均值|日均(?!线|量)|均线|均量|\b(?:moving average|average|mean|avg)\b")
+_TOTAL = re.compile(r"合计|总和|总计|之和|总额|加总|\b(?:in total|sum of|combined)\b")
+_TOTAL_BEFORE_METRIC = re.compile(r"总|\btotal\b")
+_IMPLIED_METRIC = {"均线": "close", "moving average": "close", "均量": "vol"}
+_AVERAGE_NAMES = {"avgif", "avgornull", "arrayavg", "avgweighted"}
+_TOTAL_NAMES = {"sumif", "sumornull", "arraysum", "sumkahan"}
+
+
+@dataclass(frozen=True)
+class AggregateDetail:
+    kind: ClassVar[Kind] = Kind.AGGREGATE
+    function: Function
+    columns: frozenset[str]  # the aggregated metric's columns; empty when none was named
+    over_top: int  # 0, or k when the aggregate must run over the top-k rows
+
+    def check(self, sql: Sql) -> Finding:
+        computed = [node for node in sql.nodes() if self._computes(node)]
+        if not computed:
+            return failed(Attribution.AGGREGATION, f"the SQL computes no {self.function.value}")
+        on_metric = [node for node in computed if self._of_metric(sql, node)]
+        if not on_metric:
+            return undecided(
+                f"the SQL computes a {self.function.value}, but not of {'/'.join(sorted(self.columns))}"
+            )
+        if not self.over_top:
+            return passed(f"the SQL computes the {self.function.value}")
+        if any(self._over_top_rows(sql, node) for node in on_metric):
+            return passed(f"the {self.function.value} runs over the top {self.over_top} rows")
+        if any(_running(node) for node in on_metric):
+            return undecided("a running window aggregate may stop at the top rows")
+        return failed(
+            Attribution.AGGREGATION,
+            f"the {self.function.value} is taken over all rows, not over the top {self.over_top}",
+        )
+
+    def _of_metric(self, sql: Sql, node: exp.Expr) -> bool:
+        if not self.columns:
+            return True
+        # Through subquery outputs: avg(g.gain_pct) averages argMax(close, d) / argMin(close, d) - 1.
+        resolved = sql.resolve(node, enclosing_select(node))
+        gain = self.columns == frozenset({"pct_chg"})
+        return (
+            bool(self.columns & columns_of(resolved)) or direction(resolved, self.columns, gain) is not None
+        )
+
+    def _computes(self, node: exp.Expr) -> bool:
+        if self.function is Function.AVERAGE:
+            if isinstance(node, exp.Avg) or (
+                isinstance(node, exp.Func) and function_name(node) in _AVERAGE_NAMES
+            ):
+                return True
+            # sum(x) / count() or sum(x) / n is an average written out
+            return isinstance(node, exp.Div) and isinstance(node.this, exp.Sum)
+        return isinstance(node, exp.Sum) or (
+            isinstance(node, exp.Func) and function_name(node) in _TOTAL_NAMES
+        )
+
+    def _over_top_rows(self, sql: Sql, node: exp.Expr) -> bool:
+        select = enclosing_select(node)
+        return select is not None and any(self._cut(sql, source, 3) for source in _read_from(sql, select))
+
+    def _cut(self, sql: Sql, select: exp.Select, depth: int) -> bool:
+        if any(r.select is select and r.limit == self.over_top for r in sql.rankings):
+            return True
+        return depth > 0 and any(self._cut(sql, source, depth - 1) for source in _read_from(sql, select))
+
+
+def _read_from(sql: Sql, select: exp.Select) -> list[exp.Select]:
+    """SELECTs whose rows reach `select`: FROM/JOIN subqueries, CTEs and IN (subquery) filters."""
+    found = sql.sources(select)
+    where = select.args.get("where")
+    if isinstance(where, exp.Where):
+        for node in where.find_all(exp.In):
+            query = node.args.get("query")
+            if isinstance(query, exp.Subquery) and isinstance(query.this, exp.Select):
+                found.append(query.this)
+    return found
+
+
+def _running(node: exp.Expr) -> bool:
+    window = node.parent if isinstance(node.parent, exp.Window) else None
+    return window is not None and window.args.get("order") is not None
+
+
+def _metric_columns(question: Question, match: re.Match[str]) -> frozenset[str]:
+    word = match.group()
+    if word in _IMPLIED_METRIC:
+        return frozenset({_IMPLIED_METRIC[word]})
+    reach = 4 if question.lang is Lang.ZH else 25
+    bound = question.metric_after(match.end(), reach) or question.metric_before(match.start(), 2)
+    return bound[1].columns if bound is not None else frozenset()
+
+
+def _cues(question: Question) -> list[tuple[re.Match[str], Function]]:
+    cues = [(m, Function.AVERAGE) for m in _AVERAGE.finditer(question.text)]
+    cues += [(m, Function.TOTAL) for m in _TOTAL.finditer(question.text)]
+    for match in _TOTAL_BEFORE_METRIC.finditer(question.text):
+        follows = question.hit_at(match.end(), Category.METRIC)
+        if follows is not None and not question.covered(match.start()):
+            cues.append((match, Function.TOTAL))
+    return [(match, function) for match, function in cues if not question.covered(match.start())]
+
+
+def _over_top(question: Question, match: re.Match[str]) -> int:
+    """k when the aggregate is asked of the top-k rows named before it (after it, in English "of the")."""
+    for constraint in top_k.extract(question):
+        assert isinstance(constraint.detail, top_k.TopKDetail)
+        before = constraint.span.end <= match.start()
+        if question.lang is Lang.ZH and before:
+            return constraint.detail.k
+        if (
+            question.lang is Lang.EN
+            and before
+            and re.search(r"\b(their|its)\s*$", question.text[: match.start()])
+        ):
+            return constraint.detail.k
+        between = question.text[match.end() : constraint.span.start]
+        if (
+            question.lang is Lang.EN
+            and not before
+            and re.search(r"\bof the\s*$", between)
+            and len(between) < 40
+        ):
+            return constraint.detail.k
+    return 0
+
+
+def extract(question: Question) -> list[Constraint]:
+    found: list[Constraint] = []
+    for match, function in sorted(_cues(question), key=lambda cue: cue[0].start()):
+        columns = _metric_columns(question, match)
+        detail = AggregateDetail(function, columns, _over_top(question, match))
+        span = question.span(match.start(), match.end())
+        what_zh = "平均值" if function is Function.AVERAGE else "合计"
+        over_zh = f"（在前 {detail.over_top} 名之内计算）" if detail.over_top else ""
+        over_en = f" over the top {detail.over_top} rows" if detail.over_top else ""
+        of = "/".join(sorted(columns)) or question.says("所问指标", "the metric asked")
+        text = question.says(
+            f"“{span.text}”：{of} 的{what_zh}{over_zh}",
+            f"“{span.text}”: the {function.value} of {of}{over_en}",
+        )
+        found.append(Constraint(span, text, question.lang, detail))
+    return found

@@ -1,0 +1,80 @@
+"""Named days, years and report periods must reach the SQL: 2025年9月8日, 2024年年报, Q2 2025, in 2023.
+
+A day or report period passes when the SQL writes that day; a year when the SQL writes a day of it
+(or its boundary days) or the number itself (toYear(list_date) = 2023). A SQL that builds days from
+literals (makeDate, '2025-01-01' - INTERVAL 1 DAY) may name the day without writing it: undecidable.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from typing import ClassVar
+
+from backend.domain.pipeline.validate.checklist.dates import derives_dates, find_dates
+from backend.domain.pipeline.validate.checklist.model import (
+    Attribution,
+    Constraint,
+    Finding,
+    Kind,
+    failed,
+    passed,
+    undecided,
+)
+from backend.domain.pipeline.validate.checklist.question import Question
+from backend.domain.pipeline.validate.checklist.sqltree import Sql
+
+
+@dataclass(frozen=True)
+class DateDetail:
+    kind: ClassVar[Kind] = Kind.DATE
+    year: int
+    day: date | None  # the named day or the last day of the named report period; None for a year
+    period: bool
+
+    def check(self, sql: Sql) -> Finding:
+        if self.day is not None and self.day in sql.dates:
+            return passed(f"the SQL names {self.day.isoformat()}")
+        if self.day is None and self._names_year(sql):
+            return passed(f"the SQL names the year {self.year}")
+        if self.day is not None and any(c.number == self.year for c in sql.comparisons):
+            return undecided(f"the SQL picks {self.year} by number; which day of it is kept is not read")
+        if derives_dates(sql):
+            return undecided(
+                "the SQL builds dates from literals; whether it reaches the named one is not read"
+            )
+        if self.day is None:
+            return failed(Attribution.TIME_SCOPE, f"the SQL names no day of {self.year}{_instead(sql)}")
+        what = "the report period ending" if self.period else "the day"
+        return failed(
+            Attribution.TIME_SCOPE, f"the SQL never names {what} {self.day.isoformat()}{_instead(sql)}"
+        )
+
+    def _names_year(self, sql: Sql) -> bool:
+        boundaries = {date(self.year - 1, 12, 31), date(self.year + 1, 1, 1)}
+        if any(day.year == self.year or day in boundaries for day in sql.dates):
+            return True
+        return any(c.number == self.year for c in sql.comparisons)
+
+
+def _instead(sql: Sql) -> str:
+    named = sorted({day.isoformat() for day in sql.dates})
+    return f" (it names {', '.join(named[:4])})" if named else ""
+
+
+def extract(question: Question) -> list[Constraint]:
+    constraints = []
+    for mention in find_dates(question):
+        span = question.span(mention.start, mention.end)
+        if mention.day is None:
+            text = question.says(f"年份 {mention.year}", f"the year {mention.year}")
+        elif mention.period:
+            text = question.says(
+                f"报告期 {mention.day.isoformat()}", f"the report period ending {mention.day.isoformat()}"
+            )
+        else:
+            text = question.says(f"日期 {mention.day.isoformat()}", f"the day {mention.day.isoformat()}")
+        constraints.append(
+            Constraint(span, text, question.lang, DateDetail(mention.year, mention.day, mention.period))
+        )
+    return constraints

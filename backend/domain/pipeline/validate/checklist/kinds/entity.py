@@ -1,0 +1,111 @@
+"""Entities the question names must reach the SQL: 银行股 → industry = '银行', 科技股 → all eight
+industries of the group, 上交所 → 'SSE', 创业板 → market = '创业板', 沪深300 → '000300.SH', 600519 →
+'600519.SH'. A stock named by its name (贵州茅台) needs the database: it passes when the SQL writes
+the name, is undecidable when the SQL writes some stock code (the probe step grounds it), and fails
+when the SQL names no stock at all. Entities the question excludes are the negation kind's.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import ClassVar
+
+from sqlglot import exp
+
+from backend.domain.pipeline.validate.checklist.entities import (
+    ENTITY_CATEGORIES,
+    EntityRef,
+    entity_ref,
+    inside_name,
+    stock_names,
+)
+from backend.domain.pipeline.validate.checklist.kinds.negation import negated_hits
+from backend.domain.pipeline.validate.checklist.model import (
+    Attribution,
+    Constraint,
+    Finding,
+    Kind,
+    failed,
+    passed,
+    undecided,
+)
+from backend.domain.pipeline.validate.checklist.question import Question
+from backend.domain.pipeline.validate.checklist.sqltree import Sql, columns_of
+from backend.domain.pipeline.validate.checklist.vocabulary import Category
+
+_STOCK_CODE = re.compile(r"\d{6}")
+
+
+@dataclass(frozen=True)
+class EntityDetail:
+    kind: ClassVar[Kind] = Kind.ENTITY
+    entity: EntityRef
+
+    def check(self, sql: Sql) -> Finding:
+        literals = list(sql.strings)
+        if self.entity.category is None:
+            return self._stock_name(sql, literals)
+        covered = self.entity.covered_values(literals)
+        if self.entity.category is Category.STOCK and self.entity.named_in(sql.tree):
+            covered = [self.entity.key]
+        if len(covered) == len(self.entity.values) or (covered and self.entity.category is Category.INDEX):
+            return passed(f"the SQL names {self.entity.label}")
+        if covered:
+            missing = ", ".join(v for v in self.entity.values if v not in covered)
+            return failed(
+                Attribution.ENTITY_MAPPING,
+                f"{self.entity.label} also covers {missing}, which the SQL leaves out",
+            )
+        if self.entity.category in {Category.BOARD, Category.EXCHANGE} and _code_prefixes(sql):
+            return undecided(
+                f"the SQL picks stocks by code pattern; whether that is {self.entity.label} is not read"
+            )
+        return failed(Attribution.ENTITY_MAPPING, f"the SQL never names {self.entity.label}")
+
+    def _stock_name(self, sql: Sql, literals: list[str]) -> Finding:
+        if any(self.entity.key in literal for literal in literals):
+            return passed(f"the SQL names {self.entity.key}")
+        if any(_STOCK_CODE.search(literal) for literal in literals) or _by_name(sql):
+            return undecided(
+                f"the SQL picks a stock by code or name pattern; that it is {self.entity.key} needs the data"
+            )
+        return failed(Attribution.ENTITY_MAPPING, f"the SQL names no stock for {self.entity.key}")
+
+
+def _code_prefixes(sql: Sql) -> bool:
+    return any(
+        isinstance(node, exp.Like | exp.StartsWith | exp.EndsWith)
+        and {"ts_code", "symbol"} & columns_of(node)
+        for node in sql.nodes()
+    )
+
+
+def _by_name(sql: Sql) -> bool:
+    return any(
+        isinstance(node, exp.EQ | exp.Like | exp.ILike | exp.In) and "name" in columns_of(node)
+        for node in sql.nodes()
+    )
+
+
+def extract(question: Question) -> list[Constraint]:
+    excluded = {(hit.start, hit.end) for _, hit in negated_hits(question)}
+    found: list[Constraint] = []
+    seen: set[tuple[Category | None, str]] = set()
+    for hit in question.hits_of(*ENTITY_CATEGORIES):
+        if (hit.start, hit.end) in excluded or inside_name(question, hit) or (hit.category, hit.key) in seen:
+            continue
+        seen.add((hit.category, hit.key))
+        entity = entity_ref(question, hit)
+        span = question.span(hit.start, hit.end)
+        values = "、".join(entity.values[:1] if entity.category is Category.INDEX else entity.values)
+        text = question.says(
+            f"{span.text}：{entity.column} = {values}", f"{span.text}: {entity.column} = {values}"
+        )
+        found.append(Constraint(span, text, question.lang, EntityDetail(entity)))
+    for start, end, name in stock_names(question):
+        entity = EntityRef(None, name, (name,), "ts_code", name)
+        span = question.span(start, end)
+        text = question.says(f"{name}：需由数据确认的股票", f"{name}: a stock the data must ground")
+        found.append(Constraint(span, text, question.lang, EntityDetail(entity)))
+    return sorted(found, key=lambda constraint: constraint.span.start)

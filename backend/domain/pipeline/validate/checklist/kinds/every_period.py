@@ -1,0 +1,88 @@
+"""Every-day / every-year quantifiers: 每天都 / 连续N天 / 都超过 / every day / each of the last N / in a row.
+
+The condition must hold on all the days (years, periods) at once, which takes an aggregate over
+them: HAVING count() = N / countIf(…) = N / min(…) > 0, arrayAll, … A SQL with no aggregate,
+window, array test, self-join or per-stock subquery filters row by row: it lists each day on which
+the condition held instead of the stocks for which it held every day.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import ClassVar
+
+from sqlglot import exp
+
+from backend.domain.pipeline.validate.checklist.model import (
+    Attribution,
+    Constraint,
+    Finding,
+    Kind,
+    failed,
+    passed,
+    undecided,
+)
+from backend.domain.pipeline.validate.checklist.question import COUNT, Question
+from backend.domain.pipeline.validate.checklist.sqltree import Sql, columns_of, is_date_column
+
+_ALWAYS = re.compile(
+    rf"每(?:天|日|个交易日|年|期|个报告期|季度)都|连续\s*{COUNT}\s*个?\s*(?:交易日|天|日|年|报告期|期|季度|周|月)"
+    r"|\d{4}\s*年?\s*(?:和|与|及|、)\s*\d{4}\s*年[^，,。]{0,15}?都"
+    rf"|\bevery (?:trading )?(?:day|year|session)\b|\b{COUNT} consecutive\b"
+    rf"|\b{COUNT} (?:trading )?(?:days|years|sessions) in a row\b"
+    r"|\bnever\b.{0,40}?\bon any day\b|\bin both \d{4} and \d{4}\b"
+)
+# "each of the last N …" is a quantifier unless a statistic is asked per period (then it groups).
+_EACH = re.compile(rf"\b(?:in|on|for) each of the (?:last|past) {COUNT}\b|\beach (?:trading )?day\b")
+_ALL_TESTS = {"arrayall", "arrayexists", "arraycount", "hasall", "arraymin", "arraymax", "grouparray"}
+
+
+@dataclass(frozen=True)
+class EveryPeriodDetail:
+    kind: ClassVar[Kind] = Kind.EVERY_PERIOD
+
+    def check(self, sql: Sql) -> Finding:
+        if any(select.args.get("having") for select in sql.selects) or sql.functions & _ALL_TESTS:
+            return passed("the condition is tested over all periods at once (HAVING or an array test)")
+        if sql.tree.find(exp.AggFunc, exp.Window) or self._combines_rows(sql):
+            return undecided(
+                "the SQL aggregates or combines rows without HAVING; the all-periods test is not read"
+            )
+        return failed(
+            Attribution.AGGREGATION,
+            "the condition is checked row by row: the SQL lists each period it held on, not the stocks "
+            "for which it held on every one",
+        )
+
+    @staticmethod
+    def _combines_rows(sql: Sql) -> bool:
+        """A self-join, or a per-stock subquery (ts_code IN (SELECT ts_code …)): other ways to say "all"."""
+        for select in sql.selects:
+            items = [select.args["from_"].this] if isinstance(select.args.get("from_"), exp.From) else []
+            items += [join.this for join in select.args.get("joins") or []]
+            names = [item.name for item in items if isinstance(item, exp.Table)]
+            if len(names) != len(set(names)):
+                return True
+        for node in sql.tree.find_all(exp.In, exp.Exists):
+            query = node.args.get("query") if isinstance(node, exp.In) else node.this
+            inner = query.this if isinstance(query, exp.Subquery) else query
+            if isinstance(inner, exp.Select) and not all(
+                columns and all(map(is_date_column, columns))
+                for columns in (columns_of(projection) for projection in inner.expressions)
+            ):
+                return True
+        return False
+
+
+def extract(question: Question) -> list[Constraint]:
+    cue = _ALWAYS.search(question.text)
+    if cue is None and not question.asks_statistic():
+        cue = _EACH.search(question.text)
+    if cue is None:
+        return []
+    span = question.span(cue.start(), cue.end())
+    text = question.says(
+        f"“{span.text}”：条件须在每一期都成立", f"“{span.text}”: the condition must hold on every period"
+    )
+    return [Constraint(span, text, question.lang, EveryPeriodDetail())]

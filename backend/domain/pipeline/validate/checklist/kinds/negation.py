@@ -1,0 +1,106 @@
+"""Negations of a named entity: 不属于沪深300, 非金融, 不含ST, not on ChiNext, excluding banks → NOT,
+!=, NOT IN.
+
+The entity's stored value must sit under a negation: !=, NOT (…), NOT IN (list or subquery),
+NOT LIKE, notIn/notLike, an ANTI JOIN or EXCEPT. Named only positively, the SQL keeps what the
+question excludes. Not named at all, a board or exchange may still be left out by naming the others
+(market = '主板' for "Shenzhen, not ChiNext"): undecidable; anything else was dropped.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import ClassVar
+
+from sqlglot import exp
+
+from backend.domain.pipeline.validate.checklist.entities import ENTITY_CATEGORIES, EntityRef, entity_ref
+from backend.domain.pipeline.validate.checklist.model import (
+    Attribution,
+    Constraint,
+    Finding,
+    Kind,
+    failed,
+    passed,
+    undecided,
+)
+from backend.domain.pipeline.validate.checklist.question import Question
+from backend.domain.pipeline.validate.checklist.sqltree import Sql, columns_of, function_name
+from backend.domain.pipeline.validate.checklist.vocabulary import Category, Hit
+
+_CUE = re.compile(
+    r"不属于|不是|不含|不包含|不包括|不在|排除|剔除|除去|去除|去掉|除了|非"
+    r"|\b(?:not in|not on|not part of|not a member of|not|excluding|exclude|except|other than"
+    r"|outside(?: of)?|non)\b"
+)
+_FILLER = re.compile(r"(?:\s|the\b|a\b|an\b|any\b|of\b)*")
+_NEGATING_FUNCTIONS = {"notin", "notlike", "notilike", "notequals"}
+
+
+def negated_hits(question: Question) -> list[tuple[int, Hit]]:
+    """(cue start, entity hit) for every entity the question excludes."""
+    found: list[tuple[int, Hit]] = []
+    for cue in _CUE.finditer(question.text):
+        if question.covered(cue.start()):
+            continue
+        position = _FILLER.match(question.text, cue.end())
+        hit = question.hit_at(position.end() if position else cue.end(), *ENTITY_CATEGORIES)
+        if hit is not None:
+            found.append((cue.start(), hit))
+    return found
+
+
+def _negating(node: exp.Expr) -> bool:
+    if isinstance(node, exp.NEQ | exp.Not | exp.Except):
+        return True
+    if isinstance(node, exp.Like | exp.ILike) and node.args.get("negate"):
+        return True
+    if isinstance(node, exp.Join) and str(node.args.get("kind") or "").upper() == "ANTI":
+        return True
+    return isinstance(node, exp.Func) and function_name(node) in _NEGATING_FUNCTIONS
+
+
+@dataclass(frozen=True)
+class NegationDetail:
+    kind: ClassVar[Kind] = Kind.NEGATION
+    entity: EntityRef
+
+    def check(self, sql: Sql) -> Finding:
+        negations = [node for node in sql.nodes() if _negating(node)]
+        if any(self.entity.named_in(node) for node in negations):
+            return passed(f"the SQL excludes {self.entity.label}")
+        inside = {id(inner) for node in negations for inner in node.walk()}
+        positive = [
+            node
+            for node in sql.nodes()
+            if isinstance(node, exp.Literal) and id(node) not in inside and self.entity.named_in(node)
+        ]
+        if positive:
+            return failed(Attribution.CONDITION, f"the SQL keeps {self.entity.label} instead of excluding it")
+        if self.entity.category in {Category.BOARD, Category.EXCHANGE} and self._others_named(sql):
+            return undecided(
+                f"the SQL names other {self.entity.column} values; they may leave {self.entity.key} out"
+            )
+        return failed(Attribution.CONDITION, f"nothing in the SQL excludes {self.entity.label}")
+
+    def _others_named(self, sql: Sql) -> bool:
+        """Whether the SQL picks values of the entity's column itself, or stocks by code prefix."""
+        for node in sql.nodes():
+            if isinstance(node, exp.EQ | exp.In | exp.Like | exp.StartsWith):
+                columns = columns_of(node)
+                if self.entity.column in columns or (
+                    {"ts_code", "symbol"} & columns and not isinstance(node, exp.EQ)
+                ):
+                    return True
+        return False
+
+
+def extract(question: Question) -> list[Constraint]:
+    found: list[Constraint] = []
+    for start, hit in negated_hits(question):
+        entity = entity_ref(question, hit)
+        span = question.span(start, hit.end)
+        text = question.says(f"{span.text}：排除 {entity.label}", f"{span.text}: exclude {entity.label}")
+        found.append(Constraint(span, text, question.lang, NegationDetail(entity)))
+    return found

@@ -1,0 +1,267 @@
+"""Numbers and units that must reach the SQL: 市值大于100亿 → total_mv compared with 1,000,000 (万元).
+
+A number after a comparison word is a threshold. With the metric word just before it (semantic
+model), the threshold is converted to the metric's stored unit and looked for in comparisons of that
+column; a column compared only with a power-of-ten multiple of it is a unit error, with the
+threshold the other way round a wrong direction. Without a metric, or when the unit does not fit
+the metric (8% of a price is a gain), any usual writing of the number counts: 30% as 30, 0.3, 1.3
+or 0.7; 50亿 as 5e9 times any power of ten.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import ClassVar
+
+from backend.domain.pipeline.validate.checklist.model import (
+    Attribution,
+    Constraint,
+    Finding,
+    Kind,
+    Lang,
+    failed,
+    passed,
+    undecided,
+)
+from backend.domain.pipeline.validate.checklist.question import Question, parse_count
+from backend.domain.pipeline.validate.checklist.sqltree import (
+    Sql,
+    close,
+    columns_of,
+    is_power_of_ten,
+    linear_factor,
+)
+from backend.domain.pipeline.validate.checklist.vocabulary import MetricInfo
+
+
+class Side(StrEnum):
+    ABOVE = "above"
+    BELOW = "below"
+
+
+_SCALE_OR_UNIT = (
+    r"%|percent|pct|个百分点|百分点|成|倍|times|x|万亿|千亿|百亿|千万|百万|亿|万|千|trillion|billion|bn|million|mn"
+    r"|thousand|m|b|k|元|块钱|块|yuan|cny|rmb|股|手|shares|lots|lot"
+)
+_MONEY_OR_SHARES = r"元|块钱|块|yuan|cny|rmb|股|手|shares|lots|lot"
+
+
+def _amount(suffix: str = "") -> str:
+    """A number with its optional unit and money/share word, as named groups num/unit/tail + suffix."""
+    return (
+        rf"(?P<num{suffix}>-?\d+(?:,\d{{3}})*(?:\.\d+)?(?![\d.\-/])|[零一二两三四五六七八九十百千]+)\s*"
+        rf"(?:(?P<unit{suffix}>{_SCALE_OR_UNIT})(?![a-z]))?\s*(?:(?P<tail{suffix}>{_MONEY_OR_SHARES})(?![a-z]))?"
+    )
+
+
+# A bare number followed by a time word counts days or years ("高于20日均线"): it is not a threshold.
+_TIME_AFTER = re.compile(
+    r"\s*(个?交易日|日|天|周|个月|月|年|期|个报告期|(trading )?days?\b|years?\b|weeks?\b|months?\b)"
+)
+_ABOVE = (
+    "超过|大于|高于|多于|高出|超出|不低于|不少于|至少|more than|greater than|higher than|larger than|above"
+    "|over|exceeding|exceeds|exceeded|exceed|at least|no less than|not less than"
+)
+_BELOW = (
+    "低于|小于|少于|不足|不到|不超过|不高于|less than|lower than|smaller than|fewer than|below|under|at most"
+    "|no more than|not more than"
+)
+_COMPARED = re.compile(rf"(?P<word>{_ABOVE}|{_BELOW})\s*(?:了|约|about |around )?\s*{_amount()}")
+_POSTFIX = re.compile(rf"{_amount()}\s*(?P<word>以上|以下)")
+_BETWEEN = re.compile(
+    rf"(?:在|介于|between)\s*{_amount('1')}\s*(?:到|至|和|与|~|-|and)\s*{_amount('2')}\s*(?:之间)?"
+)
+_SHARE_WORDS = {"股": 1.0, "shares": 1.0, "手": 100.0, "lots": 100.0, "lot": 100.0}
+_PERCENT_WORDS = {"%", "percent", "pct", "个百分点", "百分点"}
+_TIMES_WORDS = {"倍", "times", "x"}
+
+
+@dataclass(frozen=True)
+class Quantity:
+    value: float  # as written
+    base: float  # in yuan, shares, percent points, or the bare value
+    unit: str  # percent / times / money / shares / scale / bare
+
+
+def _quantity(number: str, unit: str, tail: str, scales: dict[str, float]) -> Quantity | None:
+    value = float(number.replace(",", "")) if re.match(r"-?\d", number) else parse_count(number)
+    if value is None:
+        return None
+    value = float(value)
+    if unit in _PERCENT_WORDS:
+        return Quantity(value, value, "percent")
+    if unit == "成":  # 三成 = 30%
+        return Quantity(value, value * 10, "percent")
+    if unit in _TIMES_WORDS:
+        return Quantity(value, value, "times")
+    if unit in scales:
+        shares = tail in _SHARE_WORDS
+        return Quantity(
+            value,
+            value * scales[unit] * (_SHARE_WORDS[tail] if shares else 1),
+            "shares" if shares else "scale",
+        )
+    if unit in _SHARE_WORDS:
+        return Quantity(value, value * _SHARE_WORDS[unit], "shares")
+    return Quantity(value, value, "money" if unit else "bare")
+
+
+def _stored(quantity: Quantity, metric: MetricInfo) -> float | None:
+    """The threshold in the metric's stored unit, or None when the unit does not fit the metric."""
+    if metric.percent:
+        stored = quantity.base if quantity.unit in {"percent", "bare"} else None
+    elif metric.unit_kind in {"money", "shares"}:
+        fitting = {"scale", "money"} if metric.unit_kind == "money" else {"scale", "shares"}
+        if quantity.unit == "bare":
+            stored = quantity.value * metric.input_factor / metric.stored_factor
+        else:
+            stored = quantity.base / metric.stored_factor if quantity.unit in fitting else None
+    else:
+        stored = quantity.value if quantity.unit in {"bare", "money", "times"} else None
+    if stored is None:
+        return None
+    return -stored if metric.negated else stored
+
+
+def _bound_writings(stored: float, metric: MetricInfo) -> tuple[float, ...]:
+    """Ways to write a threshold on a known metric: its stored value, or a ratio for a percentage."""
+    if metric.percent:
+        return (stored, -stored, stored / 100, -stored / 100, 1 + stored / 100, 1 - stored / 100)
+    return (stored, -stored)
+
+
+def _writings(quantity: Quantity) -> tuple[float, ...]:
+    """Usual ways to write a number whose unit no metric pins down."""
+    if quantity.unit == "percent":
+        v = quantity.base
+        return (v, -v, v / 100, -v / 100, 1 + v / 100, 1 - v / 100)
+    if quantity.unit == "times":
+        return (quantity.value,)
+    scaled = tuple(quantity.base * 10.0**power for power in range(-12, 13))
+    return (quantity.value, -quantity.value, *scaled, *(-value for value in scaled))
+
+
+@dataclass(frozen=True)
+class NumberDetail:
+    kind: ClassVar[Kind] = Kind.NUMBER
+    value: float
+    side: Side  # of the stored column: 跌幅超过5% is pct_chg below -5
+    column: str  # "" when no metric column is bound to the number
+    stored: float | None  # the threshold in the column's stored unit
+    writings: tuple[float, ...]  # forms that count as the number anywhere in the SQL
+
+    def check(self, sql: Sql) -> Finding:
+        written = sql.find_number(self.writings)
+        if not self.column or self.stored is None:
+            if written is not None:
+                return passed(f"{_shown(self.value)} appears in the SQL (as {_shown(written)})")
+            return failed(Attribution.CONDITION, f"{_shown(self.value)} appears nowhere in the SQL")
+        stored = self.stored
+        plain: list[tuple[float, str, bool]] = []  # implied threshold, operator on the column, negated
+        in_formula = False
+        for comparison in sql.comparisons:
+            if comparison.number is None or self.column not in columns_of(comparison.subject):
+                continue
+            factor = linear_factor(comparison.subject, self.column)
+            if factor is None:
+                in_formula = True
+                continue
+            op = comparison.op if factor > 0 else _MIRROR[comparison.op]
+            plain.append((comparison.number / factor, op, comparison.negated))
+        matching = [(op, negated) for implied, op, negated in plain if close(implied, stored)]
+        wanted = {">", ">="} if self.side is Side.ABOVE else {"<", "<="}
+        if any(op in wanted or negated for op, negated in matching):
+            return passed(f"{self.column} is compared with {_shown(stored)}")
+        if matching:
+            return failed(
+                Attribution.CONDITION,
+                f"{self.column} is compared with {_shown(stored)} the wrong way "
+                f"(the question says {self.side.value})",
+            )
+        if written is not None:
+            if plain:  # the number is there, but compared with something else: not ours to judge
+                return undecided(
+                    f"{_shown(written)} appears in the SQL, but not as a threshold on {self.column}"
+                )
+            return passed(f"{_shown(self.value)} appears in the SQL (as {_shown(written)})")
+        if plain:
+            implied = plain[0][0]
+            if is_power_of_ten(abs(implied / stored)) if stored else False:
+                return failed(
+                    Attribution.UNIT,
+                    f"{self.column} is compared with {_shown(implied)}, "
+                    f"expected {_shown(stored)} in its stored unit",
+                )
+            return failed(
+                Attribution.CONDITION,
+                f"{self.column} is compared with {_shown(implied)}, expected {_shown(stored)}",
+            )
+        if in_formula:
+            return undecided(f"{self.column} is compared only inside formulas with other constants")
+        return failed(Attribution.CONDITION, f"no condition compares {self.column} with {_shown(stored)}")
+
+
+_MIRROR = {">": "<", ">=": "<=", "<": ">", "<=": ">=", "=": "=", "!=": "!="}
+
+
+def _shown(value: float) -> str:
+    return f"{value:,.6g}" if abs(value) < 1e6 else f"{value:,.0f}"
+
+
+def _side(word: str) -> Side:
+    return Side.BELOW if re.fullmatch(_BELOW + "|以下", word) else Side.ABOVE
+
+
+def _constraint(question: Question, start: int, end: int, quantity: Quantity, side: Side) -> Constraint:
+    bound = question.metric_before(start, 6 if question.lang is Lang.ZH else 25)
+    metric = bound[1] if bound is not None else None
+    stored = _stored(quantity, metric) if metric is not None and len(metric.columns) == 1 else None
+    if bound is not None and metric is not None and stored is not None:
+        column = next(iter(metric.columns))
+        wanted = side if not metric.negated else (Side.BELOW if side is Side.ABOVE else Side.ABOVE)
+        span = question.span(bound[0].start, end)
+        shown = f"{column} {'>' if wanted is Side.ABOVE else '<'} {_shown(stored)}"
+        text = question.says(
+            f"{span.text}：{shown}（{metric.stored_unit}）", f"{span.text}: {shown} ({metric.stored_unit})"
+        )
+        detail = NumberDetail(quantity.value, wanted, column, stored, _bound_writings(stored, metric))
+        return Constraint(span, text, question.lang, detail)
+    span = question.span(start, end)
+    text = question.says(
+        f"数值条件“{span.text}”须出现在 SQL 中", f"the threshold in “{span.text}” must appear in the SQL"
+    )
+    return Constraint(
+        span, text, question.lang, NumberDetail(quantity.value, side, "", None, _writings(quantity))
+    )
+
+
+def extract(question: Question) -> list[Constraint]:
+    text, scales = question.text, dict(question.vocabulary.scale_units)
+    found: list[tuple[int, Constraint]] = []
+    taken: list[range] = []
+    for match in _BETWEEN.finditer(text):
+        # "between 100 and 200 billion": the first number takes the unit of the second.
+        low_unit, low_tail = match["unit1"] or match["unit2"] or "", match["tail1"] or match["tail2"] or ""
+        low = _quantity(match["num1"], low_unit, low_tail, scales)
+        high = _quantity(match["num2"], match["unit2"] or "", match["tail2"] or "", scales)
+        if low is None or high is None or (not match["unit2"] and _TIME_AFTER.match(text, match.end())):
+            continue
+        taken.append(range(match.start(), match.end()))
+        found.append((match.start(), _constraint(question, match.start(), match.end(), low, Side.ABOVE)))
+        found.append((match.start(), _constraint(question, match.start(), match.end(), high, Side.BELOW)))
+    for match in [*_COMPARED.finditer(text), *_POSTFIX.finditer(text)]:
+        if any(match.start() in span for span in taken):
+            continue
+        if not match["unit"] and not match["tail"] and _TIME_AFTER.match(text, match.end()):
+            continue
+        quantity = _quantity(match["num"], match["unit"] or "", match["tail"] or "", scales)
+        if quantity is not None:
+            found.append(
+                (
+                    match.start(),
+                    _constraint(question, match.start(), match.end(), quantity, _side(match["word"])),
+                )
+            )
+    return [constraint for _, constraint in sorted(found, key=lambda item: item[0])]

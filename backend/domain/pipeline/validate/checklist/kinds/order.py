@@ -1,0 +1,115 @@
+"""Order of the answer: 从高到低 / descending / from worst to best, and 排名 / rank … by → the final ORDER BY.
+
+The outermost SELECT must order its rows; with a direction, its ranking key (the metric named near
+the cue, else the first key that is not a group column or a ts_code tie-break) must run that way.
+"From worst to best" ranks performance (pct_chg) when no metric is named.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import ClassVar
+
+from sqlglot import exp
+
+from backend.domain.pipeline.validate.checklist.model import (
+    Attribution,
+    Constraint,
+    Finding,
+    Kind,
+    Lang,
+    failed,
+    passed,
+    undecided,
+)
+from backend.domain.pipeline.validate.checklist.question import Question
+from backend.domain.pipeline.validate.checklist.sqltree import OrderKey, Sql, columns_of, direction
+
+_DESCENDING = re.compile(
+    r"从高到低|由高到低|从大到小|由大到小|降序|倒序"
+    r"|\b(?:from (?:the )?highest to (?:the )?lowest|from high to low|from largest to smallest"
+    r"|from best to worst|in descending order|descending|highest first|largest first)\b"
+)
+_ASCENDING = re.compile(
+    r"从低到高|由低到高|从小到大|由小到大|升序|正序"
+    r"|\b(?:from (?:the )?lowest to (?:the )?highest|from low to high|from smallest to largest"
+    r"|from worst to best|in ascending order|ascending|lowest first|smallest first)\b"
+)
+_RANKED = re.compile(r"排名|排序|排行|排列|\b(?:rank|ranked|ranking|sort|sorted|order by|ordered by)\b")
+_PERFORMANCE = re.compile(r"worst|best")
+_TIE_BREAKS = {"ts_code", "name", "symbol", "con_code"}
+_RANK_FUNCTIONS = (exp.RowNumber, exp.Rank, exp.DenseRank)
+
+
+@dataclass(frozen=True)
+class OrderDetail:
+    kind: ClassVar[Kind] = Kind.ORDER
+    descending: bool | None  # of the metric; None when the question only asks for an order
+    columns: frozenset[str]  # the metric ordered by; empty when none is named
+
+    def check(self, sql: Sql) -> Finding:
+        tree = sql.tree
+        if not isinstance(tree, exp.Select):
+            return undecided("the order of a combined query is not read")
+        order = tree.args.get("order")
+        if not isinstance(order, exp.Order):
+            if any(isinstance(w.this, _RANK_FUNCTIONS) for w in tree.find_all(exp.Window)):
+                return undecided("the rows carry a rank but are not ordered by it")
+            if any(select.args.get("order") for select in sql.selects):
+                return undecided("only a subquery is ordered; whether the order survives is not read")
+            return failed(Attribution.INTENT, "the question asks for an order, the result is not ordered")
+        if self.descending is None:
+            return passed("the result is ordered")
+        key = self._key(sql, tree, order)
+        if key is None:
+            return undecided("the ordering key cannot be related to what the question ranks")
+        columns = self.columns or frozenset(columns_of(key.expression) - _TIE_BREAKS)
+        moves = direction(key.expression, columns, gain="pct_chg" in columns)
+        if moves is None:
+            return undecided("which way the ordering key moves is not read")
+        descending = key.descending if moves > 0 else not key.descending
+        if descending == self.descending:
+            return passed(f"the result is ordered {'descending' if descending else 'ascending'}")
+        wanted = "descending" if self.descending else "ascending"
+        return failed(Attribution.INTENT, f"the result is ordered the other way (the question asks {wanted})")
+
+    def _key(self, sql: Sql, tree: exp.Select, order: exp.Order) -> OrderKey | None:
+        grouped = set()
+        for clause in (tree.args.get("group"), tree.args.get("limit")):
+            for item in clause.expressions if isinstance(clause, exp.Group | exp.Limit) else []:
+                grouped |= columns_of(sql.resolve(item, tree))
+        keys = [
+            OrderKey(sql.resolve(item.this, tree), bool(item.args.get("desc")))
+            for item in order.expressions
+            if isinstance(item, exp.Ordered)
+        ]
+        if self.columns:
+            return next((key for key in keys if self.columns & columns_of(key.expression)), None)
+        for key in keys:
+            columns = columns_of(key.expression)
+            if columns and not columns <= (grouped | _TIE_BREAKS):
+                return key
+        return None
+
+
+def extract(question: Question) -> list[Constraint]:
+    for pattern, descending in ((_DESCENDING, True), (_ASCENDING, False), (_RANKED, None)):
+        cue = next((m for m in pattern.finditer(question.text) if not question.covered(m.start())), None)
+        if cue is None:
+            continue
+        columns: frozenset[str] = frozenset()
+        if descending is not None:
+            bound = question.metric_before(cue.start(), 12 if question.lang is Lang.ZH else 30)
+            if bound is not None:
+                columns = bound[1].columns
+                descending = descending != bound[1].negated
+            elif _PERFORMANCE.search(cue.group()):
+                columns = frozenset({"pct_chg"})
+        span = question.span(cue.start(), cue.end())
+        way = {True: ("降序", "descending"), False: ("升序", "ascending"), None: ("有序", "ordered")}[
+            descending
+        ]
+        text = question.says(f"“{span.text}”：结果{way[0]}排列", f"“{span.text}”: rows {way[1]}")
+        return [Constraint(span, text, question.lang, OrderDetail(descending, columns))]
+    return []

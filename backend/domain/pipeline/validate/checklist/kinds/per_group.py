@@ -1,0 +1,136 @@
+"""Per-group cues: 各/每个/按/分 X, X 分别, each/per/by X → GROUP BY, PARTITION BY or LIMIT … BY X's column.
+
+X is a dimension of the semantic model (industry, exchange, board, region, listing year) or, with a
+statistic asked per day (每天…的数量, total … on each of the last 5 days, daily average), the trading
+day. A SQL that pivots the groups into columns (countIf(exchange = 'SSE'), …) is undecidable.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import ClassVar
+
+from sqlglot import exp
+
+from backend.domain.pipeline.validate.checklist.model import (
+    Attribution,
+    Constraint,
+    Finding,
+    Kind,
+    failed,
+    passed,
+    undecided,
+)
+from backend.domain.pipeline.validate.checklist.question import Question
+from backend.domain.pipeline.validate.checklist.sqltree import Sql, columns_of, number_value
+from backend.domain.pipeline.validate.checklist.vocabulary import Category
+
+_GROUP_COLUMNS = {
+    "industry": "industry",
+    "exchange": "exchange",
+    "market": "market",
+    "area": "area",
+    "list_year": "list_date",
+    "list_date": "list_date",
+}
+_ENTITY_COLUMNS = {
+    Category.INDUSTRY: "industry",
+    Category.INDUSTRY_GROUP: "industry",
+    Category.EXCHANGE: "exchange",
+    Category.BOARD: "market",
+}
+_CUE = re.compile(
+    r"各个|各|每个|每一个|每|按照|按|分(?!别)|\b(?:for each|on each|in each|of each|each|per|every|by)\b"
+)
+_RESPECTIVELY = re.compile(r"分别|\brespectively\b")
+_PER_DAY = re.compile(
+    r"每(?:天|日|个交易日)(?!都)"
+    r"|\b(?:on each of the (?:last|past) \w+ (?:trading )?days|(?:per|each|every) (?:trading )?day)\b"
+)
+_DAILY_STATISTIC = re.compile(r"\bdaily (?:average|total|mean|sum|count|number)\b")
+_ENTITIES = (Category.INDUSTRY, Category.INDUSTRY_GROUP, Category.EXCHANGE, Category.BOARD, Category.INDEX)
+
+
+@dataclass(frozen=True)
+class PerGroupDetail:
+    kind: ClassVar[Kind] = Kind.PER_GROUP
+    column: str
+
+    def check(self, sql: Sql) -> Finding:
+        for expression in _grouping_expressions(sql):
+            if self.column in columns_of(expression):
+                return passed(f"the SQL groups by {self.column}")
+        if isinstance(sql.tree, exp.SetOperation):
+            return undecided("the SQL combines several queries; groups may be one query each")
+        for node in sql.nodes():
+            if isinstance(node, exp.CountIf | exp.CombinedAggFunc | exp.If) and self.column in columns_of(
+                node
+            ):
+                return undecided(f"the SQL splits {self.column} into conditional columns")
+        return failed(Attribution.GROUPING, f"no GROUP BY, PARTITION BY or LIMIT … BY on {self.column}")
+
+
+def _grouping_expressions(sql: Sql) -> list[exp.Expr]:
+    found: list[exp.Expr] = []
+    for select in sql.selects:
+        group = select.args.get("group")
+        for item in group.expressions if isinstance(group, exp.Group) else []:
+            position = number_value(item)
+            if position is not None and 1 <= position <= len(select.expressions):
+                item = select.expressions[int(position) - 1]  # GROUP BY 1
+            found.append(sql.resolve(item, select))
+        limit = select.args.get("limit")
+        if isinstance(limit, exp.Limit):
+            found.extend(sql.resolve(item, select) for item in limit.expressions)
+    found.extend(sql.resolve(expression, select) for expression, select in sql.partitions())
+    return found
+
+
+def _dimension_after(question: Question, position: int) -> str | None:
+    """The group column named right after a cue, over entity words and (English) two plain words."""
+    text, plain_words = question.text, 0
+    while position < len(text):
+        while position < len(text) and text[position] == " ":
+            position += 1
+        dimension = question.hit_at(position, Category.DIMENSION)
+        if dimension is not None:
+            return _GROUP_COLUMNS.get(dimension.key)
+        entity = question.hit_at(position, *_ENTITIES)
+        word = re.match(r"[a-z]+", text[position:])
+        if entity is not None:
+            position = entity.end
+        elif word is not None and plain_words < 2 and word.group() not in {"by", "and", "with"}:
+            position, plain_words = position + word.end(), plain_words + 1
+        else:
+            return None
+    return None
+
+
+def _constraint(question: Question, start: int, end: int, column: str) -> Constraint:
+    span = question.span(start, end)
+    text = question.says(f"{span.text}：按 {column} 分组", f"{span.text}: one result per {column}")
+    return Constraint(span, text, question.lang, PerGroupDetail(column))
+
+
+def extract(question: Question) -> list[Constraint]:
+    found: dict[str, Constraint] = {}
+    for cue in _CUE.finditer(question.text):
+        if question.covered(cue.start()):
+            continue
+        column = _dimension_after(question, cue.end())
+        if column is not None and column not in found:
+            dimension = next(hit for hit in question.hits_of(Category.DIMENSION) if hit.start >= cue.end())
+            found[column] = _constraint(question, cue.start(), dimension.end, column)
+    for cue in _RESPECTIVELY.finditer(question.text):
+        before = [hit for hit in question.hits_of(*_ENTITY_COLUMNS) if hit.end <= cue.start()]
+        columns = [_ENTITY_COLUMNS[hit.category] for hit in before]
+        for column in set(columns):
+            if columns.count(column) >= 2 and column not in found:
+                first = next(hit for hit in before if _ENTITY_COLUMNS[hit.category] == column)
+                found[column] = _constraint(question, first.start, cue.end(), column)
+    per_day = _PER_DAY.search(question.text) if question.asks_statistic() else None
+    per_day = per_day or _DAILY_STATISTIC.search(question.text)
+    if per_day is not None and "trade_date" not in found:
+        found["trade_date"] = _constraint(question, per_day.start(), per_day.end(), "trade_date")
+    return sorted(found.values(), key=lambda constraint: constraint.span.start)

@@ -1,0 +1,198 @@
+"""Top-k and which side: 前10 / 最高的5只 / top 10 / the 3 largest → ORDER BY … DESC LIMIT 10; lowest → ASC.
+
+The ranking is an ORDER BY … LIMIT (LIMIT k BY g when the question asks per group) or a
+row_number()/rank() cut. Its key must move with the metric named next to the superlative (跌幅最大
+and "biggest losers" rank pct_chg ascending); a superlative with no count ("收盘价最高的股票",
+"which stock had the highest …") asks for one row. A key the checker cannot relate to the metric
+leaves the side undecided.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import ClassVar
+
+from backend.domain.pipeline.validate.checklist.kinds import per_group
+from backend.domain.pipeline.validate.checklist.model import (
+    Attribution,
+    Constraint,
+    Finding,
+    Kind,
+    Lang,
+    Outcome,
+    failed,
+    passed,
+    undecided,
+)
+from backend.domain.pipeline.validate.checklist.question import COUNT, Question, parse_count
+from backend.domain.pipeline.validate.checklist.sqltree import (
+    OrderKey,
+    Ranking,
+    Sql,
+    columns_of,
+    direction,
+    is_date_column,
+)
+from backend.domain.pipeline.validate.checklist.vocabulary import MetricInfo
+
+
+class Side(StrEnum):
+    HIGH = "high"
+    LOW = "low"
+
+
+_LOW_WORDS = {"最低", "最小", "最少", "lowest", "smallest", "least", "worst", "bottom"}
+_TIME_UNIT = (
+    r"\s*(?:个?交易日|日|天|年|期|个报告期|季度|个季度|月|个月|周"
+    r"|(?:trading )?days?\b|years?\b|weeks?\b|months?\b|quarters?\b)"
+)
+_SUPERLATIVE_ZH = r"最高|最大|最多|最低|最小|最少"
+_SUPERLATIVE_EN = r"highest|largest|biggest|greatest|best|top|lowest|smallest|worst|least"
+_EXPLICIT = (
+    re.compile(rf"(?P<sup>前)\s*(?P<n>{COUNT})(?!{_TIME_UNIT})\s*(?:名|只|个|家|支)?"),
+    re.compile(rf"(?P<sup>{_SUPERLATIVE_ZH})\s*的?\s*(?P<n>{COUNT})\s*(?:只|个|家|支|名)"),
+    re.compile(rf"\b(?P<sup>top|bottom)\s+(?P<n>{COUNT})\b(?!{_TIME_UNIT})"),
+    re.compile(
+        rf"(?:^|\bthe\s+)(?P<n>{COUNT})\s+(?!{_TIME_UNIT})(?:[a-z0-9]+\s+){{0,5}}?(?P<sup>{_SUPERLATIVE_EN})\b"
+    ),
+)
+_IMPLICIT = (
+    re.compile(rf"(?P<sup>{_SUPERLATIVE_ZH})\s*的\s*[^，,。；的\d]{{0,8}}?(?:股票|公司|个股|行业|板块)"),
+    re.compile(
+        r"\b(?:which|the)\s+(?:[a-z0-9]+\s+){0,4}?(?:stock|company|industry|sector|board|exchange)s?\s+"
+        rf"(?:had|has|have|with|that had|that has|that have)\s+the\s+(?P<sup>{_SUPERLATIVE_EN})\b"
+    ),
+)
+# "gainers" and "losers" name the metric with the superlative: the biggest losers fell the most.
+_MOVERS = re.compile(r"\s*(?P<word>gainers?|losers?|decliners?|advancers?)\b")
+_TIE_BREAKS = {"ts_code", "name", "symbol", "con_code"}
+_HOLDERS_OF_ONE = {"argmax", "argmin", "max", "min"}
+
+
+@dataclass(frozen=True)
+class TopKDetail:
+    kind: ClassVar[Kind] = Kind.TOP_K
+    k: int
+    side: Side
+    columns: frozenset[str]  # the ranked metric's columns; empty when no metric was named
+    descending: bool | None  # the stored column's order asked for; None without a metric
+    gain: bool  # a gain may be ranked as a ratio of later to earlier price
+    group: str  # "" or the column whose groups each get their own top k
+
+    def check(self, sql: Sql) -> Finding:
+        rankings = [r for r in sql.rankings if not all(_date_only(key) for key in r.keys)]
+        if self.group:
+            rankings = [r for r in rankings if any(self.group in columns_of(by) for by in r.by)]
+        if not rankings:
+            return self._no_ranking(sql)
+        on_metric = [r for r in rankings if self._metric_key(r) is not None]
+        findings = [self._judge(r) for r in (on_metric or rankings)]
+        if any(f.outcome is Outcome.PASS for f in findings):
+            return next(f for f in findings if f.outcome is Outcome.PASS)
+        if findings and all(f.outcome is Outcome.FAIL for f in findings):
+            return findings[0]
+        return next((f for f in findings if f.outcome is Outcome.UNDECIDABLE), findings[0])
+
+    def _no_ranking(self, sql: Sql) -> Finding:
+        if self.k == 1 and sql.functions & _HOLDERS_OF_ONE:
+            return undecided("no ORDER BY … LIMIT 1, but max/argMax may pick the top row")
+        if sql.functions & {"topk", "grouparray", "arrayslice", "grouparraysorted"}:
+            return undecided("the top rows may be taken with array functions")
+        if self.group and any(not all(_date_only(key) for key in r.keys) for r in sql.rankings):
+            return failed(
+                Attribution.TOP_K, f"the top {self.k} is taken over all rows, not within each {self.group}"
+            )
+        where = f" within each {self.group}" if self.group else ""
+        return failed(Attribution.TOP_K, f"no ORDER BY … LIMIT {self.k}{where}")
+
+    def _metric_key(self, ranking: Ranking) -> OrderKey | None:
+        for key in ranking.keys:
+            if self.columns & columns_of(key.expression) or direction(
+                key.expression, self.columns, self.gain
+            ):
+                return key
+        return None
+
+    def _judge(self, ranking: Ranking) -> Finding:
+        if ranking.limit is not None and (ranking.limit != self.k or ranking.offset):
+            skipped = f" after skipping {ranking.offset}" if ranking.offset else ""
+            return failed(
+                Attribution.TOP_K,
+                f"the ranking keeps {ranking.limit} rows{skipped}, the question asks for {self.k}",
+            )
+        key = self._metric_key(ranking)
+        if key is None or self.descending is None:
+            return undecided("the ranking key cannot be related to the metric the question ranks by")
+        moves = direction(key.expression, self.columns, self.gain)
+        if moves is None:
+            return undecided("which way the ranking key moves with the metric is not read")
+        descending = key.descending if moves > 0 else not key.descending
+        if descending != self.descending:
+            side = "lowest" if descending else "highest"
+            return failed(
+                Attribution.TOP_K,
+                f"the ranking keeps the {side} rows, the question asks for the {self.side.value} side",
+            )
+        if ranking.limit is None:
+            return undecided("the rank is never cut at a fixed count")
+        return passed(f"ORDER BY … {'DESC' if descending else 'ASC'} LIMIT {self.k}")
+
+
+def _date_only(key: OrderKey) -> bool:
+    columns = columns_of(key.expression)
+    return bool(columns) and all(is_date_column(column) or column in _TIE_BREAKS for column in columns)
+
+
+def _metric(question: Question, start: int, end: int) -> tuple[MetricInfo | None, bool]:
+    """The metric ranked by, and whether a mover word (losers) turns the side round."""
+    if question.lang is Lang.ZH:
+        bound = question.metric_before(start, 8)
+        return (bound[1] if bound else None), False
+    mover = _MOVERS.match(question.text, end)
+    if mover is not None:
+        metrics = question.vocabulary.metrics
+        falling = mover["word"].startswith(("loser", "decliner"))
+        return metrics["pct_chg"], falling
+    bound = question.metric_after(end, 30)
+    return (bound[1] if bound else None), False
+
+
+def _detail(question: Question, k: int, superlative: str, start: int, end: int, group: str) -> TopKDetail:
+    side = Side.LOW if superlative in _LOW_WORDS else Side.HIGH
+    metric, falling = _metric(question, start, end)
+    if metric is None:
+        return TopKDetail(k, side, frozenset(), None, gain=False, group=group)
+    high = side is Side.HIGH
+    descending = high != (metric.negated or falling)
+    gain = metric.columns == frozenset({"pct_chg"})
+    return TopKDetail(k, side, metric.columns, descending, gain, group)
+
+
+def extract(question: Question) -> list[Constraint]:
+    groups = [
+        c.detail.column for c in per_group.extract(question) if isinstance(c.detail, per_group.PerGroupDetail)
+    ]
+    group = groups[0] if len(groups) == 1 else ""
+    found: list[Constraint] = []
+    taken: list[range] = []
+    for pattern, explicit in [(p, True) for p in _EXPLICIT] + [(p, False) for p in _IMPLICIT]:
+        for match in pattern.finditer(question.text):
+            if any(match.start("sup") in span for span in taken):
+                continue
+            k = parse_count(match["n"]) if explicit else 1
+            if k is None or k < 1:
+                continue
+            taken.append(range(match.start(), match.end()))
+            detail = _detail(question, k, match["sup"], match.start(), match.end("sup"), group)
+            span = question.span(match.start(), match.end())
+            order = {True: "降序", False: "升序", None: ""}[detail.descending]
+            order_en = {True: "descending", False: "ascending", None: "ranked"}[detail.descending]
+            where_zh, where_en = (f"每个 {group} 内", f" within each {group}") if group else ("", "")
+            text = question.says(
+                f"{span.text}：{where_zh}{order}排序取前 {k}",
+                f"{span.text}: {order_en}, first {k}{where_en}",
+            )
+            found.append(Constraint(span, text, question.lang, detail))
+    return sorted(found, key=lambda constraint: constraint.span.start)
