@@ -37,6 +37,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI assets served locally: no CDN needed offline
     "channels",
+    "backend.apps.web",
     "backend.apps.marketdata",
     "backend.apps.screening",
     "backend.apps.equivalence",
@@ -44,6 +45,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "backend.apps.web.request_id.RequestIdMiddleware",  # outermost: error handlers run under the id
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",  # serves the built frontend under daphne
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -77,6 +79,9 @@ TEMPLATES = [
 ]
 
 DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{DATA_DIR / 'veriscreen.sqlite3'}")}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # An unreachable server fails the start-up check and requests within seconds, not minutes.
+    DATABASES["default"].setdefault("OPTIONS", {}).setdefault("connect_timeout", 5)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 LANGUAGE_CODE = "en-us"
@@ -91,7 +96,16 @@ STATICFILES_DIRS = [("assets", FRONTEND_DIST / "assets")] if (FRONTEND_DIST / "a
 
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "backend.apps.web.exceptions.api_exception_handler",
+    "DEFAULT_PARSER_CLASSES": [
+        "backend.apps.web.parsers.JsonParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
 }
+# Largest request body in bytes; a larger one is refused with 413 request_too_large before it is parsed.
+# The API takes a question or one SQL statement (at most 20,000 characters): 1 MiB is ample.
+DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("API_MAX_BODY_BYTES", default=1024 * 1024)
 SPECTACULAR_SETTINGS = {
     "TITLE": "VeriScreen API",
     "DESCRIPTION": "Natural-language stock screening with self-checked answers.",
@@ -141,9 +155,15 @@ LLM_SETTINGS = LlmSettings.from_mapping(
 )
 LLM_PROVIDER = LLM_SETTINGS.provider
 
+# Every line names the request it belongs to (`-` outside one); error bodies of 5xx quote the same id.
+LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s [request %(request_id)s] %(message)s"
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"request_id": {"()": "backend.apps.web.request_id.RequestIdLogFilter"}},
+    "formatters": {"line": {"format": LOG_FORMAT}},
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "filters": ["request_id"], "formatter": "line"},
+    },
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="WARNING")},
 }

@@ -9,20 +9,6 @@ from rest_framework import serializers
 MAX_SQL_CHARS = 20_000
 
 
-class ErrorDetailSerializer(serializers.Serializer[Any]):
-    code = serializers.CharField(help_text="Stable machine-readable name, e.g. query_rejected")
-    message = serializers.CharField(help_text="What went wrong, for a person")
-    field_errors = serializers.DictField(
-        child=serializers.ListField(child=serializers.CharField()),
-        required=False,
-        help_text="Per-field validation messages (invalid_request only)",
-    )
-
-
-class ErrorSerializer(serializers.Serializer[Any]):
-    error = ErrorDetailSerializer()
-
-
 class SqlRequestSerializer(serializers.Serializer[Any]):
     sql = serializers.CharField(
         max_length=MAX_SQL_CHARS,

@@ -10,17 +10,13 @@ from drf_spectacular.utils import OpenApiExample, extend_schema
 from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.views import APIView
 
-from backend.apps.marketdata.serializers import ErrorSerializer
-from backend.apps.marketdata.views import (
-    JsonErrorAPIView,
-    error_body,
-    invalid_request_response,
-    market_error_response,
-)
 from backend.apps.screening import services
 from backend.apps.screening.answers import InvalidQuestion
 from backend.apps.screening.serializers import AskAnswerSerializer, AskRequestSerializer
+from backend.apps.web.errors import error_body, invalid_request_response, market_error_response
+from backend.apps.web.serializers import ErrorSerializer
 from backend.domain.market.errors import StoreBusy
 
 FRONTEND_NOT_BUILT = """<!doctype html>
@@ -47,7 +43,7 @@ def spa_index(request: HttpRequest) -> HttpResponse:
     return response
 
 
-class AskView(JsonErrorAPIView):
+class AskView(APIView):
     """Answer a question: translate it, run the SQL through the guard, return every step."""
 
     @extend_schema(
