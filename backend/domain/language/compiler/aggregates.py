@@ -1,0 +1,127 @@
+"""Aggregate queries: one row per group (or one row for the whole set) with the aggregates asked
+for, the aggregate the groups are ordered by, and HAVING filters on group aggregates."""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from backend.domain.language.compiler.sources import dimension, join_all
+from backend.domain.language.compiler.sql import (
+    call,
+    col,
+    comparable,
+    comparison,
+    conjunction,
+    derived,
+    number,
+    ordered,
+    table,
+)
+from backend.domain.language.compiler.state import QueryBuild
+from backend.domain.language.compiler.time_resolution import is_window
+from backend.domain.language.compiler.values import value
+from backend.domain.language.ir import Aggregate, Order, Screen, TimeSpec
+
+AGGREGATE_ORDER_PREFIX = "agg:"  # Order.metric "agg:<fn>:<metric>" orders groups by an aggregate
+COMPUTED_AGGREGATES = {"avg", "sum", "median"}  # min/max/count return stored values or integers
+
+
+def orders_by_aggregate(order: Order | None) -> bool:
+    return order is not None and order.metric.startswith(AGGREGATE_ORDER_PREFIX)
+
+
+def aggregate_query(screen: Screen, build: QueryBuild, where: list[exp.Expr]) -> exp.Query:
+    group_column: exp.Expr | None = None
+    if screen.group_by:
+        group_column = dimension(build, screen.group_by)
+    select: list[exp.Expr] = []
+    if group_column is not None:
+        select.append(exp.alias_(group_column, screen.group_by or ""))
+    aggregates = list(screen.aggregates)
+    order_key: str | None = None
+    order_aggregate = _order_aggregate(screen.order)
+    if order_aggregate is not None:
+        if order_aggregate not in aggregates:
+            aggregates.append(order_aggregate)
+        order_key = aggregate_name(order_aggregate)
+    if not aggregates:
+        aggregates.append(Aggregate("count"))
+    for aggregate in aggregates:
+        expression = aggregate_expr(build, aggregate, screen.time)
+        select.append(exp.alias_(expression, aggregate_name(aggregate)))
+        measured = build.model.metrics.get(aggregate.metric or "")
+        if (
+            build.display_unit
+            and measured is not None
+            and measured.unit_kind == "money"
+            and aggregate.fn != "count"
+        ):
+            converted = _in_display_unit(expression.copy(), measured.stored_unit.factor, build.display_unit)
+            select.append(exp.alias_(converted, f"{aggregate_name(aggregate)}_in_unit"))
+    having = [
+        comparison(
+            aggregate_expr(build, Aggregate(condition.agg or "avg", condition.metric), screen.time), condition
+        )
+        for condition in screen.having
+    ]
+    query = join_all(exp.select(*select).from_(table(build.context, "stock_basic", "b")), build)
+    if where:
+        query = query.where(conjunction(where))
+    if group_column is not None:
+        query = query.group_by(group_column)
+    if having:
+        query = query.having(conjunction(having))
+    ordering: list[exp.Ordered] = []
+    if order_key is not None and screen.order is not None:
+        ordering.append(ordered(exp.column(order_key), screen.order.direction))
+    if group_column is not None:
+        ordering.append(exp.Ordered(this=exp.column(screen.group_by or "")))
+    if ordering:
+        query = query.order_by(*ordering)
+    if screen.limit is not None:
+        query = query.limit(number(screen.limit))
+    return query
+
+
+def _order_aggregate(order: Order | None) -> Aggregate | None:
+    """The aggregate the groups are ordered by: the one named, else the metric's average
+    ("各行业平均涨幅排序" without an aggregate word)."""
+    if order is None:
+        return None
+    if orders_by_aggregate(order):
+        _prefix, fn, metric = order.metric.split(":", 2)
+        return Aggregate(fn, metric or None)
+    return Aggregate("avg", order.metric)
+
+
+def aggregate_expr(build: QueryBuild, aggregate: Aggregate, time: TimeSpec) -> exp.Expr:
+    if aggregate.fn == "count" or aggregate.metric is None:
+        return exp.Count(this=exp.Distinct(expressions=[col("ts_code", "b")]))
+    metric = build.model.metrics[aggregate.metric]
+    if aggregate.fn in {"count_up", "count_down"}:
+        change, _name = value(build, aggregate.metric, time)
+        sign = exp.GT if aggregate.fn == "count_up" else exp.LT
+        return call("countIf", sign(this=comparable(change), expression=number(0)))
+    if is_window(time) and metric.kind == "daily":
+        # an aggregate over a window: per stock over the window first (gain, sum or average)
+        expression, _name = value(build, aggregate.metric, time, None)
+    else:
+        expression, _name = value(build, aggregate.metric, time)
+    aggregated = call(aggregate.fn, expression)  # QST aggregate names are ClickHouse functions
+    return derived(aggregated) if aggregate.fn in COMPUTED_AGGREGATES else aggregated
+
+
+def aggregate_name(aggregate: Aggregate) -> str:
+    """The output column of an aggregate: stock_count, up_count, avg_pe, …"""
+    if aggregate.fn == "count" or aggregate.metric is None:
+        return "stock_count"
+    if aggregate.fn in {"count_up", "count_down"}:
+        return "up_count" if aggregate.fn == "count_up" else "down_count"
+    return f"{aggregate.fn}_{aggregate.metric}"
+
+
+def _in_display_unit(expression: exp.Expr, stored_factor: float, unit: float | None) -> exp.Expr:
+    """A money value in the unit the question asked for (市值是多少亿元 → total_mv × 1e4 / 1e8)."""
+    return exp.Div(
+        this=exp.Mul(this=expression, expression=number(stored_factor)), expression=number(unit or 1.0)
+    )

@@ -1,0 +1,95 @@
+"""Conditions of the IR → WHERE expressions; each shown value a condition reads becomes a column."""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from backend.domain.language.compiler.errors import CompileError
+from backend.domain.language.compiler.scopes import scope_condition
+from backend.domain.language.compiler.sql import (
+    OPS,
+    call,
+    col,
+    comparable,
+    comparison,
+    in_query,
+    number,
+    string,
+)
+from backend.domain.language.compiler.state import QueryBuild
+from backend.domain.language.compiler.streaks import growth_stocks, sustained_stocks
+from backend.domain.language.compiler.technical import technical_stocks
+from backend.domain.language.compiler.values import value
+from backend.domain.language.ir import (
+    BoolOp,
+    Compare,
+    Condition,
+    GrowthStreak,
+    Not,
+    Scope,
+    Sustained,
+    Technical,
+    TimeSpec,
+)
+from backend.domain.market.taxonomy import DAILY_LIMIT_PCT
+
+
+def condition_expr(build: QueryBuild, condition: Condition, time: TimeSpec) -> exp.Expr:
+    if isinstance(condition, BoolOp):
+        parts = [condition_expr(build, item, time) for item in condition.items]
+        return exp.and_(*parts) if condition.op == "and" else exp.Paren(this=exp.or_(*parts))
+    if isinstance(condition, Not):
+        return exp.Not(this=exp.Paren(this=condition_expr(build, condition.item, time)))
+    if isinstance(condition, Scope):
+        return scope_condition(build, condition)
+    if isinstance(condition, Compare):
+        return _compare(build, condition, time)
+    if isinstance(condition, Technical) and condition.kind in {"limit_up", "limit_down"}:
+        return _price_limit(build, condition.kind == "limit_up")
+    if isinstance(condition, Technical):
+        close, name = value(build, "close", None)
+        build.add_column(name, close)
+        return in_query(col("ts_code", "b"), technical_stocks(build, condition))
+    if isinstance(condition, GrowthStreak):
+        return in_query(col("ts_code", "b"), growth_stocks(build, condition, time))
+    if isinstance(condition, Sustained):
+        return in_query(col("ts_code", "b"), sustained_stocks(build, condition, time))
+    raise CompileError(f"cannot compile condition {condition!r}")
+
+
+def _compare(build: QueryBuild, condition: Compare, time: TimeSpec) -> exp.Expr:
+    metrics = build.model.metrics
+    if condition.metric not in metrics:
+        raise CompileError(f"unknown attribute {condition.metric!r}")
+    # a report figure keeps its own period unless the question's time is a window
+    metric_time = condition.time or (time if metrics[condition.metric].kind == "daily" or
+                                     not time.is_single_day else None)  # fmt: skip
+    expression, name = value(build, condition.metric, metric_time, condition.agg)
+    build.add_column(name, expression)
+    if condition.other is not None:
+        if condition.other not in metrics:
+            raise CompileError(f"unknown attribute {condition.other!r}")
+        other, other_name = value(build, condition.other, metric_time, condition.agg)
+        build.add_column(other_name, other)
+        return OPS[condition.op](this=comparable(expression), expression=comparable(other))
+    return comparison(expression, condition)
+
+
+def _price_limit(build: QueryBuild, up: bool) -> exp.Expr:
+    """Closed at the daily limit price of the stock's board: round(pre_close × (1 ± limit%), 2)."""
+    close, name = value(build, "close", None)
+    build.add_column(name, close)
+    pre_close, _name = value(build, "pre_close", None)
+    pct, _pct_name = value(build, "pct_chg", None)
+    build.add_column("pct_chg", pct)
+    branches: list[exp.Expr] = []
+    for board, limit in DAILY_LIMIT_PCT.items():
+        branches += [exp.EQ(this=col("market", "b"), expression=string(board)), number(limit)]
+    limit_pct = call("multiIf", *branches, number(10))
+    sign = exp.Add if up else exp.Sub
+    factor = exp.Paren(this=sign(this=number(1), expression=exp.Div(this=limit_pct, expression=number(100))))
+    limit_price = call("round", exp.Mul(this=pre_close, expression=factor), number(2))
+    half_cent = number(0.005)
+    if up:
+        return exp.GTE(this=close, expression=exp.Sub(this=limit_price, expression=half_cent))
+    return exp.LTE(this=close, expression=exp.Add(this=limit_price, expression=half_cent))

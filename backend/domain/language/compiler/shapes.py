@@ -1,0 +1,90 @@
+"""The shape of the query a Screen needs, after its conditions and values are compiled:
+
+- a list of stocks (one row per stock, ordered and limited as asked), or per stock and day when the
+  question asks for daily values over a window (a "series");
+- an aggregate query, when the question aggregates or groups (aggregates.py);
+- the top k stocks within each group (top_k.py).
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from backend.domain.language.compiler.aggregates import aggregate_query, orders_by_aggregate
+from backend.domain.language.compiler.conditions import condition_expr
+from backend.domain.language.compiler.sources import daily_alias, join_all, series_alias
+from backend.domain.language.compiler.sql import col, conjunction, number, ordered, table
+from backend.domain.language.compiler.state import QueryBuild
+from backend.domain.language.compiler.top_k import top_per_group
+from backend.domain.language.compiler.values import value
+from backend.domain.language.ir import Not, Scope, Screen
+
+
+def build_query(screen: Screen, build: QueryBuild) -> exp.Query:
+    time = screen.time
+    window = build.window
+    where = [condition_expr(build, condition, time) for condition in screen.where]
+    order_expr: exp.Expr | None = None
+    if screen.order is not None and not orders_by_aggregate(screen.order):
+        order_time = screen.order.time or time
+        order_expr, name = value(build, screen.order.metric, order_time, screen.order.agg)
+        build.add_column(name, order_expr)
+    series = window is not None and _is_series(build, screen)
+    for name in screen.outputs:
+        if name in build.model.dimensions:
+            build.add_column(name, col(build.model.dimensions[name].column, "b"))
+        elif series and window is not None:
+            metric = build.model.metrics[name]
+            build.add_column(name, col(metric.column, series_alias(build, metric.table, window)))
+        else:
+            expression, column = value(build, name, time)
+            build.add_column(column, expression)
+    if screen.per_group_limit:
+        for aggregate in screen.aggregates:
+            if aggregate.metric is not None:
+                expression, name = value(build, aggregate.metric, time)
+                build.add_column(name, expression)
+    elif screen.aggregates or screen.group_by:
+        return aggregate_query(screen, build, where)
+    needs_bar = not build.joins and not series
+    if needs_bar and window is None and not screen.where and not screen.outputs:
+        daily_alias(build, "daily", build.day)  # a bare list of stocks on a day: those with a bar
+    query = _select_stocks(build, where)
+    if screen.per_group_limit:
+        return top_per_group(screen, build, query, order_expr)
+    ordering: list[exp.Ordered] = []
+    if order_expr is not None and screen.order is not None:
+        ordering.append(ordered(order_expr, screen.order.direction))
+    ordering.append(exp.Ordered(this=col("ts_code", "b")))  # deterministic results
+    if series:
+        ordering.append(exp.Ordered(this=col("trade_date", "s")))
+    query = query.order_by(*ordering)
+    if screen.limit is not None:
+        query = query.limit(number(screen.limit))
+    return query
+
+
+def _is_series(build: QueryBuild, screen: Screen) -> bool:
+    """Daily values of unranked stocks over a window: one row per stock and day."""
+    model = build.model
+    plain = all(
+        isinstance(c, Scope) or (isinstance(c, Not) and isinstance(c.item, Scope)) for c in screen.where
+    )
+    daily = all(model.metrics.get(name) is not None and model.metrics[name].kind == "daily"
+                for name in screen.outputs if name not in model.dimensions)  # fmt: skip
+    return bool(screen.outputs) and daily and screen.order is None and not screen.aggregates and plain
+
+
+def _select_stocks(build: QueryBuild, where: list[exp.Expr]) -> exp.Select:
+    """ts_code, name, [trade_date], then the shown values, from stock_basic joined to every source."""
+    columns: list[exp.Expr] = [
+        exp.alias_(col("ts_code", "b"), "ts_code"),
+        exp.alias_(col("name", "b"), "name"),
+    ]
+    if build.date_column is not None:
+        columns.append(exp.alias_(build.date_column[1], build.date_column[0]))
+    columns += [exp.alias_(expression, name) for name, expression in build.value_columns()]
+    query = join_all(exp.select(*columns).from_(table(build.context, "stock_basic", "b")), build)
+    if where:
+        query = query.where(conjunction(where))
+    return query

@@ -1,0 +1,166 @@
+"""The subqueries a query reads, each joined to `stock_basic b` on ts_code, and the columns read there.
+
+Aliases name what a subquery holds, so asking twice for the same source reuses one join:
+`d`/`db` (daily/daily_basic on the question's day, `d_YYYYMMDD` on another day), `inc_`/`fi_` +
+period (report tables), `gain_…`/`w_…` (per-stock figures over a window), `s`/`sb` (every day of the
+window, one row per stock and day) and `iw` (index weights).
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+import sqlglot
+from sqlglot import exp
+
+from backend.domain.language.compiler.errors import CompileError
+from backend.domain.language.compiler.sql import (
+    call,
+    col,
+    date_literal,
+    days_after_until,
+    derived,
+    is_in,
+    number,
+    on_date,
+    string,
+    table,
+)
+from backend.domain.language.compiler.state import QueryBuild
+from backend.domain.language.compiler.time_resolution import Window
+from backend.domain.language.semantic import Metric
+from backend.domain.market.guard import DIALECT
+
+DAILY_TABLES = {"daily": "d", "daily_basic": "db"}
+REPORT_TABLES = {"income": "inc", "fina_indicator": "fi"}
+SUM_OVER_WINDOW = {"vol", "amount"}  # flows add up over a window; levels and ratios are averaged
+
+
+def daily_alias(build: QueryBuild, table_name: str, day: date) -> str:
+    base = DAILY_TABLES[table_name]
+    alias = base if day == build.day else f"{base}_{day.strftime('%Y%m%d')}"
+    if alias not in build.joins:
+        build.joins[alias] = (
+            exp.select(exp.Star()).from_(table(build.context, table_name)).where(on_date("trade_date", day))
+        )
+        if build.date_column is None and day == build.day:
+            build.date_column = ("trade_date", col("trade_date", alias))
+    return alias
+
+
+def report_alias(build: QueryBuild, table_name: str, period: date) -> str:
+    alias = f"{REPORT_TABLES[table_name]}_{period.strftime('%Y%m%d')}"
+    if alias not in build.joins:
+        build.joins[alias] = (
+            exp.select(exp.Star()).from_(table(build.context, table_name)).where(on_date("end_date", period))
+        )
+        build.add_column("end_date", col("end_date", alias))
+    return alias
+
+
+def window_alias(build: QueryBuild, metric_key: str, agg: str | None, window: Window) -> tuple[str, str]:
+    """A per-stock subquery with the metric over the window; returns (alias, value column)."""
+    metric = build.model.metrics[metric_key]
+    if metric.key == "pct_chg" and agg is None:
+        return _gain_alias(build, window), "period_gain"
+    fn = agg or ("sum" if metric.key in SUM_OVER_WINDOW else "avg")
+    column = f"{fn}_{metric.key}"
+    alias = f"w_{metric.table}_{window.base.strftime('%Y%m%d')}_{window.end.strftime('%Y%m%d')}"
+    existing = build.joins.get(alias)
+    if existing is None:
+        existing = exp.select(col("ts_code")).from_(table(build.context, metric.table))
+        existing = existing.where(days_after_until(window.base, window.end)).group_by(col("ts_code"))
+        build.joins[alias] = existing
+    assert isinstance(existing, exp.Select)
+    if column not in existing.named_selects:
+        aggregated = call(fn, metric_expr(metric, None))  # QST aggregate names are ClickHouse functions
+        existing.select(exp.alias_(aggregated, column), copy=False)
+    return alias, column
+
+
+def _gain_alias(build: QueryBuild, window: Window) -> str:
+    """The gain over a window: close at its end against close at its base, for stocks with both bars."""
+    alias = f"gain_{window.base.strftime('%Y%m%d')}_{window.end.strftime('%Y%m%d')}"
+    if alias not in build.joins:
+        at_end = on_date("trade_date", window.end)
+        at_base = on_date("trade_date", window.base)
+        gain = exp.Mul(
+            this=exp.Paren(
+                this=exp.Sub(
+                    this=exp.Div(
+                        this=call("sumIf", col("close"), at_end),
+                        expression=call("sumIf", col("close"), at_base),
+                    ),
+                    expression=number(1),
+                )
+            ),
+            expression=number(100),
+        )
+        build.joins[alias] = (
+            exp.select(col("ts_code"), exp.alias_(gain, "period_gain"))
+            .from_(table(build.context, "daily"))
+            .where(is_in(col("trade_date"), [date_literal(window.base), date_literal(window.end)]))
+            .group_by(col("ts_code"))
+            .having(
+                exp.and_(
+                    exp.EQ(this=call("countIf", at_end), expression=number(1)),
+                    exp.EQ(this=call("countIf", at_base), expression=number(1)),
+                )
+            )
+        )
+    return alias
+
+
+def series_alias(build: QueryBuild, table_name: str, window: Window) -> str:
+    """Rows of each day in the window: `s` (daily) and `sb` (daily_basic, matched to `s` by day)."""
+    if table_name != "daily":
+        series_alias(build, "daily", window)
+    alias = "s" if table_name == "daily" else "sb"
+    if alias not in build.joins:
+        build.joins[alias] = (
+            exp.select(exp.Star())
+            .from_(table(build.context, table_name))
+            .where(days_after_until(window.base, window.end))
+        )
+        if build.date_column is None:
+            build.date_column = ("trade_date", col("trade_date", alias))
+    return alias
+
+
+def index_snapshot_filter(code: str, snapshot: date) -> exp.Expr:
+    """The rows of `index_weight` for one index on one constituent snapshot."""
+    return exp.and_(exp.EQ(this=col("index_code"), expression=string(code)), on_date("trade_date", snapshot))
+
+
+def dimension(build: QueryBuild, key: str) -> exp.Expr:
+    """The column a group-by key reads."""
+    if key == "trade_date":
+        if build.window is None:
+            raise CompileError("a per-day breakdown needs a window of days (e.g. the last 5 trading days)")
+        return col("trade_date", series_alias(build, "daily", build.window))
+    if key == "list_year":
+        return call("toYear", col("list_date", "b"))
+    return col(build.model.dimensions[key].column, "b")
+
+
+def metric_expr(metric: Metric, alias: str | None) -> exp.Expr:
+    """The column of a metric, or its formula (derived metrics such as 振幅) on that table alias."""
+    if not metric.expression:
+        return col(metric.column, alias)
+    formula = sqlglot.parse_one(metric.expression, read=DIALECT)
+    if alias is not None:
+        for column in list(formula.find_all(exp.Column)):
+            column.replace(col(column.name, alias))
+    return derived(formula)
+
+
+def join_all(query: exp.Select, build: QueryBuild) -> exp.Select:
+    series_aliases = [alias for alias in ("s", "sb") if alias in build.joins]
+    for alias, subquery in build.joins.items():
+        on: exp.Expr = exp.EQ(this=col("ts_code", alias), expression=col("ts_code", "b"))
+        if alias == "sb" and "s" in series_aliases:
+            on = exp.and_(on, exp.EQ(this=col("trade_date", "sb"), expression=col("trade_date", "s")))
+        query = query.join(
+            exp.alias_(exp.Subquery(this=subquery), alias, table=True), on=on, join_type="INNER"
+        )
+    return query

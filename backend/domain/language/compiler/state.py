@@ -1,0 +1,41 @@
+"""The state of one query under construction, shared by every compiler module."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+
+from sqlglot import exp
+
+from backend.domain.language.compiler.time_resolution import Window
+from backend.domain.language.context import LanguageContext
+from backend.domain.language.ir import TimeSpec
+from backend.domain.language.semantic import SemanticModel
+
+
+@dataclass
+class QueryBuild:
+    context: LanguageContext
+    day: date  # the question's trading day (the window's last day for a window)
+    screen_time: TimeSpec = field(default_factory=TimeSpec)  # the question's own time, as written
+    joins: dict[str, exp.Expr] = field(default_factory=dict)  # alias → subquery, joined to stock_basic b
+    columns: list[tuple[str, exp.Expr]] = field(default_factory=list)  # shown values, by output name
+    warnings: list[str] = field(default_factory=list)
+    date_column: tuple[str, exp.Expr] | None = None  # the trade_date shown next to each stock
+    display_unit: float | None = None
+    window: Window | None = None
+    per_day: bool = False  # grouped by trade_date: daily values row by row over the window
+    index_members: dict[str, date] = field(default_factory=dict)  # index code → snapshot of its scope
+
+    @property
+    def model(self) -> SemanticModel:
+        return self.context.model
+
+    def add_column(self, alias: str, expression: exp.Expr) -> None:
+        if alias not in {name for name, _ in self.columns}:
+            self.columns.append((alias, expression))
+
+    def value_columns(self) -> list[tuple[str, exp.Expr]]:
+        """The shown columns other than the date column (which goes right after the stock's name)."""
+        return [(name, expression) for name, expression in self.columns
+                if not (self.date_column and name == self.date_column[0])]  # fmt: skip

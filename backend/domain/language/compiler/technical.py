@@ -1,0 +1,172 @@
+"""Technical conditions → a per-stock test over its last bars (moving averages, crosses, N-day
+highs/lows, streaks, volume surges), used as `b.ts_code IN (…)`."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from sqlglot import exp
+
+from backend.domain.language.compiler.errors import CompileError
+from backend.domain.language.compiler.sql import (
+    call,
+    col,
+    conjunction,
+    date_literal,
+    in_query,
+    number,
+    settled,
+    table,
+)
+from backend.domain.language.compiler.state import QueryBuild
+from backend.domain.language.context import LanguageContext
+from backend.domain.language.ir import Technical
+
+BAR_COLUMNS = ("ts_code", "trade_date", "close", "pct_chg", "vol")
+# streaks count the market's last N trading days; the other tests the stock's own last N bars
+CALENDAR_WINDOW_KINDS = {"up_streak", "down_streak", "volume_up_streak", "volume_down_streak"}
+# tests that compare the day with the bar before it read one bar more than their length
+ONE_MORE_BAR = {"ma_cross_above", "ma_cross_below", "volume_surge", "volume_up_streak", "volume_down_streak"}
+# MAs / N-day highs read N + RECENT_SLACK_DAYS trading days for every stock and the whole history
+# only for a stock short of N bars there (measured faster than a wider slice for everyone)
+RECENT_SLACK_DAYS = 20
+
+
+def technical_stocks(build: QueryBuild, technical: Technical) -> exp.Query:
+    """Per stock: its last bars ending at the day (rn = 1 is the day itself), then a HAVING test."""
+    n = technical.n
+    bars = n + 1 if technical.kind in ONE_MORE_BAR else n
+    if technical.kind in {"ma_golden_cross", "ma_death_cross"}:
+        bars = max(n, int(technical.factor or n)) + 1
+    bar_source = _bar_source(build.context, build.day, bars, technical.kind in CALENDAR_WINDOW_KINDS)
+    row_number = exp.Window(
+        this=call("row_number"),
+        partition_by=[col("ts_code")],
+        order=exp.Order(expressions=[exp.Ordered(this=col("trade_date"), desc=True)]),
+    )
+    ranked = exp.select(*[col(name) for name in BAR_COLUMNS], exp.alias_(row_number, "rn")).from_(
+        exp.alias_(exp.Subquery(this=bar_source), "history", table=True)
+    )
+    rn = col("rn")
+
+    def rn_le(k: int) -> exp.Expr:
+        return exp.LTE(this=rn, expression=number(k))
+
+    def rn_eq(k: int) -> exp.Expr:
+        return exp.EQ(this=rn, expression=number(k))
+
+    def rn_between(low: int, high: int) -> exp.Expr:
+        return exp.and_(exp.GTE(this=rn, expression=number(low)), exp.LTE(this=rn, expression=number(high)))
+
+    def mean_close(bar_range: exp.Expr | None) -> exp.Expr:
+        if bar_range is None:
+            return settled(call("avg", col("close")))
+        return settled(call("avgIf", col("close"), bar_range))
+
+    today_close = call("anyIf", col("close"), rn_eq(1))
+    tests: list[exp.Expr] = [
+        exp.EQ(this=call("count"), expression=number(bars)),
+        exp.EQ(this=call("max", col("trade_date")), expression=date_literal(build.day)),
+    ]
+    kind = technical.kind
+    if kind in {"ma_above", "ma_below"}:
+        ma = mean_close(None)
+        tests.append(
+            exp.GT(this=today_close, expression=ma)
+            if kind == "ma_above"
+            else exp.LT(this=today_close, expression=ma)
+        )
+    elif kind in {"ma_cross_above", "ma_cross_below"}:
+        ma_today = mean_close(rn_le(n))
+        ma_before = mean_close(rn_between(2, n + 1))
+        close_before = call("anyIf", col("close"), rn_eq(2))
+        tests += _crossing(today_close, ma_today, close_before, ma_before, upward=kind == "ma_cross_above")
+    elif kind in {"ma_golden_cross", "ma_death_cross"}:
+        long_n = int(technical.factor or n)
+        short_today = mean_close(rn_le(n))
+        long_today = mean_close(rn_le(long_n))
+        short_before = mean_close(rn_between(2, n + 1))
+        long_before = mean_close(rn_between(2, long_n + 1))
+        tests += _crossing(
+            short_today, long_today, short_before, long_before, upward=kind == "ma_golden_cross"
+        )
+    elif kind in {"volume_up_streak", "volume_down_streak"}:
+        # volume grew (fell) on each of the last n bars against the bar before
+        compare = exp.GT if kind == "volume_up_streak" else exp.LT
+        for k in range(1, n + 1):
+            newer = call("anyIf", col("vol"), rn_eq(k))
+            tests.append(compare(this=newer, expression=call("anyIf", col("vol"), rn_eq(k + 1))))
+    elif kind == "n_day_high":
+        tests.append(exp.GTE(this=today_close, expression=call("max", col("close"))))
+    elif kind == "n_day_low":
+        tests.append(exp.LTE(this=today_close, expression=call("min", col("close"))))
+    elif kind == "up_streak":
+        tests.append(exp.GT(this=call("min", col("pct_chg")), expression=number(0)))
+    elif kind == "down_streak":
+        tests.append(exp.LT(this=call("max", col("pct_chg")), expression=number(0)))
+    elif kind == "volume_surge":
+        factor = technical.factor if technical.factor is not None else 2.0
+        today_vol = call("anyIf", col("vol"), rn_eq(1))
+        average = call("avgIf", col("vol"), rn_between(2, n + 1))
+        threshold = settled(exp.Mul(this=number(factor), expression=average))
+        tests.append(exp.GTE(this=today_vol, expression=threshold))
+    else:
+        raise CompileError(f"unknown technical condition {kind!r}")
+    return (
+        exp.select(col("ts_code"))
+        .from_(exp.alias_(exp.Subquery(this=ranked), "bars", table=True))
+        .where(rn_le(bars))
+        .group_by(col("ts_code"))
+        .having(exp.and_(*tests))
+    )
+
+
+def _bar_source(context: LanguageContext, day: date, bars: int, calendar_window: bool) -> exp.Query:
+    """The daily rows a technical test ranks: a superset of every candidate's last `bars` bars.
+
+    Streaks look at the market's last N trading days (a day without a bar breaks "连续"), so a
+    calendar cut of exactly those days is the definition. Moving averages and N-day highs/lows
+    use the stock's OWN last N bars, whatever its suspensions: every stock is read over a recent
+    slice (a range of the table's sort key), and a stock trading on the day with fewer than N
+    bars there (a long suspension) over its whole history; that second part is empty, hence
+    cheap, unless such a stock exists.
+    """
+
+    def rows(*conditions: exp.Expr) -> exp.Select:
+        columns = [col(name) for name in BAR_COLUMNS]
+        return exp.select(*columns).from_(table(context, "daily")).where(conjunction(list(conditions)))
+
+    up_to_day = exp.LTE(this=col("trade_date"), expression=date_literal(day))
+    span = bars - 1 if calendar_window else bars + RECENT_SLACK_DAYS
+    cut = context.trading_day_offset(day, -span)
+    if cut is None:
+        return rows(up_to_day)
+    since_cut = exp.GTE(this=col("trade_date"), expression=date_literal(cut))
+    recent = rows(since_cut, up_to_day)
+    if calendar_window:
+        return recent
+    short_of_bars = (
+        exp.select(col("ts_code"))
+        .from_(table(context, "daily"))
+        .where(exp.and_(since_cut.copy(), up_to_day.copy()))
+        .group_by(col("ts_code"))
+        .having(
+            exp.and_(
+                exp.LT(this=call("count"), expression=number(bars)),
+                exp.EQ(this=call("max", col("trade_date")), expression=date_literal(day)),
+            )
+        )
+    )
+    older = rows(
+        exp.LT(this=col("trade_date"), expression=date_literal(cut)), in_query(col("ts_code"), short_of_bars)
+    )
+    return exp.union(recent, older, distinct=False)
+
+
+def _crossing(
+    now: exp.Expr, level_now: exp.Expr, before: exp.Expr, level_before: exp.Expr, *, upward: bool
+) -> list[exp.Expr]:
+    """`now` crosses its level: strictly beyond it on the day, at or behind it on the bar before."""
+    if upward:
+        return [exp.GT(this=now, expression=level_now), exp.LTE(this=before, expression=level_before)]
+    return [exp.LT(this=now, expression=level_now), exp.GTE(this=before, expression=level_before)]

@@ -1,0 +1,142 @@
+"""Symbolic times (ir.TimeSpec) → days, windows and report periods on the context's trading calendar."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, timedelta
+
+from backend.domain.language.compiler.errors import CompileError
+from backend.domain.language.context import LanguageContext
+from backend.domain.language.ir import TimeSpec
+
+ANNUAL_LABELS = {"year", "annual", "last_year", "year_before"}  # times that name one annual report
+
+
+@dataclass(frozen=True)
+class Window:
+    base: date  # last trading day before the window (the base of a gain)
+    end: date  # last trading day in the window
+
+
+def is_window(spec: TimeSpec | None) -> bool:
+    return spec is not None and not spec.is_single_day
+
+
+def resolve_day(context: LanguageContext, spec: TimeSpec) -> date:
+    latest = context.latest_trade_date
+    if spec.label == "date" and spec.day is not None:
+        return spec.day
+    if spec.label == "yesterday":
+        previous = context.trading_day_offset(latest, -1)
+        if previous is None:
+            raise CompileError("there is no trading day before the latest one in the data")
+        return previous
+    return latest
+
+
+def resolve_window(context: LanguageContext, spec: TimeSpec) -> Window:
+    latest = context.latest_trade_date
+
+    def last_on_or_before(day: date) -> date:
+        found = context.last_trading_day_on_or_before(day)
+        if found is None:
+            raise CompileError(f"the data has no trading day on or before {day.isoformat()}")
+        return found
+
+    def before(day: date) -> date:
+        return last_on_or_before(day - timedelta(days=1))
+
+    label = spec.label
+    n = spec.n or 1
+    if label == "recent_days":
+        return Window(last_on_or_before(latest - timedelta(days=n)), latest)
+    if label == "recent_weeks":
+        return Window(last_on_or_before(latest - timedelta(days=7 * n)), latest)
+    if label == "recent_months":
+        return Window(last_on_or_before(months_back(latest, n)), latest)
+    if label == "recent_bars":
+        base = context.trading_day_offset(latest, -n)
+        if base is None:
+            raise CompileError(f"the data has fewer than {n + 1} trading days")
+        return Window(base, latest)
+    if label == "this_year":
+        return Window(before(date(latest.year, 1, 1)), latest)
+    if label == "this_month":
+        return Window(before(latest.replace(day=1)), latest)
+    if label == "this_week":
+        return Window(before(latest - timedelta(days=latest.weekday())), latest)
+    if label == "last_week":
+        monday = latest - timedelta(days=latest.weekday())
+        return Window(before(monday - timedelta(days=7)), before(monday))
+    if label == "last_month":
+        first = latest.replace(day=1)
+        return Window(before(months_back(first, 1)), before(first))
+    if label in ANNUAL_LABELS:
+        year = {"last_year": latest.year - 1, "year_before": latest.year - 2}.get(
+            label, spec.year or latest.year
+        )
+        return Window(before(date(year, 1, 1)), min(last_on_or_before(date(year, 12, 31)), latest))
+    if label == "month" and spec.year and spec.month:
+        first = date(spec.year, spec.month, 1)
+        return Window(before(first), last_on_or_before(months_back(first, -1) - timedelta(days=1)))
+    if label == "quarter" and spec.year and spec.quarter:
+        first = date(spec.year, 3 * spec.quarter - 2, 1)
+        return Window(before(first), last_on_or_before(months_back(first, -3) - timedelta(days=1)))
+    if label == "date_range" and spec.day and spec.end_day:
+        return Window(before(spec.day), last_on_or_before(spec.end_day))
+    if label == "date_span" and spec.day and spec.end_day:
+        return Window(last_on_or_before(spec.day), last_on_or_before(spec.end_day))
+    raise CompileError(f"time scope {label} is not a window")
+
+
+def resolve_period(context: LanguageContext, spec: TimeSpec | None, day: date) -> date:
+    """The report period (end_date) a fundamental figure is read from."""
+    latest = context.latest_trade_date
+    if spec is not None:
+        if spec.label in {"year", "annual"} and spec.year:
+            return date(spec.year, 12, 31)
+        if spec.label == "last_year":
+            return date(latest.year - 1, 12, 31)
+        if spec.label == "year_before":
+            return date(latest.year - 2, 12, 31)
+        if spec.label == "quarter" and spec.year and spec.quarter:
+            return quarter_end(spec.year, 3 * spec.quarter)
+    period = context.latest_annual_period(day)
+    if period is None:
+        raise CompileError(f"no annual report (period ending 12-31) was announced by {day.isoformat()}")
+    return period
+
+
+def annual_periods(context: LanguageContext, time: TimeSpec, day: date, count: int) -> list[date]:
+    """The last `count` year ends, newest first, up to the year the question names (else the latest)."""
+    reference = resolve_period(context, time if time.label in ANNUAL_LABELS else None, day)
+    return [date(reference.year - k, 12, 31) for k in range(count)]
+
+
+def recent_periods(context: LanguageContext, day: date, count: int) -> list[date]:
+    """The last `count` report periods (any quarter) on or before `day`, oldest first."""
+    periods = [p for p in context.report_periods if p <= day]
+    if len(periods) < count:
+        raise CompileError(f"the data has fewer than {count} report periods")
+    return periods[-count:]
+
+
+def quarter_end(year: int, month: int) -> date:
+    """The report period ending in `month` (3, 6, 9 or 12) of `year`."""
+    return date(year, month, 31 if month in {3, 12} else 30)
+
+
+def months_back(day: date, months: int) -> date:
+    index = day.year * 12 + day.month - 1 - months
+    year, month = divmod(index, 12)
+    month += 1
+    for candidate in (day.day, 30, 29, 28):
+        try:
+            return date(year, month, min(candidate, day.day))
+        except ValueError:
+            continue
+    return date(year, month, 28)
+
+
+def years_back(day: date, years: float) -> date:
+    return months_back(day, round(years * 12))

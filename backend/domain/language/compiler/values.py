@@ -1,0 +1,95 @@
+"""The value of a metric for the question's day, a report period or a window, as (expression, name).
+
+The name is the output column: the metric's own name on the question's day or main report period,
+suffixed with the day or year otherwise (close_20250905, n_income_attr_p_2023).
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+from sqlglot import exp
+
+from backend.domain.language.compiler.errors import CompileError
+from backend.domain.language.compiler.sources import (
+    daily_alias,
+    index_snapshot_filter,
+    metric_expr,
+    report_alias,
+    series_alias,
+    window_alias,
+)
+from backend.domain.language.compiler.sql import col, derived, table
+from backend.domain.language.compiler.state import QueryBuild
+from backend.domain.language.compiler.time_resolution import (
+    is_window,
+    quarter_end,
+    resolve_day,
+    resolve_period,
+    resolve_window,
+)
+from backend.domain.language.ir import TimeSpec
+from backend.domain.language.semantic import Metric
+
+
+def value(
+    build: QueryBuild, metric_key: str, time: TimeSpec | None, agg: str | None = None
+) -> tuple[exp.Expr, str]:
+    """(expression, output name) of a metric; `agg` picks a window aggregate or single_quarter."""
+    context = build.context
+    metric = build.model.metrics[metric_key]
+    spec = time or TimeSpec()
+    if metric.kind == "index":
+        return _index_weight(build, metric), metric.column
+    if metric.kind == "report":
+        period = resolve_period(context, time, build.day)
+        alias = report_alias(build, metric.table, period)
+        if agg == "single_quarter":
+            return _single_quarter(build, metric, period, alias)
+        name = metric.column if period == _main_period(build) else f"{metric.column}_{period.year}"
+        return col(metric.column, alias), name
+    same_window = time is None or time == build.screen_time
+    if build.per_day and agg is None and build.window is not None and same_window:
+        alias = series_alias(build, metric.table, build.window)
+        return col(metric.column, alias), metric.column
+    if is_window(spec):
+        window = resolve_window(context, spec)
+        alias, column = window_alias(build, metric_key, agg, window)
+        return derived(col(column, alias)), column
+    day = resolve_day(context, spec) if time is not None else build.day
+    alias = daily_alias(build, metric.table, day)
+    name = metric.key if day == build.day else f"{metric.key}_{day.strftime('%Y%m%d')}"
+    return metric_expr(metric, alias), name
+
+
+def _single_quarter(build: QueryBuild, metric: Metric, period: date, alias: str) -> tuple[exp.Expr, str]:
+    """Income figures are year-to-date: a quarter's own figure is YTD minus the previous quarter's YTD."""
+    name = f"{metric.column}_single_quarter"
+    if period.month == 3:
+        return col(metric.column, alias), name
+    previous_alias = report_alias(build, metric.table, quarter_end(period.year, period.month - 3))
+    difference = exp.Sub(this=col(metric.column, alias), expression=col(metric.column, previous_alias))
+    return derived(exp.Paren(this=difference)), name
+
+
+def _index_weight(build: QueryBuild, metric: Metric) -> exp.Expr:
+    """A constituent's weight in the index the question is scoped to, from the same snapshot."""
+    if len(build.index_members) != 1:
+        raise CompileError("an index weight needs exactly one index in the question (e.g. 沪深300成分股)")
+    code, snapshot = next(iter(build.index_members.items()))
+    alias = "iw"
+    if alias not in build.joins:
+        build.joins[alias] = (
+            exp.select(exp.alias_(col("con_code"), "ts_code"), col(metric.column))
+            .from_(table(build.context, metric.table))
+            .where(index_snapshot_filter(code, snapshot))
+        )
+    return col(metric.column, alias)
+
+
+def _main_period(build: QueryBuild) -> date | None:
+    """The question's default report period, if the data has one (names its figures without a year)."""
+    try:
+        return resolve_period(build.context, None, build.day)
+    except CompileError:
+        return None
