@@ -144,7 +144,7 @@ def claim(directory: Path, owner: Owner) -> None:
             return
         descriptor = _try_lock(directory)
         if descriptor is None:
-            raise DirectoryInUse(directory, _read_record(directory))
+            raise DirectoryInUse(Path(_key(directory)), _read_record(directory))
         _held[_key(directory)] = descriptor
         _write_record(directory, owner)
 
