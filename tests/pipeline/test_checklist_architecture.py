@@ -86,7 +86,9 @@ def test_checklist_code_does_not_name_the_parser() -> None:
 def test_the_walk_catches_an_import_of_the_parser(tmp_path: Path) -> None:
     # The rule must be able to fail: a module importing the parser is reported.
     module = tmp_path / "bad.py"
-    module.write_text("from backend.domain.language.parser import parse\nimport backend.domain.language.qst\n")
+    module.write_text(
+        "from backend.domain.language.parser import parse\nimport backend.domain.language.qst\n"
+    )
     modules = _reachable([module])[module]
     assert [name for name in modules if _forbidden(name)] == [
         "backend.domain.language.parser",

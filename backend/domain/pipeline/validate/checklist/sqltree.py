@@ -336,7 +336,7 @@ class Sql:
                 found.append(
                     Ranking(
                         select=select,
-                        keys=self._keys(order, select),
+                        keys=self.order_keys(order, select),
                         limit=None if count is None else int(count),
                         offset=int(offset or 0),
                         by=tuple(self.resolve(item, select) for item in limit.expressions),
@@ -347,19 +347,26 @@ class Sql:
                 found.append(self._rank_window(window))
         return tuple(found)
 
-    def _keys(self, order: exp.Order, select: exp.Select) -> tuple[OrderKey, ...]:
-        return tuple(
-            OrderKey(self.resolve(item.this, select), bool(item.args.get("desc")))
-            for item in order.expressions
-            if isinstance(item, exp.Ordered)
-        )
+    def order_keys(self, order: exp.Order, select: exp.Select) -> tuple[OrderKey, ...]:
+        """ORDER BY keys resolved through aliases and positions (ORDER BY 2 DESC)."""
+        keys = []
+        for item in order.expressions:
+            if not isinstance(item, exp.Ordered):
+                continue
+            position = number_value(item.this)
+            target = item.this
+            if position is not None and 1 <= position <= len(select.expressions) and order.parent is select:
+                target = select.expressions[int(position) - 1]
+                target = target.this if isinstance(target, exp.Alias) else target
+            keys.append(OrderKey(self.resolve(target, select), bool(item.args.get("desc"))))
+        return tuple(keys)
 
     def _rank_window(self, window: exp.Window) -> Ranking:
         spec = self._window_spec(window)
         select = enclosing_select(window)
         assert select is not None  # a window function only exists inside a SELECT
         order = spec.args.get("order")
-        keys = self._keys(order, select) if isinstance(order, exp.Order) else ()
+        keys = self.order_keys(order, select) if isinstance(order, exp.Order) else ()
         by = tuple(self.resolve(item, select) for item in spec.args.get("partition_by") or [])
         alias = window.parent.alias.lower() if isinstance(window.parent, exp.Alias) else ""
         cut: int | None = None  # rn <= k / rn < k + 1 / rn = 1, wherever the rank is filtered

@@ -22,7 +22,7 @@ from backend.domain.pipeline.validate.checklist.model import (
     undecided,
 )
 from backend.domain.pipeline.validate.checklist.question import Question
-from backend.domain.pipeline.validate.checklist.sqltree import Sql
+from backend.domain.pipeline.validate.checklist.sqltree import Sql, function_name, number_value
 
 _CUE = re.compile(
     r"多少\s*(?:只|家|个|支|种)|几\s*(?:只|家|个|支)|数量|家数|个数|只数"
@@ -35,19 +35,37 @@ class CountDetail:
     kind: ClassVar[Kind] = Kind.COUNT
 
     def check(self, sql: Sql) -> Finding:
-        counting = {name for name in sql.functions if name.startswith(("count", "uniq", "approxdistinct"))}
+        tree = sql.tree
+        if not isinstance(tree, exp.Select):
+            return undecided("the output of a combined query is not read")
+        # What the answer shows: the outer projections, through the subqueries they come from.
+        shown = [sql.resolve(projection, tree) for projection in tree.expressions]
+        counting = {
+            function_name(node)
+            for projection in shown
+            for node in projection.find_all(exp.Func)
+            if function_name(node).startswith(("count", "uniq", "approxdistinct"))
+        }
         if counting:
-            return passed(f"the SQL counts ({', '.join(sorted(counting))})")
-        for node in sql.nodes():
-            if isinstance(node, exp.Sum) and node.find(
-                exp.If, exp.EQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NEQ
-            ):
-                return undecided("a sum over a condition may count the rows")
-        if "length" in sql.functions or "arraycount" in sql.functions:
+            return passed(f"the answer is counted ({', '.join(sorted(counting))})")
+        if any(_sums_a_condition(projection) for projection in shown):
+            return undecided("a sum over a condition (or of 1) may count the rows")
+        if any(
+            function_name(node) in {"length", "arraycount", "size"}
+            for p in shown
+            for node in p.find_all(exp.Func)
+        ):
             return undecided("an array length may count the rows")
         return failed(
             Attribution.INTENT, "the question asks how many, the SQL returns rows without counting them"
         )
+
+
+def _sums_a_condition(node: exp.Expr) -> bool:
+    conditions = (exp.If, exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)
+    return any(
+        total.find(*conditions) or number_value(total.this) is not None for total in node.find_all(exp.Sum)
+    )
 
 
 def extract(question: Question) -> list[Constraint]:

@@ -33,7 +33,7 @@ class DateDetail:
     period: bool
 
     def check(self, sql: Sql) -> Finding:
-        if self.day is not None and self.day in sql.dates:
+        if self.day is not None and (self.day in sql.dates or self._as_number(sql)):
             return passed(f"the SQL names {self.day.isoformat()}")
         if self.day is None and self._names_year(sql):
             return passed(f"the SQL names the year {self.year}")
@@ -50,11 +50,26 @@ class DateDetail:
             Attribution.TIME_SCOPE, f"the SQL never names {what} {self.day.isoformat()}{_instead(sql)}"
         )
 
+    def _as_number(self, sql: Sql) -> bool:
+        """toYYYYMMDD(d) = 20250908, or toYYYYMM(end_date) = 202412 for a report period."""
+        assert self.day is not None
+        forms = [float(self.day.strftime("%Y%m%d"))] + (
+            [float(self.day.strftime("%Y%m"))] if self.period else []
+        )
+        return sql.has_number(tuple(forms))
+
     def _names_year(self, sql: Sql) -> bool:
         boundaries = {date(self.year - 1, 12, 31), date(self.year + 1, 1, 1)}
         if any(day.year == self.year or day in boundaries for day in sql.dates):
             return True
-        return any(c.number == self.year for c in sql.comparisons)
+        # toYear(d) = 2023, or toYYYYMM / toYYYYMMDD numbers of that year
+        numbers = (c.number for c in sql.comparisons if c.number is not None)
+        return any(
+            n == self.year
+            or 100 * self.year <= n < 100 * (self.year + 1)
+            or 10_000 * self.year <= n < 10_000 * (self.year + 1)
+            for n in numbers
+        )
 
 
 def _instead(sql: Sql) -> str:

@@ -24,7 +24,13 @@ from backend.domain.pipeline.validate.checklist.model import (
     undecided,
 )
 from backend.domain.pipeline.validate.checklist.question import COUNT, Question
-from backend.domain.pipeline.validate.checklist.sqltree import Sql, columns_of, is_date_column
+from backend.domain.pipeline.validate.checklist.sqltree import (
+    Sql,
+    columns_of,
+    enclosing_select,
+    is_date_column,
+    under_not,
+)
 
 _ALWAYS = re.compile(
     rf"每(?:天|日|个交易日|年|期|个报告期|季度)都|连续\s*{COUNT}\s*个?\s*(?:交易日|天|日|年|报告期|期|季度|周|月)"
@@ -45,7 +51,7 @@ class EveryPeriodDetail:
     def check(self, sql: Sql) -> Finding:
         if any(select.args.get("having") for select in sql.selects) or sql.functions & _ALL_TESTS:
             return passed("the condition is tested over all periods at once (HAVING or an array test)")
-        if sql.tree.find(exp.AggFunc, exp.Window) or self._combines_rows(sql):
+        if _aggregates(sql) or _combines_rows(sql):
             return undecided(
                 "the SQL aggregates or combines rows without HAVING; the all-periods test is not read"
             )
@@ -55,24 +61,39 @@ class EveryPeriodDetail:
             "for which it held on every one",
         )
 
-    @staticmethod
-    def _combines_rows(sql: Sql) -> bool:
-        """A self-join, or a per-stock subquery (ts_code IN (SELECT ts_code …)): other ways to say "all"."""
-        for select in sql.selects:
-            items = [select.args["from_"].this] if isinstance(select.args.get("from_"), exp.From) else []
-            items += [join.this for join in select.args.get("joins") or []]
-            names = [item.name for item in items if isinstance(item, exp.Table)]
-            if len(names) != len(set(names)):
-                return True
-        for node in sql.tree.find_all(exp.In, exp.Exists):
-            query = node.args.get("query") if isinstance(node, exp.In) else node.this
-            inner = query.this if isinstance(query, exp.Subquery) else query
-            if isinstance(inner, exp.Select) and not all(
-                columns and all(map(is_date_column, columns))
-                for columns in (columns_of(projection) for projection in inner.expressions)
-            ):
-                return True
+
+def _date_lookup(select: exp.Select | None) -> bool:
+    """SELECT max(trade_date) … / SELECT DISTINCT trade_date …: picks days, not stocks."""
+    if select is None:
         return False
+    columns = [columns_of(projection) for projection in select.expressions]
+    return all(names and all(map(is_date_column, names)) for names in columns)
+
+
+def _aggregates(sql: Sql) -> bool:
+    return any(
+        not _date_lookup(enclosing_select(node)) for node in sql.tree.find_all(exp.AggFunc, exp.Window)
+    )
+
+
+def _combines_rows(sql: Sql) -> bool:
+    """Other ways to say "on every day": a self-join, ts_code NOT IN (the days it failed), or the
+    intersection of several per-stock subqueries."""
+    for select in sql.selects:
+        items = [select.args["from_"].this] if isinstance(select.args.get("from_"), exp.From) else []
+        items += [join.this for join in select.args.get("joins") or []]
+        names = [item.name for item in items if isinstance(item, exp.Table)]
+        if len(names) != len(set(names)):
+            return True
+    per_stock = 0
+    for node in sql.tree.find_all(exp.In, exp.Exists):
+        query = node.args.get("query") if isinstance(node, exp.In) else node.this
+        inner = query.this if isinstance(query, exp.Subquery) else query
+        if isinstance(inner, exp.Select) and not _date_lookup(inner):
+            if under_not(node):
+                return True
+            per_stock += 1
+    return per_stock >= 2
 
 
 def extract(question: Question) -> list[Constraint]:

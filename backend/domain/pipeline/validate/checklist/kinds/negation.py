@@ -76,6 +76,10 @@ class NegationDetail:
             for node in sql.nodes()
             if isinstance(node, exp.Literal) and id(node) not in inside and self.entity.named_in(node)
         ]
+        if positive and _null_test(sql):
+            return undecided(
+                f"the SQL may exclude {self.entity.label} with an outer join and an IS NULL test"
+            )
         if positive:
             return failed(Attribution.CONDITION, f"the SQL keeps {self.entity.label} instead of excluding it")
         if self.entity.category in {Category.BOARD, Category.EXCHANGE} and self._others_named(sql):
@@ -94,6 +98,14 @@ class NegationDetail:
                 ):
                     return True
         return False
+
+
+def _null_test(sql: Sql) -> bool:
+    joins = [
+        join for join in sql.tree.find_all(exp.Join) if str(join.args.get("side") or "").upper() == "LEFT"
+    ]
+    nulls = any(isinstance(node.expression, exp.Null) for node in sql.tree.find_all(exp.Is))
+    return bool(joins) and (nulls or bool(sql.functions & {"isnull", "empty"}))
 
 
 def extract(question: Question) -> list[Constraint]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import lru_cache
 from typing import ClassVar
 
 from backend.domain.pipeline.validate.checklist.model import (
@@ -33,27 +34,12 @@ from backend.domain.pipeline.validate.checklist.sqltree import (
     is_power_of_ten,
     linear_factor,
 )
-from backend.domain.pipeline.validate.checklist.vocabulary import MetricInfo
+from backend.domain.pipeline.validate.checklist.vocabulary import MetricInfo, Vocabulary
 
 
 class Side(StrEnum):
     ABOVE = "above"
     BELOW = "below"
-
-
-_SCALE_OR_UNIT = (
-    r"%|percent|pct|个百分点|百分点|成|倍|times|x|万亿|千亿|百亿|千万|百万|亿|万|千|trillion|billion|bn|million|mn"
-    r"|thousand|m|b|k|元|块钱|块|yuan|cny|rmb|股|手|shares|lots|lot"
-)
-_MONEY_OR_SHARES = r"元|块钱|块|yuan|cny|rmb|股|手|shares|lots|lot"
-
-
-def _amount(suffix: str = "") -> str:
-    """A number with its optional unit and money/share word, as named groups num/unit/tail + suffix."""
-    return (
-        rf"(?P<num{suffix}>-?\d+(?:,\d{{3}})*(?:\.\d+)?(?![\d.\-/])|[零一二两三四五六七八九十百千]+)\s*"
-        rf"(?:(?P<unit{suffix}>{_SCALE_OR_UNIT})(?![a-z]))?\s*(?:(?P<tail{suffix}>{_MONEY_OR_SHARES})(?![a-z]))?"
-    )
 
 
 # A bare number followed by a time word counts days or years ("高于20日均线"): it is not a threshold.
@@ -68,14 +54,44 @@ _BELOW = (
     "低于|小于|少于|不足|不到|不超过|不高于|less than|lower than|smaller than|fewer than|below|under|at most"
     "|no more than|not more than"
 )
-_COMPARED = re.compile(rf"(?P<word>{_ABOVE}|{_BELOW})\s*(?:了|约|about |around )?\s*{_amount()}")
-_POSTFIX = re.compile(rf"{_amount()}\s*(?P<word>以上|以下)")
-_BETWEEN = re.compile(
-    rf"(?:在|介于|between)\s*{_amount('1')}\s*(?:到|至|和|与|~|-|and)\s*{_amount('2')}\s*(?:之间)?"
-)
-_SHARE_WORDS = {"股": 1.0, "shares": 1.0, "手": 100.0, "lots": 100.0, "lot": 100.0}
-_PERCENT_WORDS = {"%", "percent", "pct", "个百分点", "百分点"}
-_TIMES_WORDS = {"倍", "times", "x"}
+_TENTHS = "成"  # 三成 = 30%, a Chinese way to write a percentage the semantic model does not list
+
+
+@dataclass(frozen=True)
+class _Patterns:
+    compared: re.Pattern[str]  # 超过100亿, above 50 billion yuan
+    postfix: re.Pattern[str]  # 10元以上
+    between: re.Pattern[str]  # 在10到20之间, between 100 and 200 billion
+
+
+def _alternatives(words: tuple[str, ...]) -> str:
+    return "|".join(re.escape(word) for word in sorted(words, key=len, reverse=True))
+
+
+@lru_cache(maxsize=4)
+def _patterns(units: tuple[str, ...], tails: tuple[str, ...]) -> _Patterns:
+    """Patterns over the unit words of the semantic model (scales, %, 倍, money and share words)."""
+
+    def amount(suffix: str = "") -> str:
+        return (
+            rf"(?P<num{suffix}>-?\d+(?:,\d{{3}})*(?:\.\d+)?(?![\d.\-/])|[零一二两三四五六七八九十百千]+)\s*"
+            rf"(?:(?P<unit{suffix}>{_alternatives(units)})(?![a-z]))?\s*"
+            rf"(?:(?P<tail{suffix}>{_alternatives(tails)})(?![a-z]))?"
+        )
+
+    return _Patterns(
+        compared=re.compile(rf"(?P<word>{_ABOVE}|{_BELOW})\s*(?:了|约|about |around )?\s*{amount()}"),
+        postfix=re.compile(rf"{amount()}\s*(?P<word>以上|以下)"),
+        between=re.compile(
+            rf"(?:在|介于|between)\s*{amount('1')}\s*(?:到|至|和|与|~|-|and)\s*{amount('2')}\s*(?:之间)?"
+        ),
+    )
+
+
+def _vocabulary_patterns(vocabulary: Vocabulary) -> _Patterns:
+    tails = (*vocabulary.money_words, *vocabulary.share_units)
+    units = (*vocabulary.scale_units, *vocabulary.percent_words, *vocabulary.times_words, *tails, _TENTHS)
+    return _patterns(units, tails)
 
 
 @dataclass(frozen=True)
@@ -85,26 +101,27 @@ class Quantity:
     unit: str  # percent / times / money / shares / scale / bare
 
 
-def _quantity(number: str, unit: str, tail: str, scales: dict[str, float]) -> Quantity | None:
+def _quantity(number: str, unit: str, tail: str, vocabulary: Vocabulary) -> Quantity | None:
     value = float(number.replace(",", "")) if re.match(r"-?\d", number) else parse_count(number)
     if value is None:
         return None
     value = float(value)
-    if unit in _PERCENT_WORDS:
+    shares = vocabulary.share_units
+    if unit in vocabulary.percent_words:
         return Quantity(value, value, "percent")
-    if unit == "成":  # 三成 = 30%
+    if unit == _TENTHS:
         return Quantity(value, value * 10, "percent")
-    if unit in _TIMES_WORDS:
+    if unit in vocabulary.times_words:
         return Quantity(value, value, "times")
-    if unit in scales:
-        shares = tail in _SHARE_WORDS
-        return Quantity(
-            value,
-            value * scales[unit] * (_SHARE_WORDS[tail] if shares else 1),
-            "shares" if shares else "scale",
+    if unit in vocabulary.scale_units:
+        scaled = value * vocabulary.scale_units[unit]
+        return (
+            Quantity(value, scaled * shares[tail], "shares")
+            if tail in shares
+            else Quantity(value, scaled, "scale")
         )
-    if unit in _SHARE_WORDS:
-        return Quantity(value, value * _SHARE_WORDS[unit], "shares")
+    if unit in shares:
+        return Quantity(value, value * shares[unit], "shares")
     return Quantity(value, value, "money" if unit else "bare")
 
 
@@ -153,13 +170,13 @@ class NumberDetail:
     writings: tuple[float, ...]  # forms that count as the number anywhere in the SQL
 
     def check(self, sql: Sql) -> Finding:
-        written = sql.find_number(self.writings)
         if not self.column or self.stored is None:
+            written = sql.find_number(self.writings)
             if written is not None:
                 return passed(f"{_shown(self.value)} appears in the SQL (as {_shown(written)})")
             return failed(Attribution.CONDITION, f"{_shown(self.value)} appears nowhere in the SQL")
         stored = self.stored
-        plain: list[tuple[float, str, bool]] = []  # implied threshold, operator on the column, negated
+        plain: list[_Threshold] = []
         in_formula = False
         for comparison in sql.comparisons:
             if comparison.number is None or self.column not in columns_of(comparison.subject):
@@ -169,10 +186,10 @@ class NumberDetail:
                 in_formula = True
                 continue
             op = comparison.op if factor > 0 else _MIRROR[comparison.op]
-            plain.append((comparison.number / factor, op, comparison.negated))
-        matching = [(op, negated) for implied, op, negated in plain if close(implied, stored)]
+            plain.append(_Threshold(comparison.number / factor, op, comparison.negated, comparison.number))
+        matching = [threshold for threshold in plain if close(threshold.implied, stored)]
         wanted = {">", ">="} if self.side is Side.ABOVE else {"<", "<="}
-        if any(op in wanted or negated for op, negated in matching):
+        if any(threshold.op in wanted or threshold.negated for threshold in matching):
             return passed(f"{self.column} is compared with {_shown(stored)}")
         if matching:
             return failed(
@@ -180,15 +197,21 @@ class NumberDetail:
                 f"{self.column} is compared with {_shown(stored)} the wrong way "
                 f"(the question says {self.side.value})",
             )
+        # The constants of the column's own comparisons are not the number written somewhere else.
+        elsewhere = list(sql.numbers)
+        for threshold in plain:
+            if threshold.constant in elsewhere:
+                elsewhere.remove(threshold.constant)
+        written = next((v for v in elsewhere if any(close(v, w) for w in self.writings)), None)
         if written is not None:
-            if plain:  # the number is there, but compared with something else: not ours to judge
+            if plain:  # compared with something else, or in a formula: not ours to judge
                 return undecided(
                     f"{_shown(written)} appears in the SQL, but not as a threshold on {self.column}"
                 )
             return passed(f"{_shown(self.value)} appears in the SQL (as {_shown(written)})")
         if plain:
-            implied = plain[0][0]
-            if is_power_of_ten(abs(implied / stored)) if stored else False:
+            implied = plain[0].implied
+            if stored and is_power_of_ten(abs(implied / stored)):
                 return failed(
                     Attribution.UNIT,
                     f"{self.column} is compared with {_shown(implied)}, "
@@ -201,6 +224,14 @@ class NumberDetail:
         if in_formula:
             return undecided(f"{self.column} is compared only inside formulas with other constants")
         return failed(Attribution.CONDITION, f"no condition compares {self.column} with {_shown(stored)}")
+
+
+@dataclass(frozen=True)
+class _Threshold:
+    implied: float  # the threshold on the bare column (total_mv / 1e4 > 100 implies 1e6)
+    op: str  # on the bare column
+    negated: bool
+    constant: float  # as written in the SQL
 
 
 _MIRROR = {">": "<", ">=": "<=", "<": ">", "<=": ">=", "=": "=", "!=": "!="}
@@ -238,25 +269,26 @@ def _constraint(question: Question, start: int, end: int, quantity: Quantity, si
 
 
 def extract(question: Question) -> list[Constraint]:
-    text, scales = question.text, dict(question.vocabulary.scale_units)
+    text, vocabulary = question.text, question.vocabulary
+    patterns = _vocabulary_patterns(vocabulary)
     found: list[tuple[int, Constraint]] = []
     taken: list[range] = []
-    for match in _BETWEEN.finditer(text):
+    for match in patterns.between.finditer(text):
         # "between 100 and 200 billion": the first number takes the unit of the second.
         low_unit, low_tail = match["unit1"] or match["unit2"] or "", match["tail1"] or match["tail2"] or ""
-        low = _quantity(match["num1"], low_unit, low_tail, scales)
-        high = _quantity(match["num2"], match["unit2"] or "", match["tail2"] or "", scales)
+        low = _quantity(match["num1"], low_unit, low_tail, vocabulary)
+        high = _quantity(match["num2"], match["unit2"] or "", match["tail2"] or "", vocabulary)
         if low is None or high is None or (not match["unit2"] and _TIME_AFTER.match(text, match.end())):
             continue
         taken.append(range(match.start(), match.end()))
         found.append((match.start(), _constraint(question, match.start(), match.end(), low, Side.ABOVE)))
         found.append((match.start(), _constraint(question, match.start(), match.end(), high, Side.BELOW)))
-    for match in [*_COMPARED.finditer(text), *_POSTFIX.finditer(text)]:
+    for match in [*patterns.compared.finditer(text), *patterns.postfix.finditer(text)]:
         if any(match.start() in span for span in taken):
             continue
         if not match["unit"] and not match["tail"] and _TIME_AFTER.match(text, match.end()):
             continue
-        quantity = _quantity(match["num"], match["unit"] or "", match["tail"] or "", scales)
+        quantity = _quantity(match["num"], match["unit"] or "", match["tail"] or "", vocabulary)
         if quantity is not None:
             found.append(
                 (

@@ -56,7 +56,8 @@ class OrderDetail:
         if not isinstance(order, exp.Order):
             if any(isinstance(w.this, _RANK_FUNCTIONS) for w in tree.find_all(exp.Window)):
                 return undecided("the rows carry a rank but are not ordered by it")
-            if any(select.args.get("order") for select in sql.selects):
+            # A subquery's ORDER BY … LIMIT is a cut; one without LIMIT may be the order meant.
+            if any(select.args.get("order") and not select.args.get("limit") for select in sql.selects):
                 return undecided("only a subquery is ordered; whether the order survives is not read")
             return failed(Attribution.INTENT, "the question asks for an order, the result is not ordered")
         if self.descending is None:
@@ -79,11 +80,7 @@ class OrderDetail:
         for clause in (tree.args.get("group"), tree.args.get("limit")):
             for item in clause.expressions if isinstance(clause, exp.Group | exp.Limit) else []:
                 grouped |= columns_of(sql.resolve(item, tree))
-        keys = [
-            OrderKey(sql.resolve(item.this, tree), bool(item.args.get("desc")))
-            for item in order.expressions
-            if isinstance(item, exp.Ordered)
-        ]
+        keys = sql.order_keys(order, tree)
         if self.columns:
             return next((key for key in keys if self.columns & columns_of(key.expression)), None)
         for key in keys:

@@ -26,14 +26,8 @@ from backend.domain.pipeline.validate.checklist.question import Question
 from backend.domain.pipeline.validate.checklist.sqltree import Sql, columns_of, number_value
 from backend.domain.pipeline.validate.checklist.vocabulary import Category
 
-_GROUP_COLUMNS = {
-    "industry": "industry",
-    "exchange": "exchange",
-    "market": "market",
-    "area": "area",
-    "list_year": "list_date",
-    "list_date": "list_date",
-}
+# Dimensions a question groups by; per stock (code, name) is every screen's grain, not a grouping.
+_GROUP_DIMENSIONS = {"industry", "exchange", "market", "area", "list_year", "list_date"}
 _ENTITY_COLUMNS = {
     Category.INDUSTRY: "industry",
     Category.INDUSTRY_GROUP: "industry",
@@ -95,7 +89,8 @@ def _dimension_after(question: Question, position: int) -> str | None:
             position += 1
         dimension = question.hit_at(position, Category.DIMENSION)
         if dimension is not None:
-            return _GROUP_COLUMNS.get(dimension.key)
+            groups = dimension.key in _GROUP_DIMENSIONS
+            return question.vocabulary.dimension_columns[dimension.key] if groups else None
         entity = question.hit_at(position, *_ENTITIES)
         word = re.match(r"[a-z]+", text[position:])
         if entity is not None:
