@@ -18,6 +18,9 @@ LANGS: tuple[str, ...] = ("zh", "en")
 DEFAULT_DEV_SET = Path(__file__).resolve().parents[3] / "benchmarks" / "language" / "dev_set.yaml"
 
 _REQUIRED_FIELDS = ("id", "category", "lang", "question", "gold_sql", "order_matters", "notes")
+# `expect: refuse` marks a question the data cannot answer (no gold SQL): the right outcome is a refusal.
+EXPECTATIONS: tuple[str, ...] = ("answer", "refuse")
+_OPTIONAL_FIELDS = ("expect",)
 
 
 class DevSetError(ValueError):
@@ -33,6 +36,11 @@ class DevItem:
     gold_sql: str
     order_matters: bool
     notes: str
+    expect: str = "answer"
+
+    @property
+    def answerable(self) -> bool:
+        return self.expect == "answer"
 
 
 def _item_from_mapping(raw: Any, position: int) -> DevItem:
@@ -42,7 +50,7 @@ def _item_from_mapping(raw: Any, position: int) -> DevItem:
     missing = [name for name in _REQUIRED_FIELDS if name not in raw]
     if missing:
         raise DevSetError(f"item {label} lacks {', '.join(missing)}")
-    unknown = sorted(set(raw) - set(_REQUIRED_FIELDS))
+    unknown = sorted(set(raw) - set(_REQUIRED_FIELDS) - set(_OPTIONAL_FIELDS))
     if unknown:
         raise DevSetError(f"item {label} has unknown fields {', '.join(unknown)}")
     if raw["category"] not in CATEGORIES:
@@ -51,17 +59,23 @@ def _item_from_mapping(raw: Any, position: int) -> DevItem:
         raise DevSetError(f"item {label}: lang must be one of {LANGS}, got {raw['lang']!r}")
     if not isinstance(raw["order_matters"], bool):
         raise DevSetError(f"item {label}: order_matters must be true or false")
-    for name in ("id", "question", "gold_sql", "notes"):
+    expect = raw.get("expect", "answer")
+    if expect not in EXPECTATIONS:
+        raise DevSetError(f"item {label}: expect must be one of {EXPECTATIONS}, got {expect!r}")
+    for name in ("id", "question", "notes", *(("gold_sql",) if expect == "answer" else ())):
         if not isinstance(raw[name], str) or not raw[name].strip():
             raise DevSetError(f"item {label}: {name} must be a non-empty string")
+    if expect == "refuse" and str(raw["gold_sql"] or "").strip():
+        raise DevSetError(f"item {label}: a question to refuse has no gold SQL")
     return DevItem(
         id=raw["id"],
         category=raw["category"],
         lang=raw["lang"],
         question=raw["question"].strip(),
-        gold_sql=raw["gold_sql"].strip(),
+        gold_sql=str(raw["gold_sql"] or "").strip(),
         order_matters=raw["order_matters"],
         notes=raw["notes"].strip(),
+        expect=expect,
     )
 
 

@@ -18,7 +18,7 @@ def _group_line(name: str, group: dict[str, Any], spotit: bool) -> str:
     if spotit:
         line += f"   EX-SpotIt {_percent(group['ex_spotit'])}"
     statuses = ", ".join(f"{status} {count}" for status, count in group["statuses"].items())
-    return f"{line}   [{statuses}]"
+    return f"{line}   silently wrong {_percent(group['silently_wrong_share'])}   [{statuses}]"
 
 
 def _failure_lines(outcome: ItemOutcome) -> list[str]:

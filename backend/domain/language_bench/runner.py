@@ -28,6 +28,10 @@ NOT_UNDERSTOOD = "not_understood"
 TRANSLATION_ERROR = "translation_error"
 EXECUTION_ERROR = "execution_error"
 GOLD_ERROR = "gold_error"
+REFUSED = "refused"  # a question the data cannot answer, refused: correct
+ANSWERED_UNANSWERABLE = "answered_unanswerable"  # such a question answered anyway: silently wrong
+# Outcomes where the user is shown rows as an answer although they answer something else.
+SILENTLY_WRONG = (MISMATCH, ANSWERED_UNANSWERABLE)
 
 
 @dataclass
@@ -49,7 +53,11 @@ class ItemOutcome:
 
     @property
     def correct(self) -> bool:
-        return self.status == MATCH
+        return self.status in (MATCH, REFUSED)
+
+    @property
+    def silently_wrong(self) -> bool:
+        return self.status in SILENTLY_WRONG
 
     @property
     def spotit_conflict(self) -> bool:
@@ -76,6 +84,8 @@ class ExReport:
             "correct": sum(outcome.correct for outcome in outcomes),
             "ex": _share(sum(outcome.correct for outcome in outcomes), len(outcomes)),
             "statuses": dict(sorted(statuses.items())),
+            "silently_wrong": sum(outcome.silently_wrong for outcome in outcomes),
+            "silently_wrong_share": _share(sum(o.silently_wrong for o in outcomes), len(outcomes)),
         }
         if self.spotit_enabled:
             equivalent = sum(1 for o in outcomes if o.spotit is not None and o.spotit.verdict == "equivalent")
@@ -139,6 +149,11 @@ def evaluate_item(
     outcome.translate_ms = round((time.perf_counter() - started) * 1000, 3)
     outcome.pred_sql = translation.sql
     outcome.engine = translation.engine
+    if not item.answerable:
+        refused = translation.status != "ok" or not translation.sql
+        outcome.status = REFUSED if refused else ANSWERED_UNANSWERABLE
+        outcome.reason = translation.message if refused else "answered a question the data cannot answer"
+        return outcome
     if translation.status != "ok" or not translation.sql:
         outcome.status = NOT_UNDERSTOOD if translation.status == "not_understood" else TRANSLATION_ERROR
         outcome.reason = translation.message or f"translator status {translation.status} without SQL"
@@ -230,7 +245,7 @@ def check_gold(items: Iterable[DevItem], store: MarketStore) -> list[GoldCheck]:
     """Run every gold SQL through the guarded store: each must run, return rows on the loaded data,
     and give the same answer when its ties are broken the other way."""
     checks = []
-    for item in items:
+    for item in filter(lambda item: item.answerable, items):
         started = time.perf_counter()
         try:
             gold = _run(store, item.gold_sql)

@@ -31,15 +31,15 @@ def spotit_checker(
 ) -> tuple[EquivalenceCheck | None, str]:
     """A checker (pred_sql, gold_sql, ordered) -> verdict, or None and the reason it is unavailable.
 
-    Counterexamples are re-executed on the store's own chdb connection: chdb allows one data
-    directory per process, so the checker must not open a second one.
+    Counterexamples are re-executed through the store's guarded queries, in a scratch database of its
+    embedded server: chdb allows one data directory per process, so the checker must not open a second.
     """
     try:
         equivalence = importlib.import_module("backend.domain.equivalence")
     except ImportError as error:
         return None, f"SpotIt unavailable: {error}"
     schema = equivalence.Schema.market()
-    validator = equivalence.ChdbValidator(client=store.scratch_client()) if store.config.is_embedded else None
+    validator = equivalence.ChdbValidator(store) if store.config.is_embedded else None
 
     def check(pred_sql: str, gold_sql: str, ordered: bool) -> SpotItVerdict:
         try:
