@@ -1,8 +1,12 @@
 """The contract between question translators (built-in engine, LLM roles) and their callers.
 
 A Translator turns one question into SQL (and a QST when it has one). Callers — the `ask` command, the
-dev benchmark, later the validation pipeline — depend only on this module, never on a translator's
+dev benchmark, the validation pipeline — depend only on this module, never on a translator's
 internals, so the built-in engine and the LLM generator are interchangeable.
+
+The pipeline generates through a `Generator`: a translator bound to its context that takes a typed
+`GenerationRequest` — the question, what the probe found in the data (`Evidence`), verified examples
+and, in a correction round, the `Guidance` merged from the failed checks.
 """
 
 from __future__ import annotations
@@ -69,4 +73,58 @@ class SchemaContext(Protocol):
 class Translator(Protocol):
     name: str
 
-    def translate(self, question: str, context: Any) -> Translation: ...
+    def translate(self, question: str, context: SchemaContext) -> Translation: ...
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One thing the question names, grounded in the stored data by a probe.
+
+    `mention` is the question's words ("茅台"), `kind` what it was found as (stock, industry, index,
+    exchange, board, year, date, report_period), `value` what the data holds ("贵州茅台 600519.SH").
+    """
+
+    mention: str
+    kind: str
+    value: str
+
+    def as_text(self) -> str:
+        return f"'{self.mention}' is the {self.kind} {self.value}"
+
+
+@dataclass(frozen=True)
+class Example:
+    """A verified (question, SQL) pair of a similar question (from the paradigm library)."""
+
+    question: str
+    sql: str
+
+
+@dataclass(frozen=True)
+class Guidance:
+    """What a correction round asks of the generator: one merged message and the SQL already refused
+    (a generator must not propose those again)."""
+
+    round: int
+    message: str
+    rejected_sql: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class GenerationRequest:
+    question: str
+    evidence: tuple[Evidence, ...] = ()
+    examples: tuple[Example, ...] = ()
+    guidance: Guidance | None = None
+
+
+class Generator(Protocol):
+    """A translator bound to its context, as the pipeline calls it.
+
+    With guidance, a generator answers with another candidate for the same question, or with status
+    `not_understood` when it has none left; it never returns a rejected SQL again.
+    """
+
+    name: str
+
+    def generate(self, request: GenerationRequest) -> Translation: ...
