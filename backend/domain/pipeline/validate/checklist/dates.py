@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
+from itertools import pairwise
 
 from sqlglot import exp
 
@@ -75,6 +76,11 @@ _DATE_BUILDERS = {
 }  # fmt: skip
 
 
+# A month and day whose year comes from a day named before it: 2024年9月24日至10月8日.
+_MONTH_DAY = re.compile(r"(?<![\d年])(?P<m>\d{1,2})\s*月\s*(?P<d>\d{1,2})\s*[日号]")
+_RANGE_JOIN = re.compile(r"\s*(?:至|到|~|-|—|to|until|through|and)\s*")
+
+
 @dataclass(frozen=True)
 class DateMention:
     start: int
@@ -82,6 +88,7 @@ class DateMention:
     year: int
     day: date | None  # a named day, or the last day of a named report period
     period: bool
+    starts_range: bool = False  # "A至B", "from A to B": a gain from A starts at the close before A
 
 
 def find_dates(question: Question) -> list[DateMention]:
@@ -100,6 +107,14 @@ def find_dates(question: Question) -> list[DateMention]:
                 continue
             if free(match.start(), match.end()):
                 found.append(DateMention(match.start(), match.end(), day.year, day, period=False))
+    for match in _MONTH_DAY.finditer(text):
+        earlier = [m for m in found if m.day is not None and m.end <= match.start()]
+        if earlier and free(match.start(), match.end()):
+            try:
+                day = date(earlier[-1].year, int(match["m"]), int(match["d"]))
+            except ValueError:
+                continue
+            found.append(DateMention(match.start(), match.end(), day.year, day, period=False))
     for pattern in _PERIODS:
         for match in pattern.finditer(text):
             month, last = _PERIOD_ENDS[match["p"]]
@@ -111,7 +126,15 @@ def find_dates(question: Question) -> list[DateMention]:
             year = int(match["y"])
             if 1990 <= year <= 2035 and free(match.start("y"), match.end()):
                 found.append(DateMention(match.start("y"), match.end(), year, None, period=False))
-    return sorted(found, key=lambda mention: mention.start)
+    found.sort(key=lambda mention: mention.start)
+    for index, (first, second) in enumerate(pairwise(found)):
+        if (
+            first.day is not None
+            and second.day is not None
+            and _RANGE_JOIN.fullmatch(text[first.end : second.start])
+        ):
+            found[index] = replace(first, starts_range=True)
+    return found
 
 
 def derives_dates(sql: Sql) -> bool:

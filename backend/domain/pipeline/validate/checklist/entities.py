@@ -36,6 +36,12 @@ _LEADING_NAME = re.compile(
     r"^(?:请问|请|查询|查一下|帮我查|看看|告诉我)?(?P<name>[\u4e00-\u9fff]{2,6}?)"
     r"(?=\d|最新|最近|近|今日|今天|昨日|昨天|的|在|从|自|过去|上市|股价|收盘|市值|市盈率|市净率|每股|营收|营业|净利润)"
 )
+_CAPITALIZED_BEFORE = re.compile(r"([A-Z][\w&.\-]*)\s+$")
+# Words that start a question rather than a company name.
+_NOT_NAMES = {
+    "what", "which", "how", "list", "show", "find", "give", "rank", "top", "the", "a", "an", "average",
+    "total", "number", "stocks", "for", "in", "of", "and", "is", "are", "was", "were", "do", "does", "did",
+}  # fmt: skip
 _NOT_NAME_CHARACTERS = set("各每前最连续近今昨不非按统计哪些有多少这那上下涨跌股票")
 
 
@@ -99,29 +105,37 @@ def entity_ref(question: Question, hit: Hit) -> EntityRef:
     return EntityRef(hit.category, hit.key, values, _COLUMNS[hit.category], surface)
 
 
-def inside_name(question: Question, hit: Hit) -> bool:
-    """Whether an industry word is the tail of a longer Chinese name (招商银行)."""
+def name_around(question: Question, hit: Hit) -> tuple[int, int] | None:
+    """The span of a company name an industry word belongs to (招商银行, Ping An Bank's), if any."""
     if hit.category not in {Category.INDUSTRY, Category.INDUSTRY_GROUP} or hit.start == 0:
-        return False
-    before = question.text[hit.start - 1]
-    return bool(_CJK.match(before)) and before not in _WORD_BOUNDARY and not question.covered(hit.start - 1)
+        return None
+    raw, text, start = question.raw, question.text, hit.start
+    if _CJK.match(text[start - 1]):
+        while start > 0 and _CJK.match(text[start - 1]) and text[start - 1] not in _WORD_BOUNDARY:
+            if question.covered(start - 1):
+                return None
+            start -= 1
+        lead = _LEADING_VERBS.match(text[start : hit.start])
+        start += lead.end() if lead else 0
+        return (start, hit.end) if start < hit.start else None
+    if not raw[hit.start].isupper():
+        return None
+    # English: capitalized words run into it ("Ping An Bank"), or it is a possessive ("Bank's ROE").
+    while word := _CAPITALIZED_BEFORE.search(raw, 0, start):
+        if word.start(1) == 0 and word.group(1).lower() in _NOT_NAMES:
+            break  # "Which Bank stocks …": the question's first word is capitalized anyway
+        start = word.start(1)
+    possessive = raw.startswith(("'s", "’s"), hit.end)
+    return (start, hit.end) if start < hit.start or possessive else None
 
 
 def stock_names(question: Question) -> list[tuple[int, int, str]]:
-    """Chinese stock names that only the database can ground: (start, end, name)."""
+    """Stock names that only the database can ground: (start, end, name)."""
     found: list[tuple[int, int, str]] = []
     for hit in question.hits:
-        if inside_name(question, hit):
-            start = hit.start
-            while (
-                start > 0
-                and _CJK.match(question.text[start - 1])
-                and question.text[start - 1] not in _WORD_BOUNDARY
-            ):
-                start -= 1
-            lead = _LEADING_VERBS.match(question.text[start : hit.start])
-            start += lead.end() if lead else 0
-            found.append((start, hit.end, question.raw[start : hit.end]))
+        span = name_around(question, hit)
+        if span is not None:
+            found.append((span[0], span[1], question.raw[span[0] : span[1]]))
     match = _LEADING_NAME.match(question.text)
     if match is not None:
         start, end = match.start("name"), match.end("name")

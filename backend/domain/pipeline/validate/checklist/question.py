@@ -66,6 +66,11 @@ _ST = re.compile(r"(?<![A-Za-z0-9])\*?ST(?![A-Za-z])")
 _STATISTIC = re.compile(
     r"数量|多少|平均|合计|总和|总额|总计|均值|家数|个数|\b(total|average|mean|sum|number of|how many|count)\b"
 )
+# Verbs of a condition on each stock ("closed up on each of the last 7 days" is a quantifier).
+_MOVES = re.compile(
+    r"\b(rose|risen|rise|rises|fell|fallen|falls|closed|gained|lost|was|were|up|down|advanced|declined|dropped"
+    r"|increased|decreased|grew|traded)\b"
+)
 _CLAUSE_BREAK = re.compile(r"[，,；;。？?！!、]|\bor\b|\band\b|或|且|而|并且")
 
 
@@ -109,6 +114,12 @@ class Question:
 
     def asks_statistic(self) -> bool:
         return _STATISTIC.search(self.text) is not None
+
+    def statistic_before(self, position: int) -> bool:
+        """Whether a statistic is asked of what comes at `position` ("total amount … on each of the last
+        5 days"), not of stocks meeting a condition there ("how many closed up on each of …")."""
+        found = list(_STATISTIC.finditer(self.text, 0, position))
+        return bool(found) and _MOVES.search(self.text, found[-1].end(), position) is None
 
     def covered(self, position: int) -> bool:
         """Whether a vocabulary word covers `position` (每 in 每股收益 is not a per-group cue)."""

@@ -8,10 +8,11 @@ literals (makeDate, '2025-01-01' - INTERVAL 1 DAY) may name the day without writ
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 from typing import ClassVar
 
 from backend.domain.pipeline.validate.checklist.dates import derives_dates, find_dates
+from backend.domain.pipeline.validate.checklist.kinds import open_range
 from backend.domain.pipeline.validate.checklist.model import (
     Attribution,
     Constraint,
@@ -31,10 +32,16 @@ class DateDetail:
     year: int
     day: date | None  # the named day or the last day of the named report period; None for a year
     period: bool
+    starts_range: bool  # the first day of "A至B": the base close may be the trading day before it
+    since: bool  # the year of "2025年以来": the base close may be the last one of the year before
 
     def check(self, sql: Sql) -> Finding:
         if self.day is not None and (self.day in sql.dates or self._as_number(sql)):
             return passed(f"the SQL names {self.day.isoformat()}")
+        if self.day is not None and self.starts_range:
+            before = [d for d in sql.dates if self.day - timedelta(days=14) <= d < self.day]
+            if before:
+                return passed(f"the SQL names {before[0].isoformat()}, a day just before the range starts")
         if self.day is None and self._names_year(sql):
             return passed(f"the SQL names the year {self.year}")
         if self.day is not None and any(c.number == self.year for c in sql.comparisons):
@@ -62,6 +69,8 @@ class DateDetail:
         boundaries = {date(self.year - 1, 12, 31), date(self.year + 1, 1, 1)}
         if any(day.year == self.year or day in boundaries for day in sql.dates):
             return True
+        if self.since and any(c.number == self.year - 1 for c in sql.comparisons):
+            return True  # toYear(trade_date) = 2024: the base of a gain since 2025
         # toYear(d) = 2023, or toYYYYMM / toYYYYMMDD numbers of that year
         numbers = (c.number for c in sql.comparisons if c.number is not None)
         return any(
@@ -78,8 +87,14 @@ def _instead(sql: Sql) -> str:
 
 
 def extract(question: Question) -> list[Constraint]:
+    since = [
+        c.span
+        for c in open_range.extract(question)
+        if isinstance(c.detail, open_range.OpenRangeDetail) and c.detail.way is open_range.Way.SINCE
+    ]
     constraints = []
     for mention in find_dates(question):
+        anchors_since = any(span.start <= mention.start < span.end for span in since)
         span = question.span(mention.start, mention.end)
         if mention.day is None:
             text = question.says(f"年份 {mention.year}", f"the year {mention.year}")
@@ -90,6 +105,11 @@ def extract(question: Question) -> list[Constraint]:
         else:
             text = question.says(f"日期 {mention.day.isoformat()}", f"the day {mention.day.isoformat()}")
         constraints.append(
-            Constraint(span, text, question.lang, DateDetail(mention.year, mention.day, mention.period))
+            Constraint(
+                span,
+                text,
+                question.lang,
+                DateDetail(mention.year, mention.day, mention.period, mention.starts_range, anchors_since),
+            )
         )
     return constraints

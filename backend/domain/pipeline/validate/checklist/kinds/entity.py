@@ -17,7 +17,7 @@ from backend.domain.pipeline.validate.checklist.entities import (
     ENTITY_CATEGORIES,
     EntityRef,
     entity_ref,
-    inside_name,
+    name_around,
     stock_names,
 )
 from backend.domain.pipeline.validate.checklist.kinds.negation import negated_hits
@@ -93,7 +93,11 @@ def extract(question: Question) -> list[Constraint]:
     found: list[Constraint] = []
     seen: set[tuple[Category | None, str]] = set()
     for hit in question.hits_of(*ENTITY_CATEGORIES):
-        if (hit.start, hit.end) in excluded or inside_name(question, hit) or (hit.category, hit.key) in seen:
+        if (
+            (hit.start, hit.end) in excluded
+            or name_around(question, hit) is not None
+            or (hit.category, hit.key) in seen
+        ):
             continue
         seen.add((hit.category, hit.key))
         entity = entity_ref(question, hit)

@@ -98,8 +98,9 @@ def _combines_rows(sql: Sql) -> bool:
 
 def extract(question: Question) -> list[Constraint]:
     cue = _ALWAYS.search(question.text)
-    if cue is None and not question.asks_statistic():
-        cue = _EACH.search(question.text)
+    each = _EACH.search(question.text)
+    if cue is None and each is not None and not question.statistic_before(each.start()):
+        cue = each
     if cue is None:
         return []
     span = question.span(cue.start(), cue.end())

@@ -54,6 +54,9 @@ _BELOW = (
     "低于|小于|少于|不足|不到|不超过|不高于|less than|lower than|smaller than|fewer than|below|under|at most"
     "|no more than|not more than"
 )
+_FALLING = re.compile(
+    r"下滑|下降|下跌|减少|回落|萎缩|跌|\b(?:fell|fall|falls|dropped|drop|declined|decline|decreased|down|lost)\b"
+)
 _TENTHS = "成"  # 三成 = 30%, a Chinese way to write a percentage the semantic model does not list
 
 
@@ -125,8 +128,11 @@ def _quantity(number: str, unit: str, tail: str, vocabulary: Vocabulary) -> Quan
     return Quantity(value, value, "money" if unit else "bare")
 
 
-def _stored(quantity: Quantity, metric: MetricInfo) -> float | None:
-    """The threshold in the metric's stored unit, or None when the unit does not fit the metric."""
+def _stored(quantity: Quantity, metric: MetricInfo, falling: bool) -> float | None:
+    """The threshold in the metric's stored unit, or None when the unit does not fit the metric.
+
+    A falling metric (跌幅 = -pct_chg) or a falling verb (营收同比下滑超过20%) makes it negative.
+    """
     if metric.percent:
         stored = quantity.base if quantity.unit in {"percent", "bare"} else None
     elif metric.unit_kind in {"money", "shares"}:
@@ -139,7 +145,7 @@ def _stored(quantity: Quantity, metric: MetricInfo) -> float | None:
         stored = quantity.value if quantity.unit in {"bare", "money", "times"} else None
     if stored is None:
         return None
-    return -stored if metric.negated else stored
+    return -stored if metric.negated != falling else stored
 
 
 def _bound_writings(stored: float, metric: MetricInfo) -> tuple[float, ...]:
@@ -248,10 +254,12 @@ def _side(word: str) -> Side:
 def _constraint(question: Question, start: int, end: int, quantity: Quantity, side: Side) -> Constraint:
     bound = question.metric_before(start, 6 if question.lang is Lang.ZH else 25)
     metric = bound[1] if bound is not None else None
-    stored = _stored(quantity, metric) if metric is not None and len(metric.columns) == 1 else None
+    falling = bound is not None and _FALLING.search(question.text, bound[0].end, start) is not None
+    stored = _stored(quantity, metric, falling) if metric is not None and len(metric.columns) == 1 else None
     if bound is not None and metric is not None and stored is not None:
         column = next(iter(metric.columns))
-        wanted = side if not metric.negated else (Side.BELOW if side is Side.ABOVE else Side.ABOVE)
+        flipped = metric.negated != falling
+        wanted = side if not flipped else (Side.BELOW if side is Side.ABOVE else Side.ABOVE)
         span = question.span(bound[0].start, end)
         shown = f"{column} {'>' if wanted is Side.ABOVE else '<'} {_shown(stored)}"
         text = question.says(

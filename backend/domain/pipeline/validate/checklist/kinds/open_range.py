@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 from enum import StrEnum
 from typing import ClassVar
 
@@ -44,68 +44,55 @@ _BEFORE_BEFORE = re.compile(r"(before|prior to|earlier than)\s+(?:in\s+|the\s+)?
 
 
 @dataclass(frozen=True)
-class Bound:
-    op: str  # on the date column: > >= < <= =
-    day: date
-    base: bool  # an upper bound inside max(…): the last day before a range
+class Kept:
+    """The days one comparison of a date column keeps: [low, high], either end open."""
+
+    low: date | None
+    high: date | None
+    base: bool  # inside max(…)/argMax(…): finds the last day before a range, does not filter rows
 
 
 @dataclass(frozen=True)
 class OpenRangeDetail:
     kind: ClassVar[Kind] = Kind.OPEN_RANGE
     way: Way
-    start: date  # the first day the question's range is about (since) or the first day it excludes (before)
+    start: date  # the first day of the range asked (since), or the first day it leaves out (before)
 
     def check(self, sql: Sql) -> Finding:
-        bounds = [bound for c in sql.comparisons if (bound := self._bound(c)) is not None]
-        if not bounds:
+        kept = [days for c in sql.comparisons if (days := self._kept(c)) is not None]
+        if not kept:
             return undecided(f"no comparison of a date column near {self.start.isoformat()} was found")
-        return self._since(bounds) if self.way is Way.SINCE else self._before(bounds)
+        return self._since(kept) if self.way is Way.SINCE else self._before(kept)
 
-    def _since(self, bounds: list[Bound]) -> Finding:
-        year_end = date(self.start.year, 12, 31)
-        lower = [b for b in bounds if b.op in {">", ">="} or b.base]
-        wrong_side = [b for b in bounds if not b.base and _excludes_from(b, self.start)]
-        closing = [
-            b for b in bounds if not b.base and b.op in {"<", "<="} and not _excludes_from(b, self.start)
-        ]
-        closing = [
-            b
-            for b in closing
-            if b.day <= year_end or (b.op == "<" and b.day == date(self.start.year + 1, 1, 1))
-        ]
-        equal = [b for b in bounds if b.op == "="]
-        if lower and not closing and not wrong_side:
-            return passed(f"the SQL keeps days from {self.start.isoformat()} on")
-        if (equal or closing) and not wrong_side:
+    def _since(self, kept: list[Kept]) -> Finding:
+        start, year_end = self.start, date(self.start.year, 12, 31)
+        closing = [k for k in kept if not k.base and k.high is not None and start <= k.high <= year_end]
+        lower = [k for k in kept if k.base or (k.low is not None and start - _SLACK <= k.low <= start)]
+        wrong_side = [k for k in kept if not k.base and k.high is not None and k.high < start]
+        if closing:
             return failed(
-                Attribution.TIME_SCOPE,
-                f"the SQL keeps {self.start.year} only, not {self.start.year} and later",
+                Attribution.TIME_SCOPE, f"the SQL keeps {start.year} only, not {start.year} and later"
             )
-        if wrong_side and not lower:
-            return failed(
-                Attribution.TIME_SCOPE, f"the SQL keeps days before {self.start.isoformat()}, not after"
-            )
+        if lower:
+            return passed(f"the SQL keeps days from {start.isoformat()} on")
+        if wrong_side:
+            return failed(Attribution.TIME_SCOPE, f"the SQL keeps days before {start.isoformat()}, not after")
         return undecided("the SQL bounds the dates in ways that do not read as one range")
 
-    def _before(self, bounds: list[Bound]) -> Finding:
-        plain = [b for b in bounds if not b.base]
-        upper = [b for b in plain if _excludes_from(b, self.start)]
-        lower = [b for b in plain if b.op in {">", ">="} and b.day >= self.start]
-        equal = [b for b in plain if b.op == "="]
-        if upper and not lower:
-            return passed(f"the SQL keeps days before {self.start.isoformat()}")
-        if lower and not upper:
-            return failed(
-                Attribution.TIME_SCOPE, f"the SQL keeps days from {self.start.isoformat()} on, not before"
-            )
-        if equal and not upper:
-            return failed(
-                Attribution.TIME_SCOPE, f"the SQL keeps {self.start.year} only, not the years before"
-            )
+    def _before(self, kept: list[Kept]) -> Finding:
+        start = self.start
+        plain = [k for k in kept if not k.base]
+        upper = [k for k in plain if k.low is None and k.high is not None and start - _YEAR <= k.high < start]
+        from_start = [k for k in plain if k.low is not None and k.low >= start - _SLACK]
+        if upper and not from_start:
+            return passed(f"the SQL keeps days before {start.isoformat()}")
+        if from_start and not upper:
+            closed = any(k.high is not None for k in from_start)
+            what = f"{start.year} only" if closed else f"days from {start.isoformat()} on"
+            return failed(Attribution.TIME_SCOPE, f"the SQL keeps {what}, not the days before")
         return undecided("the SQL bounds the dates in ways that do not read as one range")
 
-    def _bound(self, comparison: Comparison) -> Bound | None:
+    def _kept(self, comparison: Comparison) -> Kept | None:
         columns = columns_of(comparison.subject)
         if (
             comparison.negated
@@ -114,34 +101,37 @@ class OpenRangeDetail:
             or not all(map(is_date_column, columns))
         ):
             return None
-        year = self.start.year
         if comparison.day is not None:
-            op, day = comparison.op, comparison.day
+            low, high = _interval(comparison.op, comparison.day, comparison.day)
         elif comparison.number is not None and comparison.number == int(comparison.number):
-            op, day = _year_as_day(comparison.op, int(comparison.number))
+            year = int(comparison.number)  # toYear(d) OP year
+            if not 1900 < year < 2100:
+                return None
+            low, high = _interval(comparison.op, date(year, 1, 1), date(year, 12, 31))
         else:
             return None
-        if not date(year - 1, 1, 1) <= day <= date(year + 1, 12, 31):
+        near = date(self.start.year - 1, 1, 1), date(self.start.year + 1, 12, 31)
+        if not any(end is not None and near[0] <= end <= near[1] for end in (low, high)):
             return None
         select = comparison.select
-        base = op in {"<", "<="} and select is not None and any(p.find(exp.Max) for p in select.expressions)
-        return Bound(op, day, base)
+        base = select is not None and any(p.find(exp.Max, exp.ArgMax) for p in select.expressions)
+        return Kept(low, high, base)
 
 
-def _year_as_day(op: str, year: int) -> tuple[str, date]:
-    """toYear(d) OP year as a bound on d itself."""
-    if op in {">", ">="}:
-        return ">=", date(year + 1 if op == ">" else year, 1, 1)
-    if op == "<":
-        return "<", date(year, 1, 1)
-    if op == "<=":
-        return "<=", date(year, 12, 31)
-    return "=", date(year, 1, 1)
+_SLACK = timedelta(days=7)  # ">= 2019-12-31" still starts the range at 2020
+_YEAR = timedelta(days=366)
 
 
-def _excludes_from(bound: Bound, start: date) -> bool:
-    """An upper bound that leaves out `start` and every day after it."""
-    return (bound.op == "<" and bound.day <= start) or (bound.op == "<=" and bound.day < start)
+def _interval(op: str, first: date, last: date) -> tuple[date | None, date | None]:
+    """The days `column OP value` keeps, for a value covering [first, last] (a day, or a year)."""
+    one = timedelta(days=1)
+    return {
+        ">": (last + one, None),
+        ">=": (first, None),
+        "<": (None, first - one),
+        "<=": (None, last),
+        "=": (first, last),
+    }[op]
 
 
 def extract(question: Question) -> list[Constraint]:

@@ -38,9 +38,9 @@ _CUE = re.compile(
     r"各个|各|每个|每一个|每|按照|按|分(?!别)|\b(?:for each|on each|in each|of each|each|per|every|by)\b"
 )
 _RESPECTIVELY = re.compile(r"分别|\brespectively\b")
-_PER_DAY = re.compile(
-    r"每(?:天|日|个交易日)(?!都)"
-    r"|\b(?:on each of the (?:last|past) \w+ (?:trading )?days|(?:per|each|every) (?:trading )?day)\b"
+_PER_DAY_ZH = re.compile(r"每(?:天|日|个交易日)(?!都)")
+_PER_DAY_EN = re.compile(
+    r"\b(?:on each of the (?:last|past) \w+ (?:trading )?days|(?:per|each|every) (?:trading )?day)\b"
 )
 _DAILY_STATISTIC = re.compile(r"\bdaily (?:average|total|mean|sum|count|number)\b")
 _ENTITIES = (Category.INDUSTRY, Category.INDUSTRY_GROUP, Category.EXCHANGE, Category.BOARD, Category.INDEX)
@@ -124,7 +124,9 @@ def extract(question: Question) -> list[Constraint]:
             if columns.count(column) >= 2 and column not in found:
                 first = next(hit for hit in before if _ENTITY_COLUMNS[hit.category] == column)
                 found[column] = _constraint(question, first.start, cue.end(), column)
-    per_day = _PER_DAY.search(question.text) if question.asks_statistic() else None
+    per_day = _PER_DAY_ZH.search(question.text) if question.asks_statistic() else None
+    english = _PER_DAY_EN.search(question.text)
+    per_day = per_day or (english if english and question.statistic_before(english.start()) else None)
     per_day = per_day or _DAILY_STATISTIC.search(question.text)
     if per_day is not None and "trade_date" not in found:
         found["trade_date"] = _constraint(question, per_day.start(), per_day.end(), "trade_date")

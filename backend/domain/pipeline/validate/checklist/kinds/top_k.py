@@ -55,7 +55,7 @@ _EXPLICIT = (
     re.compile(rf"(?P<sup>{_SUPERLATIVE_ZH})\s*的?\s*(?P<n>{COUNT})\s*(?:只|个|家|支|名)"),
     re.compile(rf"\b(?P<sup>top|bottom)\s+(?P<n>{COUNT})\b(?!{_TIME_UNIT})"),
     re.compile(
-        rf"(?:^|\bthe\s+)(?P<n>{COUNT})\s+(?!{_TIME_UNIT})(?:[a-z0-9]+\s+){{0,5}}?(?P<sup>{_SUPERLATIVE_EN})\b"
+        rf"(?:^|\b(?:the|which|what)\s+)(?P<n>{COUNT})\s+(?!{_TIME_UNIT})(?:[a-z0-9]+\s+){{0,5}}?(?P<sup>{_SUPERLATIVE_EN})\b"
     ),
 )
 _IMPLICIT = (
@@ -172,9 +172,10 @@ def _detail(question: Question, k: int, superlative: str, start: int, end: int, 
 
 def extract(question: Question) -> list[Constraint]:
     groups = [
-        c.detail.column for c in per_group.extract(question) if isinstance(c.detail, per_group.PerGroupDetail)
+        (c.span.start, c.detail.column)
+        for c in per_group.extract(question)
+        if isinstance(c.detail, per_group.PerGroupDetail)
     ]
-    group = groups[0] if len(groups) == 1 else ""
     found: list[Constraint] = []
     taken: list[range] = []
     for pattern, explicit in [(p, True) for p in _EXPLICIT] + [(p, False) for p in _IMPLICIT]:
@@ -184,6 +185,9 @@ def extract(question: Question) -> list[Constraint]:
             k = parse_count(match["n"]) if explicit else 1
             if k is None or k < 1:
                 continue
+            # 各行业涨幅前三 ranks within each industry; 市值前100的公司里，各行业… groups one ranking.
+            owners = [column for start, column in groups if question.lang is Lang.EN or start < match.start()]
+            group = owners[0] if len(owners) == 1 else ""
             taken.append(range(match.start(), match.end()))
             detail = _detail(question, k, match["sup"], match.start(), match.end("sup"), group)
             span = question.span(match.start(), match.end())
