@@ -1,1 +1,1 @@
-"""Paradigm library (DESIGN.md §1 step 4): Django app plus its cold-start files in `cold_start/`."""
+"""Paradigm library (DESIGN.md §1 step 4): Django app; its cold-start files are in `seed/`."""

@@ -144,6 +144,11 @@ QUERY_MAX_CONCURRENCY = env.int("QUERY_MAX_CONCURRENCY", default=4)
 QUERY_PER_USER_RUNNING = env.int("QUERY_PER_USER_RUNNING", default=3)
 QUERY_QUEUE_LIMIT = env.int("QUERY_QUEUE_LIMIT", default=64)
 
+# --- Paradigm library: reuse threshold τ (tree edit distance), capacity (LFU eviction), matches returned
+PARADIGM_TAU = env.float("PARADIGM_TAU", default=3.0)
+PARADIGM_CAPACITY = env.int("PARADIGM_CAPACITY", default=10_000)
+PARADIGM_TOP_K = env.int("PARADIGM_TOP_K", default=5)
+
 # --- Language engine / LLM roles -----------------------------------------------------------------
 # LLM_PROVIDER=builtin (default) answers with the built-in engine; openai uses the LLM roles through
 # any OpenAI-compatible endpoint. Shared defaults: LLM_BASE_URL, LLM_MODEL, LLM_API_KEY, LLM_TIMEOUT

@@ -1,0 +1,108 @@
+"""Reads of the paradigm library: statistics, eviction candidates, and nearest paradigms.
+
+Matching runs on an in-process `ParadigmIndex` that follows the database: every call reads the
+library revision (one row) and, when another process changed the library, loads only the paradigms
+added since and drops the deleted ones.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from datetime import date
+from typing import Any
+
+from django.conf import settings
+from django.db.models import Q, Sum
+from django.db.models.functions import Coalesce
+
+from backend.domain.language.qst import Node
+from backend.domain.paradigms.eviction import WINDOW_DAYS, EvictionCandidate, window_start
+from backend.domain.paradigms.matching import Match, ParadigmIndex
+from paradigms.models import LibraryDay, LibraryState, Paradigm, ParadigmUse
+
+
+def library_revision() -> uuid.UUID | None:
+    return LibraryState.objects.filter(pk=1).values_list("revision", flat=True).first()
+
+
+def uses_in_window(paradigm_id: int, today: date, window_days: int = WINDOW_DAYS) -> int:
+    total = ParadigmUse.objects.filter(
+        paradigm_id=paradigm_id, day__gte=window_start(today, window_days), day__lte=today
+    ).aggregate(total=Sum("uses"))["total"]
+    return int(total or 0)
+
+
+def eviction_candidates(today: date, window_days: int = WINDOW_DAYS) -> list[EvictionCandidate]:
+    """Every paradigm with its uses in the window ending `today` (one aggregate query)."""
+    in_window = Q(daily_uses__day__gte=window_start(today, window_days), daily_uses__day__lte=today)
+    rows = Paradigm.objects.annotate(
+        window_uses=Coalesce(Sum("daily_uses__uses", filter=in_window), 0)
+    ).values_list("pk", "created_at", "window_uses", "pinned")
+    return [
+        EvictionCandidate(paradigm_id=pk, created_at=created_at, uses_in_window=uses, pinned=pinned)
+        for pk, created_at, uses, pinned in rows
+    ]
+
+
+def library_stats() -> dict[str, Any]:
+    totals = LibraryDay.objects.aggregate(
+        hits=Coalesce(Sum("hits"), 0),
+        misses=Coalesce(Sum("misses"), 0),
+        insertions=Coalesce(Sum("insertions"), 0),
+        evictions=Coalesce(Sum("evictions"), 0),
+    )
+    lookups = totals["hits"] + totals["misses"]
+    return {
+        "size": Paradigm.objects.count(),
+        "pinned": Paradigm.objects.filter(pinned=True).count(),
+        "capacity": settings.PARADIGM_CAPACITY,
+        "tau": settings.PARADIGM_TAU,
+        "top_k": settings.PARADIGM_TOP_K,
+        **totals,
+        "hit_rate": round(totals["hits"] / lookups, 4) if lookups else None,
+    }
+
+
+class _SynchronisedIndex:
+    """The process's copy of the library's QSTs. Searches and resynchronisation share one lock, so
+    a search never sees a half-updated index."""
+
+    def __init__(self) -> None:
+        self.index = ParadigmIndex()
+        self.signatures: dict[int, str] = {}
+        self.revision: uuid.UUID | None = None
+        self.lock = threading.Lock()
+
+    def _synchronise(self) -> None:
+        revision = library_revision()
+        if revision is not None and revision == self.revision:
+            return
+        stored = dict(Paradigm.objects.values_list("pk", "qst_signature"))
+        for paradigm_id, signature in list(self.signatures.items()):
+            if stored.get(paradigm_id) != signature:
+                self.index.remove(paradigm_id)
+                del self.signatures[paradigm_id]
+        missing = [paradigm_id for paradigm_id in stored if paradigm_id not in self.signatures]
+        for paradigm_id, qst in Paradigm.objects.filter(pk__in=missing).values_list("pk", "qst"):
+            self.index.add(paradigm_id, qst)
+            self.signatures[paradigm_id] = stored[paradigm_id]
+        self.revision = revision
+
+    def nearest(self, qst: Node, *, tau: float, top_k: int | None) -> list[Match]:
+        with self.lock:
+            self._synchronise()
+            return self.index.nearest(qst, tau=tau, top_k=top_k)
+
+
+_index = _SynchronisedIndex()
+
+
+def nearest_paradigms(qst: Node, *, tau: float | None = None, top_k: int | None = None) -> list[Match]:
+    """Paradigms within τ of the QST, nearest first (ties by id), at most top_k; τ and top_k default
+    to PARADIGM_TAU and PARADIGM_TOP_K."""
+    return _index.nearest(
+        qst,
+        tau=settings.PARADIGM_TAU if tau is None else tau,
+        top_k=settings.PARADIGM_TOP_K if top_k is None else top_k,
+    )

@@ -1,0 +1,198 @@
+"""Writes to the paradigm library: insert (with LFU eviction at capacity), uses, misses, pinning,
+and the cold-start load.
+
+Concurrency: every insert runs in one transaction that first locks the single LibraryState row
+(SELECT … FOR UPDATE). Two workers inserting at capacity therefore count, evict and insert one after
+the other: the library never exceeds its capacity and no paradigm is evicted twice. A use and an
+eviction both lock the paradigm's row first, so a use either lands before the eviction (and is
+deleted with it) or finds the paradigm gone.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from datetime import date
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from backend.domain.language.context import LanguageContext
+from backend.domain.language.engine import BuiltinTranslator
+from backend.domain.language.qst import Node, validate_qst
+from backend.domain.market.guard import check_read_only
+from backend.domain.paradigms.eviction import NothingToEvict, choose_victims
+from backend.domain.paradigms.seeds import SeedEntry
+from backend.domain.paradigms.templates import SqlTemplate, extract_template
+from backend.domain.paradigms.trees import qst_signature, shape_signature, to_tree
+from paradigms import selectors
+from paradigms.models import LibraryDay, LibraryState, Origin, Paradigm, ParadigmUse, ValidationStatus
+
+
+def library_today() -> date:
+    """The day uses are counted on: the calendar day in the project's time zone (the market's)."""
+    return timezone.localdate()
+
+
+@dataclass(frozen=True)
+class InsertOutcome:
+    paradigm: Paradigm
+    created: bool  # False: a paradigm with the same QST was already there and is returned
+    evicted_ids: list[int] = field(default_factory=list)
+
+
+def _lock_library() -> LibraryState:
+    LibraryState.objects.get_or_create(pk=1)
+    return LibraryState.objects.select_for_update().get(pk=1)
+
+
+def _count_day(day: date, **increments: int) -> None:
+    LibraryDay.objects.get_or_create(day=day)
+    LibraryDay.objects.filter(day=day).update(**{name: F(name) + count for name, count in increments.items()})
+
+
+def _template_fields(template: SqlTemplate) -> dict[str, object]:
+    return {
+        "sql_template": template.text,
+        "slots": [slot.to_json() for slot in template.slots],
+        "fixed_dates": list(template.fixed_dates),
+        "resolved_on": template.resolved_on,
+    }
+
+
+def insert_paradigm(
+    *,
+    question: str,
+    qst: Node,
+    sql: str,
+    origin: Origin,
+    validation_status: ValidationStatus,
+    resolved_on: date | None,
+    pinned: bool = False,
+    capacity: int | None = None,
+) -> InsertOutcome:
+    """Store a (question, QST, SQL) triple, evicting by LFU when the library is full.
+
+    Raises QstError (QST not in the format), QueryRejected (SQL refused by the guard), TemplateError
+    (SQL not templatable) and NothingToEvict (full, and every paradigm that could go is pinned).
+    """
+    limit = settings.PARADIGM_CAPACITY if capacity is None else capacity
+    if limit < 1:
+        raise ValueError("the library capacity must be at least 1")
+    validate_qst(qst)
+    check_read_only(sql)
+    template = extract_template(qst, sql, resolved_on=resolved_on)
+    signature = qst_signature(qst)
+    today = library_today()
+    with transaction.atomic():
+        state = _lock_library()
+        existing = Paradigm.objects.filter(qst_signature=signature).first()
+        if existing is not None:
+            return InsertOutcome(existing, created=False)
+        overflow = Paradigm.objects.count() + 1 - limit
+        victims = choose_victims(selectors.eviction_candidates(today), overflow) if overflow > 0 else []
+        # Lock the victims before the cascade collects their uses: a use being counted right now
+        # commits first and is deleted with them, instead of pointing at a deleted paradigm.
+        list(Paradigm.objects.select_for_update().filter(pk__in=victims).values_list("pk", flat=True))
+        Paradigm.objects.filter(pk__in=victims).delete()
+        paradigm = Paradigm.objects.create(
+            question=question,
+            qst=qst,
+            origin=origin,
+            validation_status=validation_status,
+            pinned=pinned,
+            node_count=to_tree(qst).size,
+            shape_signature=shape_signature(qst),
+            qst_signature=signature,
+            **_template_fields(template),
+        )
+        _count_day(today, insertions=1, evictions=len(victims))
+        state.revision = uuid.uuid4()
+        state.save(update_fields=["revision"])
+    return InsertOutcome(paradigm, created=True, evicted_ids=victims)
+
+
+def record_use(paradigm_id: int, *, day: date | None = None) -> bool:
+    """Count one use (a hit) of the paradigm today; False when it no longer exists."""
+    counted_day = day or library_today()
+    with transaction.atomic():
+        if not Paradigm.objects.select_for_update().filter(pk=paradigm_id).exists():
+            return False
+        use, _created = ParadigmUse.objects.get_or_create(paradigm_id=paradigm_id, day=counted_day)
+        ParadigmUse.objects.filter(pk=use.pk).update(uses=F("uses") + 1)
+        _count_day(counted_day, hits=1)
+    return True
+
+
+def record_miss(*, day: date | None = None) -> None:
+    """Count one lookup that found no paradigm within τ."""
+    with transaction.atomic():
+        _count_day(day or library_today(), misses=1)
+
+
+def set_pinned(paradigm_id: int, pinned: bool) -> Paradigm:
+    paradigm = Paradigm.objects.get(pk=paradigm_id)
+    paradigm.pinned = pinned
+    paradigm.save(update_fields=["pinned"])
+    return paradigm
+
+
+@dataclass
+class SeedLoadReport:
+    created: int = 0
+    refreshed: int = 0  # SQL re-resolved on newer market data
+    unchanged: int = 0
+    evicted: int = 0
+    failed: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "created": self.created,
+            "refreshed": self.refreshed,
+            "unchanged": self.unchanged,
+            "evicted": self.evicted,
+            "failed": self.failed,
+        }
+
+
+def load_seed_paradigms(entries: list[SeedEntry], context: LanguageContext) -> SeedLoadReport:
+    """Load cold-start entries through the built-in engine. Idempotent: an entry whose QST is
+    already stored is left alone, except that a seed paradigm's SQL is refreshed when the engine now
+    writes another one for it (newer market data moved the dates it resolves to)."""
+    report = SeedLoadReport()
+    translator = BuiltinTranslator()
+    for entry in entries:
+        translation = translator.translate(entry.question, context)
+        if translation.status != "ok" or translation.sql is None or translation.qst is None:
+            report.failed.append(f"{entry.source}: {translation.message or translation.status}")
+            continue
+        existing = Paradigm.objects.filter(qst_signature=qst_signature(translation.qst)).first()
+        if existing is None:
+            try:
+                outcome = insert_paradigm(
+                    question=entry.question,
+                    qst=translation.qst,
+                    sql=translation.sql,
+                    origin=Origin.SEED,
+                    validation_status=ValidationStatus.UNVALIDATED,
+                    resolved_on=context.latest_trade_date,
+                    pinned=entry.pinned,
+                )
+            except NothingToEvict as error:
+                report.failed.append(f"{entry.source}: {error}")
+                continue
+            report.created += outcome.created
+            report.evicted += len(outcome.evicted_ids)
+            continue
+        fresh = _template_fields(
+            extract_template(translation.qst, translation.sql, resolved_on=context.latest_trade_date)
+        )
+        stored = {name: getattr(existing, name) for name in fresh}
+        if existing.origin != Origin.SEED or stored == fresh:
+            report.unchanged += 1
+            continue
+        Paradigm.objects.filter(pk=existing.pk).update(**fresh)
+        report.refreshed += 1
+    return report
