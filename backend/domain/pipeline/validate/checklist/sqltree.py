@@ -270,6 +270,29 @@ class Sql:
                     found.append(body)
         return found
 
+    def read_from(self, select: exp.Select) -> list[exp.Select]:
+        """SELECTs whose rows reach `select`: FROM/JOIN subqueries, CTEs and IN (subquery) filters."""
+        found = self.sources(select)
+        where = select.args.get("where")
+        if isinstance(where, exp.Where):
+            for node in where.find_all(exp.In):
+                query = node.args.get("query")
+                if isinstance(query, exp.Subquery) and isinstance(query.this, exp.Select):
+                    found.append(query.this)
+        return found
+
+    def reads_cut_rows(self, node: exp.Expr, k: int) -> bool:
+        """Whether the SELECT computing `node` reads rows cut to the first k (ORDER BY … LIMIT k,
+        LIMIT k BY, rn <= k) from a subquery, CTE or IN filter. Its own cut does not count: in one
+        SELECT, aggregates (window ones too) see every row before the LIMIT."""
+        select = enclosing_select(node)
+        return select is not None and any(self._cut(source, k, depth=3) for source in self.read_from(select))
+
+    def _cut(self, select: exp.Select, k: int, depth: int) -> bool:
+        if any(ranking.select is select and ranking.limit == k for ranking in self.rankings):
+            return True
+        return depth > 0 and any(self._cut(source, k, depth - 1) for source in self.read_from(select))
+
     def _source_outputs(self, select: exp.Select) -> dict[str, tuple[exp.Expr, exp.Select]]:
         outputs: dict[str, tuple[exp.Expr, exp.Select]] = {}
         for source in self.sources(select):

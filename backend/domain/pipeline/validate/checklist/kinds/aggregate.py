@@ -43,7 +43,9 @@ class Function(StrEnum):
     TOTAL = "total"
 
 
-_AVERAGE = re.compile(r"平均|均值|日均(?!线|量)|均线|均量|\b(?:moving average|average|mean|avg)\b")
+_AVERAGE = re.compile(
+    r"平均|均值|日均(?!线|量)|均线|均量|\b(?:moving average|average[ds]?|averaging|mean|avg)\b"
+)
 _TOTAL = re.compile(r"合计|总和|总计|之和|总额|加总|\b(?:in total|sum of|combined)\b")
 _TOTAL_BEFORE_METRIC = re.compile(r"总|\btotal\b")
 _IMPLIED_METRIC = {"均线": "close", "moving average": "close", "均量": "vol"}
@@ -69,7 +71,7 @@ class AggregateDetail:
             )
         if not self.over_top:
             return passed(f"the SQL computes the {self.function.value}")
-        if any(self._over_top_rows(sql, node) for node in on_metric):
+        if any(sql.reads_cut_rows(node, self.over_top) for node in on_metric):
             return passed(f"the {self.function.value} runs over the top {self.over_top} rows")
         if any(_running(node) for node in on_metric):
             return undecided("a running window aggregate may stop at the top rows")
@@ -99,27 +101,6 @@ class AggregateDetail:
         return isinstance(node, exp.Sum) or (
             isinstance(node, exp.Func) and function_name(node) in _TOTAL_NAMES
         )
-
-    def _over_top_rows(self, sql: Sql, node: exp.Expr) -> bool:
-        select = enclosing_select(node)
-        return select is not None and any(self._cut(sql, source, 3) for source in _read_from(sql, select))
-
-    def _cut(self, sql: Sql, select: exp.Select, depth: int) -> bool:
-        if any(r.select is select and r.limit == self.over_top for r in sql.rankings):
-            return True
-        return depth > 0 and any(self._cut(sql, source, depth - 1) for source in _read_from(sql, select))
-
-
-def _read_from(sql: Sql, select: exp.Select) -> list[exp.Select]:
-    """SELECTs whose rows reach `select`: FROM/JOIN subqueries, CTEs and IN (subquery) filters."""
-    found = sql.sources(select)
-    where = select.args.get("where")
-    if isinstance(where, exp.Where):
-        for node in where.find_all(exp.In):
-            query = node.args.get("query")
-            if isinstance(query, exp.Subquery) and isinstance(query.this, exp.Select):
-                found.append(query.this)
-    return found
 
 
 def _running(node: exp.Expr) -> bool:

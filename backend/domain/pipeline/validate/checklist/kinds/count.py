@@ -1,7 +1,9 @@
-"""Counts: 多少只 / 几家 / 数量 / 家数 / how many / number of → count(), countIf, uniq…
+"""Counts: 多少只 / 几家 / 数量 / 家数 / how many / number of → count(), countIf, uniq… in the answer.
 
 Rows listed where a number was asked answer a different question. A sum over a condition
-(sum(pct_chg > 0), sum(if(…, 1, 0))) may be a count written by hand: undecidable.
+(sum(pct_chg > 0), sum(if(…, 1, 0))) or an array length may be a count written by hand: undecidable.
+Counted among the top k ("市值前100的公司里…有几家", "of the 50 largest …, how many"), the count must
+read the rows of a subquery, CTE or IN filter cut at k — a LIMIT in its own SELECT comes after it.
 """
 
 from __future__ import annotations
@@ -12,11 +14,13 @@ from typing import ClassVar
 
 from sqlglot import exp
 
+from backend.domain.pipeline.validate.checklist.kinds import top_k
 from backend.domain.pipeline.validate.checklist.model import (
     Attribution,
     Constraint,
     Finding,
     Kind,
+    Lang,
     failed,
     passed,
     undecided,
@@ -28,11 +32,13 @@ _CUE = re.compile(
     r"多少\s*(?:只|家|个|支|种)|几\s*(?:只|家|个|支)|数量|家数|个数|只数"
     r"|\bhow many\b(?!\s+shares)|\bnumber of\b(?!\s+shares)|\bcount of\b"
 )
+_COUNTING = ("count", "uniq", "approxdistinct")
 
 
 @dataclass(frozen=True)
 class CountDetail:
     kind: ClassVar[Kind] = Kind.COUNT
+    over_top: int  # 0, or k when the rows counted are the top k
 
     def check(self, sql: Sql) -> Finding:
         tree = sql.tree
@@ -44,20 +50,29 @@ class CountDetail:
             function_name(node)
             for projection in shown
             for node in projection.find_all(exp.Func)
-            if function_name(node).startswith(("count", "uniq", "approxdistinct"))
+            if function_name(node).startswith(_COUNTING)
         }
-        if counting:
+        if not counting:
+            if any(_sums_a_condition(projection) for projection in shown):
+                return undecided("a sum over a condition (or of 1) may count the rows")
+            if any(
+                function_name(n) in {"length", "arraycount", "size"}
+                for p in shown
+                for n in p.find_all(exp.Func)
+            ):
+                return undecided("an array length may count the rows")
+            return failed(
+                Attribution.INTENT, "the question asks how many, the SQL returns rows without counting them"
+            )
+        if not self.over_top:
             return passed(f"the answer is counted ({', '.join(sorted(counting))})")
-        if any(_sums_a_condition(projection) for projection in shown):
-            return undecided("a sum over a condition (or of 1) may count the rows")
-        if any(
-            function_name(node) in {"length", "arraycount", "size"}
-            for p in shown
-            for node in p.find_all(exp.Func)
-        ):
-            return undecided("an array length may count the rows")
+        counts = [
+            n for n in sql.nodes() if isinstance(n, exp.Func) and function_name(n).startswith(_COUNTING)
+        ]
+        if any(sql.reads_cut_rows(node, self.over_top) for node in counts):
+            return passed(f"the rows counted are the top {self.over_top}")
         return failed(
-            Attribution.INTENT, "the question asks how many, the SQL returns rows without counting them"
+            Attribution.AGGREGATION, f"the count runs over all rows, not over the top {self.over_top}"
         )
 
 
@@ -68,11 +83,35 @@ def _sums_a_condition(node: exp.Expr) -> bool:
     )
 
 
+def _over_top(question: Question, cue: re.Match[str]) -> int:
+    """k when the count is asked among top-k rows named with it."""
+    text = question.text
+    for constraint in top_k.extract(question):
+        assert isinstance(constraint.detail, top_k.TopKDetail)
+        span = constraint.span
+        if question.lang is Lang.ZH:
+            among = span.end <= cue.start() and re.search(r"里|之中|当中|中", text[span.end : cue.start()])
+        else:
+            among = (
+                span.end <= cue.start() and re.search(r"\b(?:of|among)(?: the)?\s*$", text[: span.start])
+            ) or (
+                cue.end() <= span.start
+                and re.fullmatch(r"\s*(?:of|among) the\s*", text[cue.end() : span.start])
+            )
+        if among:
+            return constraint.detail.k
+    return 0
+
+
 def extract(question: Question) -> list[Constraint]:
     # One count constraint per question: every cue asks the same thing of the SQL.
     cue = next((match for match in _CUE.finditer(question.text) if not question.covered(match.start())), None)
     if cue is None:
         return []
+    over_top = _over_top(question, cue)
     span = question.span(cue.start(), cue.end())
-    text = question.says(f"“{span.text}”：结果是计数", f"“{span.text}”: the answer is a count")
-    return [Constraint(span, text, question.lang, CountDetail())]
+    among_zh, among_en = (f"（在前 {over_top} 名中）", f" among the top {over_top}") if over_top else ("", "")
+    text = question.says(
+        f"“{span.text}”：结果是计数{among_zh}", f"“{span.text}”: the answer is a count{among_en}"
+    )
+    return [Constraint(span, text, question.lang, CountDetail(over_top))]

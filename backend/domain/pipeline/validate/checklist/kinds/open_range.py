@@ -50,6 +50,7 @@ class Kept:
     low: date | None
     high: date | None
     base: bool  # inside max(…)/argMax(…): finds the last day before a range, does not filter rows
+    point: bool  # one day picked (trade_date = '2024-12-31'): the ends of a gain, not a range
 
 
 @dataclass(frozen=True)
@@ -66,14 +67,19 @@ class OpenRangeDetail:
 
     def _since(self, kept: list[Kept]) -> Finding:
         start, year_end = self.start, date(self.start.year, 12, 31)
-        closing = [k for k in kept if not k.base and k.high is not None and start <= k.high <= year_end]
-        lower = [k for k in kept if k.base or (k.low is not None and start - _SLACK <= k.low <= start)]
-        wrong_side = [k for k in kept if not k.base and k.high is not None and k.high < start]
+        ranges = [k for k in kept if not k.base and not k.point]
+        closing = [k for k in ranges if k.high is not None and start <= k.high <= year_end]
+        lower = [k for k in ranges if k.low is not None and start - _SLACK <= k.low <= start]
+        # The close a gain since the date starts from: max(…) before it, or that day written out.
+        base = [
+            k for k in kept if k.base or (k.point and k.low is not None and start - _BASE <= k.low < start)
+        ]
+        wrong_side = [k for k in ranges if k.high is not None and k.high < start]
         if closing:
             return failed(
                 Attribution.TIME_SCOPE, f"the SQL keeps {start.year} only, not {start.year} and later"
             )
-        if lower:
+        if lower or base:
             return passed(f"the SQL keeps days from {start.isoformat()} on")
         if wrong_side:
             return failed(Attribution.TIME_SCOPE, f"the SQL keeps days before {start.isoformat()}, not after")
@@ -81,7 +87,7 @@ class OpenRangeDetail:
 
     def _before(self, kept: list[Kept]) -> Finding:
         start = self.start
-        plain = [k for k in kept if not k.base]
+        plain = [k for k in kept if not k.base and not k.point]
         upper = [k for k in plain if k.low is None and k.high is not None and start - _YEAR <= k.high < start]
         from_start = [k for k in plain if k.low is not None and k.low >= start - _SLACK]
         if upper and not from_start:
@@ -101,6 +107,7 @@ class OpenRangeDetail:
             or not all(map(is_date_column, columns))
         ):
             return None
+        point = comparison.op == "=" and comparison.day is not None
         if comparison.day is not None:
             low, high = _interval(comparison.op, comparison.day, comparison.day)
         elif comparison.number is not None and comparison.number == int(comparison.number):
@@ -115,11 +122,12 @@ class OpenRangeDetail:
             return None
         select = comparison.select
         base = select is not None and any(p.find(exp.Max, exp.ArgMax) for p in select.expressions)
-        return Kept(low, high, base)
+        return Kept(low, high, base, point)
 
 
 _SLACK = timedelta(days=7)  # ">= 2019-12-31" still starts the range at 2020
 _YEAR = timedelta(days=366)
+_BASE = timedelta(days=14)  # the last trading day before a date lies within two weeks of it
 
 
 def _interval(op: str, first: date, last: date) -> tuple[date | None, date | None]:

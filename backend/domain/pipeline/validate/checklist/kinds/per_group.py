@@ -40,7 +40,7 @@ _CUE = re.compile(
 _RESPECTIVELY = re.compile(r"分别|\brespectively\b")
 _PER_DAY_ZH = re.compile(r"每(?:天|日|个交易日)(?!都)")
 _PER_DAY_EN = re.compile(
-    r"\b(?:on each of the (?:last|past) \w+ (?:trading )?days|(?:per|each|every) (?:trading )?day)\b"
+    r"\b(?:(?:on|for) each of the (?:last|past) \w+ (?:trading )?days|(?:per|each|every) (?:trading )?day)\b"
 )
 _DAILY_STATISTIC = re.compile(r"\bdaily (?:average|total|mean|sum|count|number)\b")
 _ENTITIES = (Category.INDUSTRY, Category.INDUSTRY_GROUP, Category.EXCHANGE, Category.BOARD, Category.INDEX)

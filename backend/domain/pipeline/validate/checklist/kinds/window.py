@@ -1,7 +1,9 @@
 """Windows of N days, bars, years or report periods: 近20个交易日, 60日均线, 连续三年, last 5 trading days.
 
 The count must reach the SQL as N, N - 1 (ROWS BETWEEN N-1 PRECEDING) or N + 1 (the base day of a
-gain over N days), in a LIMIT, a frame, an INTERVAL or a comparison such as count() = N.
+gain over N days), in a LIMIT, a frame, an INTERVAL or a comparison such as count() = N. A SQL that
+writes the window as literal days (trade_date > '2025-12-03', the calendar read at translation
+time) is undecidable: counting those trading days needs the calendar.
 """
 
 from __future__ import annotations
@@ -10,6 +12,8 @@ import re
 from dataclasses import dataclass
 from typing import ClassVar
 
+from sqlglot import exp
+
 from backend.domain.pipeline.validate.checklist.model import (
     Attribution,
     Constraint,
@@ -17,9 +21,10 @@ from backend.domain.pipeline.validate.checklist.model import (
     Kind,
     failed,
     passed,
+    undecided,
 )
 from backend.domain.pipeline.validate.checklist.question import COUNT, Question, parse_count
-from backend.domain.pipeline.validate.checklist.sqltree import Sql
+from backend.domain.pipeline.validate.checklist.sqltree import Sql, date_value
 
 _UNIT_ZH = r"个?交易日|天|日|周|个月|月|年|个报告期|报告期|期"  # not 季度: 前三季度 is a report period
 _UNIT_EN = (
@@ -45,7 +50,18 @@ class WindowDetail:
     def check(self, sql: Sql) -> Finding:
         if sql.has_number((float(self.count), float(self.count - 1), float(self.count + 1))):
             return passed(f"a window of {self.count} {self.unit} appears in the SQL")
+        if _days_written_out(sql):
+            return undecided("the window is written as days; counting its trading days needs the calendar")
         return failed(Attribution.TIME_SCOPE, f"no window of {self.count} {self.unit} appears in the SQL")
+
+
+def _days_written_out(sql: Sql) -> bool:
+    """A date range bounded by literal days, or a list of them (IN ('2025-12-03', '2025-12-31'))."""
+    ranged = any(c.day is not None and c.op in {">", ">=", "<", "<="} for c in sql.comparisons)
+    listed = any(
+        sum(date_value(v) is not None for v in node.expressions) >= 2 for node in sql.tree.find_all(exp.In)
+    )
+    return ranged or listed
 
 
 def extract(question: Question) -> list[Constraint]:
