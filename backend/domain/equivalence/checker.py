@@ -22,13 +22,16 @@ from backend.domain.equivalence.validate import (
     CounterexampleValidator,
     ValidationFailed,
     default_validator,
-    is_ordered,
     rows_differ,
 )
+from backend.domain.market.errors import QueryRejected
+from backend.domain.market.guard import check_read_only
 
 EQUIVALENT, NOT_EQUIVALENT, UNSUPPORTED, UNKNOWN = "equivalent", "not_equivalent", "unsupported", "unknown"
 SPURIOUS_RETRIES = 2  # other models tried at the same bound after a spurious one
 REUSED_REASON = "a stored counterexample of the reference query separates them"
+# Python's recursion limit bounds how deeply nested a query sqlglot and the encoder can follow.
+NESTED_TOO_DEEPLY = "the SQL is nested too deeply to be checked"
 
 
 @dataclass
@@ -62,7 +65,10 @@ class EquivalenceResult:
 
 
 def _parse(sql: str, dialect: str) -> sqlglot.exp.Expr:
-    statements = [s for s in sqlglot.parse(sql.strip().rstrip(";"), read=dialect) if s is not None]
+    try:
+        statements = [s for s in sqlglot.parse(sql.strip().rstrip(";"), read=dialect) if s is not None]
+    except RecursionError as error:
+        raise Unsupported(NESTED_TOO_DEEPLY) from error
     if len(statements) != 1:
         raise Unsupported("exactly one SQL statement expected")
     return statements[0]
@@ -84,10 +90,12 @@ def _confirm(
     database: Counterexample,
     validator: CounterexampleValidator,
     semantics: str,
-    dialect: str,
+    ordered: bool,
 ) -> _Confirmation:
-    rows_a, rows_b = validator.execute([sql_a, sql_b], database)
-    ordered = is_ordered(sql_a, dialect) and is_ordered(sql_b, dialect)
+    try:
+        rows_a, rows_b = validator.execute([sql_a, sql_b], database)
+    except RecursionError as error:
+        raise ValidationFailed(NESTED_TOO_DEEPLY) from error
     return _Confirmation(
         rows_differ(rows_a, rows_b, semantics, ordered=ordered),
         {"a": _rows_json(rows_a), "b": _rows_json(rows_b)},
@@ -117,6 +125,13 @@ def check_equivalence(
         result.seconds = round(time.monotonic() - started, 4)
         return result
 
+    if rules.name == "clickhouse":
+        # The same guard as every other ClickHouse path: nothing it refuses is encoded or executed.
+        try:
+            check_read_only(sql_a)
+            check_read_only(sql_b)
+        except QueryRejected as error:
+            return finish(EquivalenceResult(UNSUPPORTED, 0, semantics, f"refused by the SQL guard: {error}"))
     try:
         tree_a, tree_b = _parse(sql_a, rules.name), _parse(sql_b, rules.name)
     except (ParseError, TokenError) as error:
@@ -125,11 +140,13 @@ def check_equivalence(
         )
     except Unsupported as error:
         return finish(EquivalenceResult(UNSUPPORTED, 0, semantics, f"unsupported: {error.construct}"))
+    # List semantics compares row order only when both queries fix it.
+    ordered = tree_a.args.get("order") is not None and tree_b.args.get("order") is not None
 
     if counterexample_store is not None:
         for database in counterexample_store.counterexamples(sql_a, rules.name):
             try:
-                confirmation = _confirm(sql_a, sql_b, database, validator, semantics, rules.name)
+                confirmation = _confirm(sql_a, sql_b, database, validator, semantics, ordered)
             except ValidationFailed:
                 continue
             if confirmation.differ:
@@ -159,6 +176,8 @@ def check_equivalence(
             return finish(
                 EquivalenceResult(UNSUPPORTED, 0, semantics, f"unsupported: unknown column {error}")
             )
+        except RecursionError:
+            return finish(EquivalenceResult(UNSUPPORTED, 0, semantics, f"unsupported: {NESTED_TOO_DEEPLY}"))
         except EncodingTooLarge as error:
             reason = f"encoding too large at bound {k}: {error}"
             return finish(EquivalenceResult(UNKNOWN, k - 1, semantics, reason, spurious=spurious))
@@ -180,7 +199,7 @@ def check_equivalence(
             model = solver.model()
             database = extract_counterexample(encoder, model)
             try:
-                confirmation = _confirm(sql_a, sql_b, database, validator, semantics, rules.name)
+                confirmation = _confirm(sql_a, sql_b, database, validator, semantics, ordered)
             except ValidationFailed as error:
                 unverifiable = str(error)
                 break

@@ -3,19 +3,21 @@
 A solver model is only a candidate: the encoding may over-approximate an operator, so a
 counterexample counts (is *confirmed*) only when the real engine returns different results.
 `ChdbValidator` runs ClickHouse SQL in embedded ClickHouse (chdb); `SqliteValidator` runs
-SQLite-dialect SQL (the external benchmark pairs) in an in-memory SQLite database.
+SQLite-dialect SQL (the external benchmark pairs) in an in-memory SQLite database. Both run the
+queries under the same limits as every analyst query (`QueryLimits`): ClickHouse SQL through a market
+store's guarded `query()`, SQLite SQL read-only with the time and row limits.
 """
 
 from __future__ import annotations
 
 import math
-import os
 import sqlite3
 import tempfile
+import time
 import uuid
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from decimal import Decimal
 from typing import Any, Protocol
 
@@ -24,8 +26,10 @@ from sqlglot import exp
 
 from backend.domain.equivalence.counterexample import Counterexample, CounterexampleTable
 from backend.domain.equivalence.schema import DATE, INT, REAL
-from backend.domain.market.embedded import close_embedded, current_embedded_path, open_embedded
-from backend.domain.market.errors import StoreUnavailable
+from backend.domain.market.config import QueryLimits, StoreConfig
+from backend.domain.market.embedded import current_embedded_path
+from backend.domain.market.errors import MarketError
+from backend.domain.market.store import MarketStore
 
 Rows = list[tuple[Any, ...]]
 
@@ -59,11 +63,6 @@ def normalise_rows(rows: Rows) -> list[tuple[Any, ...]]:
     return [tuple(_normalise(v) for v in row) for row in rows]
 
 
-def is_ordered(sql: str, dialect: str) -> bool:
-    tree = sqlglot.parse_one(sql, read=dialect)
-    return tree.args.get("order") is not None
-
-
 def rows_differ(a: Rows, b: Rows, semantics: str, *, ordered: bool) -> bool:
     """Concrete comparison; list semantics applies only when both queries are ordered."""
     left, right = normalise_rows(a), normalise_rows(b)
@@ -74,23 +73,46 @@ def rows_differ(a: Rows, b: Rows, semantics: str, *, ordered: bool) -> bool:
     return Counter(left) != Counter(right)
 
 
+# What a query may do in SQLite: read tables and call functions, nothing else (no ATTACH, PRAGMA,
+# writes or schema changes) — the counterpart of the ClickHouse guard for the SQLite-dialect pairs.
+_SQLITE_READ_ACTIONS = frozenset({sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION})
+_SQLITE_READ_ACTIONS |= {sqlite3.SQLITE_RECURSIVE}  # WITH RECURSIVE reads too
+SQLITE_PROGRESS_STEPS = 10_000  # SQLite virtual-machine steps between two deadline checks
+
+
+def _sqlite_read_only(action: int, *_names: str | None) -> int:
+    return sqlite3.SQLITE_OK if action in _SQLITE_READ_ACTIONS else sqlite3.SQLITE_DENY
+
+
 class SqliteValidator:
     dialect = "sqlite"
+
+    def __init__(self, limits: QueryLimits | None = None) -> None:
+        self._limits = limits or QueryLimits()
 
     def execute(self, sqls: Sequence[str], database: Counterexample) -> list[Rows]:
         connection = sqlite3.connect(":memory:")
         try:
             for table in database.tables.values():
                 _sqlite_create(connection, table)
-            results = []
-            for sql in sqls:
-                try:
-                    results.append(connection.execute(sql).fetchall())
-                except sqlite3.Error as error:
-                    raise ValidationFailed(f"SQLite refused the query: {error}") from error
-            return results
+            connection.set_authorizer(_sqlite_read_only)
+            return [self._rows(connection, sql) for sql in sqls]
         finally:
             connection.close()
+
+    def _rows(self, connection: sqlite3.Connection, sql: str) -> Rows:
+        deadline = time.monotonic() + self._limits.max_execution_seconds
+        # A non-zero answer of the progress handler interrupts the running statement.
+        connection.set_progress_handler(lambda: int(time.monotonic() > deadline), SQLITE_PROGRESS_STEPS)
+        try:
+            rows = connection.execute(sql).fetchmany(self._limits.max_result_rows + 1)
+        except sqlite3.Error as error:
+            if time.monotonic() > deadline:
+                raise ValidationFailed("the query ran past its time limit and was stopped") from error
+            raise ValidationFailed(f"SQLite refused the query: {error}") from error
+        if len(rows) > self._limits.max_result_rows:
+            raise ValidationFailed(f"the result has more than {self._limits.max_result_rows} rows")
+        return rows
 
 
 def _sqlite_type(kind: str) -> str:
@@ -107,62 +129,49 @@ def _sqlite_create(connection: sqlite3.Connection, table: CounterexampleTable) -
 
 
 class ChdbValidator:
-    """Runs ClickHouse SQL on the counterexample in a throw-away database of an embedded ClickHouse.
+    """Runs ClickHouse SQL on the counterexample through a market store's guarded `query()`: the SQL
+    guard, read-only mode, the time, row and memory limits and fair admission apply as to any analyst
+    query. The counterexample lives in a throw-away `equiv_<hex>` Memory database, dropped afterwards.
 
-    Pass `client` (a clickhouse-connect client) to use a given connection. Without it the validator
-    takes a handle on the process's embedded server (chdb runs one per process, e.g. the market
-    store's) and only creates and drops its own `equiv_<hex>` database there; when none runs, it
-    opens a private scratch directory for the check and closes it afterwards, so a store opened
-    later in the process is not locked out.
+    With `store` (e.g. the process's market store) that database is created there and the store's
+    limits apply. Without one, each execution opens a store with `limits` on the embedded server the
+    process already runs (chdb runs one per process), else in a scratch directory that is deleted
+    afterwards, whatever happens.
     """
 
     dialect = "clickhouse"
 
-    def __init__(self, client: Any = None) -> None:
-        self._client = client
+    def __init__(self, store: MarketStore | None = None, *, limits: QueryLimits | None = None) -> None:
+        self._store = store
+        self._limits = limits or QueryLimits()
 
     @contextmanager
-    def _connection(self) -> Iterator[Any]:
-        if self._client is not None:
-            yield self._client
+    def _scratch_store(self) -> Iterator[MarketStore]:
+        if self._store is not None:
+            yield self._store
             return
-        try:
-            client = open_embedded(current_embedded_path() or _scratch_directory())
-        except StoreUnavailable as error:
-            raise ValidationFailed(str(error)) from error
-        try:
-            yield client
-        finally:
-            close_embedded(client)
+        # Cleanups run last-in first-out: the store is closed before its scratch folder is deleted.
+        with ExitStack() as cleanup:
+            directory = current_embedded_path() or cleanup.enter_context(
+                tempfile.TemporaryDirectory(prefix="equiv-chdb-")
+            )
+            store = MarketStore(StoreConfig(url=f"chdb://{directory}", limits=self._limits))
+            cleanup.callback(store.close)
+            yield store
 
     def execute(self, sqls: Sequence[str], database: Counterexample) -> list[Rows]:
-        with self._connection() as client:
-            name = f"equiv_{uuid.uuid4().hex[:12]}"
-            client.command(f"CREATE DATABASE {name} ENGINE = Memory")
+        name = f"equiv_{uuid.uuid4().hex[:12]}"
+        with self._scratch_store() as store:
             try:
-                for table in database.tables.values():
-                    _chdb_create(client, name, table)
-                results = []
-                for sql in sqls:
-                    try:
-                        results.append(list(client.query(qualify_tables(sql, name, database)).result_rows))
-                    except Exception as error:  # the driver raises several unrelated classes
-                        message = str(error).strip().splitlines()[0] if str(error).strip() else repr(error)
-                        raise ValidationFailed(f"ClickHouse refused the query: {message}") from error
-                return results
-            finally:
-                client.command(f"DROP DATABASE IF EXISTS {name}")
-
-
-_scratch_directories: dict[int, str] = {}
-
-
-def _scratch_directory() -> str:
-    """One private chdb directory per process for validation when no embedded server runs."""
-    pid = os.getpid()
-    if pid not in _scratch_directories:
-        _scratch_directories[pid] = tempfile.mkdtemp(prefix=f"equiv-chdb-{pid}-")
-    return _scratch_directories[pid]
+                store.admin_command(f"CREATE DATABASE {name} ENGINE = Memory")
+                try:
+                    for table in database.tables.values():
+                        _chdb_create(store, name, table)
+                    return [store.query(qualify_tables(sql, name, database)).rows for sql in sqls]
+                finally:
+                    store.admin_command(f"DROP DATABASE IF EXISTS {name}")
+            except MarketError as error:  # the guard's refusal, a limit, ClickHouse's own refusal
+                raise ValidationFailed(f"{error.code}: {error}") from error
 
 
 def _clickhouse_type(kind: str, sql_type: str, nullable: bool) -> str:
@@ -181,14 +190,19 @@ def _looks_like_clickhouse_type(text: str) -> bool:
     }  # fmt: skip
 
 
-def _chdb_create(client: Any, database: str, table: CounterexampleTable) -> None:
+def _chdb_create(store: MarketStore, database: str, table: CounterexampleTable) -> None:
     columns = ", ".join(
         f"`{c.name}` {_clickhouse_type(c.kind, c.sql_type, c.nullable)}" for c in table.columns
     )
-    client.command(f"CREATE TABLE {database}.`{table.name}` ({columns}) ENGINE = Memory")
+    store.admin_command(f"CREATE TABLE {database}.`{table.name}` ({columns}) ENGINE = Memory")
     if table.rows:
-        names = [c.name for c in table.columns]
-        client.insert(table.name, [list(row) for row in table.rows], column_names=names, database=database)
+        # Every value is rendered as an escaped ClickHouse literal: no query text reaches admin_command.
+        names = ", ".join(f"`{c.name}`" for c in table.columns)
+        rows = ", ".join(
+            "(" + ", ".join(exp.convert(value).sql(dialect="clickhouse") for value in row) + ")"
+            for row in table.rows
+        )
+        store.admin_command(f"INSERT INTO {database}.`{table.name}` ({names}) VALUES {rows}")
 
 
 def qualify_tables(sql: str, database: str, counterexample: Counterexample) -> str:
