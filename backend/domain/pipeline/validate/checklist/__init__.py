@@ -3,6 +3,7 @@ independently of the built-in parser, checked on the sqlglot tree of a candidate
 
 from backend.domain.pipeline.validate.checklist.checker import (
     ExecutionOutcome,
+    check_constraint,
     check_execution,
     check_sql,
     check_syntax,
@@ -18,6 +19,7 @@ from backend.domain.pipeline.validate.checklist.model import (
     Span,
     Verdict,
 )
+from backend.domain.pipeline.validate.checklist.sqltree import Sql
 from backend.domain.pipeline.validate.checklist.vocabulary import Vocabulary, default_vocabulary
 
 __all__ = [
@@ -29,8 +31,10 @@ __all__ = [
     "Level",
     "Outcome",
     "Span",
+    "Sql",
     "Verdict",
     "Vocabulary",
+    "check_constraint",
     "check_execution",
     "check_sql",
     "check_syntax",

@@ -50,13 +50,13 @@ def check_execution(outcome: ExecutionOutcome) -> Verdict:
     return Verdict.of(Level.EXECUTION, passed(f"the SQL ran{rows}"))
 
 
+def check_constraint(constraint: Constraint, parsed: Sql | None) -> Verdict:
+    """One constraint on a parsed candidate (from `check_syntax`); undecidable when it did not parse."""
+    finding = constraint.detail.check(parsed) if parsed is not None else undecided("the SQL does not parse")
+    return Verdict.of(Level.CONSTRAINT, finding, constraint)
+
+
 def check_sql(constraints: list[Constraint], sql: str) -> list[Verdict]:
-    """The syntax verdict, then one verdict per constraint (undecidable when the SQL does not parse)."""
+    """The syntax verdict, then one verdict per constraint."""
     syntax, parsed = check_syntax(sql)
-    verdicts = [syntax]
-    for constraint in constraints:
-        finding = (
-            constraint.detail.check(parsed) if parsed is not None else undecided("the SQL does not parse")
-        )
-        verdicts.append(Verdict.of(Level.CONSTRAINT, finding, constraint))
-    return verdicts
+    return [syntax, *(check_constraint(constraint, parsed) for constraint in constraints)]

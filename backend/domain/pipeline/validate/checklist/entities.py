@@ -30,10 +30,14 @@ ENTITY_CATEGORIES = tuple(_COLUMNS)
 # Characters after which an industry word starts a word of its own (的银行股, 不属于银行业, 10只银行股);
 # after any other Chinese character it is the tail of a longer name (招商银行, 中国石油, 长江电力).
 _WORD_BOUNDARY = set("的和与及、，,；;。非属于个各中在是为只家或且而及其")
-_LEADING_VERBS = re.compile(r"^(?:请问|请|查询|查一下|查|帮我查|看看|告诉我|列出)")
+# What a question may start with before naming a stock ("查询贵州茅台…", "列出…").
+_COMMANDS = (
+    r"请问|请|帮我查|帮我找|帮我|查询|查一下|查找|查|看看|告诉我|列出|显示|展示|找出|筛选|给出|搜索|统计|计算"
+)
+_LEADING_VERBS = re.compile(rf"^(?:{_COMMANDS})+")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _LEADING_NAME = re.compile(
-    r"^(?:请问|请|查询|查一下|帮我查|看看|告诉我)?(?P<name>[\u4e00-\u9fff]{2,6}?)"
+    rf"^(?:{_COMMANDS})*(?P<name>[\u4e00-\u9fff]{{2,6}}?)"
     r"(?=\d|最新|最近|近|今日|今天|昨日|昨天|的|在|从|自|过去|上市|股价|收盘|市值|市盈率|市净率|每股|营收|营业|净利润)"
 )
 _CAPITALIZED_BEFORE = re.compile(r"([A-Z][\w&.\-]*)\s+$")
