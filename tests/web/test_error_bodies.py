@@ -4,6 +4,7 @@ upgrades on the real ASGI application, server errors and their log line, an unre
 from __future__ import annotations
 
 import asyncio
+import http.client
 import io
 import json
 import logging
@@ -22,6 +23,7 @@ from django.test import Client
 
 from backend.apps.web.request_id import RESPONSE_HEADER, RequestIdLogFilter
 from backend.project.asgi import application
+from tests.live_server import load_demo, running_server
 from tests.web.failing_urls import SECRET_IN_EXCEPTION
 
 pytestmark = pytest.mark.filterwarnings("ignore:No directory at:UserWarning")
@@ -96,6 +98,39 @@ def test_api_max_body_bytes_sets_the_limit() -> None:
         [sys.executable, "-c", script], env=env, capture_output=True, text=True, cwd=REPO, timeout=60
     )
     assert shown.stdout.strip() == "2048"
+
+
+def post_to(port: int, path: str, body: bytes) -> tuple[int, str, dict[str, Any]]:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    try:
+        connection.request("POST", path, body, {"Content-Type": "application/json"})
+        response = connection.getresponse()
+        return response.status, response.getheader("Content-Type", ""), json.loads(response.read())
+    finally:
+        connection.close()
+
+
+def websocket_handshake_status(port: int, path: str) -> str:
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as connection:
+        connection.sendall(
+            f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n".encode()
+        )
+        return connection.recv(4096).decode("latin-1").split("\r\n", 1)[0]
+
+
+def test_the_real_server_answers_hostile_requests_cleanly_and_logs_no_traceback(tmp_path: Path) -> None:
+    load_demo(tmp_path, stocks=24)
+    with running_server(tmp_path) as server:
+        nested = post_to(server.port, "/api/sql/", b"[" * 100_000 + b"]" * 100_000)
+        huge = post_to(server.port, "/api/ask/", b'{"question": "' + b"x" * TEN_MEGABYTES + b'"}')
+        handshakes = [websocket_handshake_status(server.port, path) for path in ("/ws/", "/api/sql/")]
+
+    assert nested[:2] == (400, "application/json") and nested[2]["error"]["code"] == "parse_error"
+    assert huge[:2] == (413, "application/json") and huge[2]["error"]["code"] == "request_too_large"
+    assert handshakes == ["HTTP/1.1 403 Access denied"] * 2
+    log = (tmp_path / "server.log").read_text()
+    assert "Traceback" not in log and "ERROR" not in log, log[-3000:]
 
 
 @pytest.mark.parametrize("path", ["/", "/ws/", "/api/sql/", "/no/such/stream/"])
