@@ -16,45 +16,15 @@ from backend.domain.pipeline.validate.checklist.vocabulary import (
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 
-# A count in a question: digits, Chinese numerals or a small English number word.
-COUNT = (
-    r"(?:\d+|[零一二两三四五六七八九十百千]+"
-    r"|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty)"
-)
 _EN_COUNTS = {
-    word: value
-    for value, word in enumerate(
-        [
-            "zero",
-            "one",
-            "two",
-            "three",
-            "four",
-            "five",
-            "six",
-            "seven",
-            "eight",
-            "nine",
-            "ten",
-            "eleven",
-            "twelve",
-        ],
-        start=0,
-    )
-} | {"twenty": 20}
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+    "ten": 10, "eleven": 11, "twelve": 12, "twenty": 20,
+}  # fmt: skip
 _CN_DIGITS = {
-    "零": 0,
-    "一": 1,
-    "二": 2,
-    "两": 2,
-    "三": 3,
-    "四": 4,
-    "五": 5,
-    "六": 6,
-    "七": 7,
-    "八": 8,
-    "九": 9,
-}
+    "零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9,
+}  # fmt: skip
+# A count in a question: digits, Chinese numerals or a small English number word.
+COUNT = rf"(?:\d+|[零一二两三四五六七八九十百千]+|{'|'.join(_EN_COUNTS)})"
 _CN_UNITS = {"十": 10, "百": 100, "千": 1000}
 
 # Six digits with an optional exchange suffix; not part of a longer number or a date.

@@ -152,12 +152,13 @@ def enclosing_select(node: exp.Expr) -> exp.Select | None:
 
 @dataclass(frozen=True, eq=False)
 class Comparison:
+    """`subject OP constant`, the constant a number or a day (BETWEEN and IN lists give several)."""
+
     subject: exp.Expr  # resolved through aliases
-    op: str  # subject OP constant
+    op: str
     number: float | None
     day: date | None
     negated: bool  # under NOT: the operator's sense is not the query's
-    node: exp.Expr
     select: exp.Select | None
 
 
@@ -305,8 +306,6 @@ class Sql:
     def comparisons(self) -> tuple[Comparison, ...]:
         found: list[Comparison] = []
         for node in self.nodes():
-            select = enclosing_select(node)
-            negated = under_not(node)
             if type(node) in _OPERATORS:
                 pairs = [(node.this, _OPERATORS[type(node)], node.expression)]
                 if self._constant(node.this) and not self._constant(node.expression):
@@ -317,12 +316,12 @@ class Sql:
                 pairs = [(node.this, "=", value) for value in node.expressions]
             else:
                 continue
+            select, negated = enclosing_select(node), under_not(node)
             for subject, op, constant in pairs:
                 number, day = number_value(constant), date_value(constant)
                 if (number is None and day is None) or self._constant(subject):
                     continue
-                resolved = self.resolve(subject, select)
-                found.append(Comparison(resolved, op, number, day, negated, node, select))
+                found.append(Comparison(self.resolve(subject, select), op, number, day, negated, select))
         return tuple(found)
 
     @staticmethod

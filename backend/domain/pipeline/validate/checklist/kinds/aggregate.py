@@ -35,7 +35,6 @@ from backend.domain.pipeline.validate.checklist.sqltree import (
     enclosing_select,
     function_name,
 )
-from backend.domain.pipeline.validate.checklist.vocabulary import Category
 
 
 class Function(StrEnum):
@@ -46,8 +45,10 @@ class Function(StrEnum):
 _AVERAGE = re.compile(
     r"平均|均值|日均(?!线|量)|均线|均量|\b(?:moving average|average[ds]?|averaging|mean|avg)\b"
 )
-_TOTAL = re.compile(r"合计|总和|总计|之和|总额|加总|\b(?:in total|sum of|combined)\b")
+# 总额 and "total" alone also name single figures (净利润总额, total profit): only these ask for a sum.
+_TOTAL = re.compile(r"合计|总和|总计|之和|加总|\b(?:in total|sum of|combined)\b")
 _TOTAL_BEFORE_METRIC = re.compile(r"总|\btotal\b")
+_SUMMED = {"amount", "vol", "weight"}  # flows and index weights: 总成交额, total trading amount, total weight
 _IMPLIED_METRIC = {"均线": "close", "moving average": "close", "均量": "vol"}
 _AVERAGE_NAMES = {"avgif", "avgornull", "arrayavg", "avgweighted"}
 _TOTAL_NAMES = {"sumif", "sumornull", "arraysum", "sumkahan"}
@@ -121,8 +122,8 @@ def _cues(question: Question) -> list[tuple[re.Match[str], Function]]:
     cues = [(m, Function.AVERAGE) for m in _AVERAGE.finditer(question.text)]
     cues += [(m, Function.TOTAL) for m in _TOTAL.finditer(question.text)]
     for match in _TOTAL_BEFORE_METRIC.finditer(question.text):
-        follows = question.hit_at(match.end(), Category.METRIC)
-        if follows is not None and not question.covered(match.start()):
+        follows = question.metric_after(match.end(), 9)
+        if follows is not None and follows[0].key in _SUMMED and not question.covered(match.start()):
             cues.append((match, Function.TOTAL))
     return [(match, function) for match, function in cues if not question.covered(match.start())]
 

@@ -44,14 +44,18 @@ class Side(StrEnum):
 
 
 _LOW_WORDS = {"最低", "最小", "最少", "lowest", "smallest", "least", "worst", "bottom"}
+# A count followed by a time word or % is a window or a share, not a number of rows (前5日, top 10%).
 _TIME_UNIT = (
-    r"\s*(?:个?交易日|日|天|年|期|个报告期|季度|个季度|月|个月|周"
+    r"\s*(?:个?交易日|日|天|年|期|个报告期|季度|个季度|月|个月|周|%|percent\b"
     r"|(?:trading )?days?\b|years?\b|weeks?\b|months?\b|quarters?\b)"
 )
 _SUPERLATIVE_ZH = r"最高|最大|最多|最低|最小|最少"
 _SUPERLATIVE_EN = r"highest|largest|biggest|greatest|best|top|lowest|smallest|worst|least"
 _EXPLICIT = (
-    re.compile(rf"(?P<sup>前)\s*(?P<n>{COUNT})(?!{_TIME_UNIT})\s*(?:名|只|个|家|支)?"),
+    # The count is taken whole before the time-word test: 前10日 must not match as 前1.
+    re.compile(
+        rf"(?P<sup>前)\s*(?P<n>{COUNT})(?![\d零一二两三四五六七八九十百千])(?!{_TIME_UNIT})\s*(?:名|只|个|家|支)?"
+    ),
     re.compile(rf"(?P<sup>{_SUPERLATIVE_ZH})\s*的?\s*(?P<n>{COUNT})\s*(?:只|个|家|支|名)"),
     re.compile(rf"\b(?P<sup>top|bottom)\s+(?P<n>{COUNT})\b(?!{_TIME_UNIT})"),
     re.compile(
