@@ -12,11 +12,11 @@ from datetime import date
 
 # Time labels: latest, yesterday, date, recent_days (calendar), recent_bars (trading days),
 # recent_weeks, recent_months, this_year, last_year, year_before, this_month, last_month,
-# this_week, last_week, year, month, quarter, annual.
+# this_week, last_week, year, month, quarter, annual, date_range, date_span, since (day onwards).
 TIME_LABELS = (
     "latest", "yesterday", "date", "recent_days", "recent_bars", "recent_weeks", "recent_months",
     "this_year", "last_year", "year_before", "this_month", "last_month", "this_week", "last_week",
-    "year", "month", "quarter", "annual", "date_range", "date_span",
+    "year", "month", "quarter", "annual", "date_range", "date_span", "since",
 )  # fmt: skip
 
 

@@ -42,6 +42,7 @@ class Token:
 
 
 GRAMMAR_PATH = Path(__file__).with_name("grammar_words.yaml")
+FILLER_PATH = Path(__file__).with_name("filler_words.yaml")
 
 
 def _load_grammar() -> dict[str, dict[str, list[str]]]:
@@ -51,8 +52,16 @@ def _load_grammar() -> dict[str, dict[str, list[str]]]:
             for kind, values in data["words"].items()}  # fmt: skip
 
 
+def _load_filler() -> tuple[str, ...]:
+    with FILLER_PATH.open(encoding="utf-8") as handle:
+        data = yaml.safe_load(handle)
+    return tuple(str(word) for words in data["filler"].values() for word in words)
+
+
 # Grammar words: kind -> value -> surface words. Entity and metric words come from the model/data.
 GRAMMAR = _load_grammar()
+# Words the parser drops (filler_words.yaml); every other word must be read by a rule.
+FILLER = _load_filler()
 
 _DATE_PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]?"), "ymd"),
@@ -68,6 +77,11 @@ _MONTH_RE = "|".join(sorted(_MONTHS, key=len, reverse=True))
 _EN_DATE_PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(rf"\b({_MONTH_RE})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b"), "mdy"),
     (re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH_RE})\.?,?\s+(\d{{4}})\b"), "dmy"),
+]
+# a day without its year (2024年9月24日至10月8日): the time pass takes the year from the range's other end
+_MONTH_DAY_PATTERNS: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"(?<!\d)(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]"), "md"),
+    (re.compile(rf"\b({_MONTH_RE})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?(?![\d,])\b"), "md_en"),
 ]
 _MONTH_ONLY = [
     (re.compile(r"(\d{4})\s*年\s*(\d{1,2})\s*月(?!\s*\d)"), "ym"),
@@ -150,6 +164,8 @@ class Lexicon:
             for value, grammar_words in values.items():
                 for word in grammar_words:
                     lexicon.add(word, Entry(kind, value))
+        for word in FILLER:
+            lexicon.add(word, Entry("filler"))
         for metric in model.metrics.values():
             for word in metric.words:
                 lexicon.add(word, Entry("metric", metric.key))
@@ -240,6 +256,13 @@ def _match_period(text: str, pos: int) -> tuple[int, Token] | None:
         value = _valid_date(year, month, day)
         if value is not None:
             return found.end(), Token("date", value, found.group(0), pos)
+    for pattern, shape in _MONTH_DAY_PATTERNS:
+        found = pattern.match(text, pos)
+        if found:
+            first, second = found.groups()
+            month, day = (int(first), int(second)) if shape == "md" else (_MONTHS[first], int(second))
+            if _valid_date(2000, month, day) is not None:  # a leap year, so that 2月29日 is a day
+                return found.end(), Token("monthday", {"month": month, "day": day}, found.group(0), pos)
     for pattern, shape in _QUARTER_PATTERNS:
         found = pattern.match(text, pos)
         if not found:

@@ -84,6 +84,8 @@ def resolve_window(context: LanguageContext, spec: TimeSpec) -> Window:
         return Window(before(first), last_on_or_before(months_back(first, -3) - timedelta(days=1)))
     if label == "date_range" and spec.day and spec.end_day:
         return Window(before(spec.day), last_on_or_before(spec.end_day))
+    if label == "since" and spec.day:  # 2025年以来 / since March 2024: from that day to the latest
+        return Window(before(spec.day), latest)
     if label == "date_span" and spec.day and spec.end_day:
         return Window(last_on_or_before(spec.day), last_on_or_before(spec.end_day))
     raise CompileError(f"time scope {label} is not a window")

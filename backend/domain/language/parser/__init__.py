@@ -60,7 +60,7 @@ class Parser:
 
     def parse(self, question: str) -> Screen:
         tokens = [
-            token for token in tokenize(question, self.context.lexicon, self.codes) if token.kind != "stop"
+            token for token in tokenize(question, self.context.lexicon, self.codes) if token.kind != "filler"
         ]
         unknown = [token.text for token in tokens if token.kind == "unknown"]
         if unknown:

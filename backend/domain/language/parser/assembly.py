@@ -13,15 +13,10 @@ from dataclasses import dataclass, field
 from backend.domain.language.ir import Aggregate, BoolOp, Compare, Condition, Not, Order, Scope, Screen
 from backend.domain.language.lexicon import Token
 from backend.domain.language.parser.errors import NotUnderstood
+from backend.domain.language.parser.leftovers import is_harmless, refuse_leftovers
 from backend.domain.language.parser.rewriting import metric_of, synthetic
 from backend.domain.language.parser.time_placement import PlacedCondition, attach_second_times, place_times
 from backend.domain.language.semantic import SemanticModel
-
-# Tokens that may remain after all passes without changing the meaning.
-HARMLESS = {
-    *("count_unit", "to", "betw_end", "per", "constituent", "listed", "annual", "order", "recent", "after"),
-    *("before", "dir", "consecutive", "and", "top", "between", "yoy", "early"),
-}
 
 
 @dataclass
@@ -38,6 +33,7 @@ class _Collected:
     per_day: bool = False
     all_of: bool = False
     has_count_unit: bool = False
+    leftovers: list[int] = field(default_factory=list)  # indexes of the tokens no rule consumed
 
 
 def assemble(model: SemanticModel, tokens: list[Token]) -> Screen:
@@ -52,6 +48,7 @@ def assemble(model: SemanticModel, tokens: list[Token]) -> Screen:
     conditions = attach_second_times(conditions, found.condition_starts, found.times)
     screen.where = _combine(conditions)
     place_times(model, screen, found.times)
+    refuse_leftovers(tokens, found.leftovers, screen)
     return screen
 
 
@@ -60,8 +57,7 @@ def _collect(model: SemanticModel, tokens: list[Token]) -> _Collected:
     screen = found.screen
     connector = "and"
     pending_not = False
-    leftovers: list[Token] = []
-    for token in tokens:
+    for index, token in enumerate(tokens):
         kind = token.kind
         if kind == "cond":
             condition: Condition = token.value
@@ -116,14 +112,10 @@ def _collect(model: SemanticModel, tokens: list[Token]) -> _Collected:
             found.limit_numbers.append(int(token.value))
         elif kind == "dir" and screen.order is None:
             found.pending_direction = token.value
-        elif kind in HARMLESS or (kind == "cmp" and token.value == "="):
-            continue
-        else:
-            leftovers.append(token)
+        elif not is_harmless(token):
+            found.leftovers.append(index)
     if pending_not:
         raise NotUnderstood("'not' is not followed by a condition the engine can negate")
-    if leftovers:
-        raise NotUnderstood("could not place: " + ", ".join(f"'{token.text}'" for token in leftovers[:5]))
     return found
 
 

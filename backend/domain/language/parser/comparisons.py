@@ -36,8 +36,8 @@ def compare(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     yoy = False
     direction = ""
     kept: list[Token] = []  # markers that belong to the whole question, passed through
-    while kind_at(tokens, j) in {"timespec", "yoy", "up", "down", "agg", "daily_values"}:
-        if tokens[j].kind == "daily_values":
+    while kind_at(tokens, j) in {"timespec", "yoy", "up", "down", "agg", "daily_values", "quantifier"}:
+        if tokens[j].kind in {"daily_values", "quantifier"}:  # 都 is judged once the periods are known
             kept.append(tokens[j])
         elif tokens[j].kind == "timespec":
             time = tokens[j].value
@@ -69,6 +69,9 @@ def compare(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
             return j - i, [synthetic("cond", condition, tokens[i:j])]
         return None
     op, first, second, end = parsed
+    if kind_at(tokens, end) == "yoy" and (yoy or metric_key in YOY_OF):  # grew 30% year over year
+        metric = model.metrics[YOY_OF.get(metric_key, metric.key)]
+        end += 1
     if kind_at(tokens, end) == "vs_prev_close" and metric.key in VS_PREVIOUS_CLOSE:
         metric = model.metrics[VS_PREVIOUS_CLOSE[metric.key]]  # opened 5% above the previous close
         end += 1
@@ -119,6 +122,10 @@ def single_word_conditions(model: SemanticModel, tokens: list[Token], i: int) ->
     if tokens[i].kind == "doubled":  # a gain of at least 100% over the question's window
         condition = Compare("pct_chg", ">=", float(tokens[i].value), text=tokens[i].text)
         return 1, [synthetic("cond", condition, tokens[i : i + 1])]
+    if tokens[i].kind == "cmp" and kind_at(tokens, i + 1) == "doubled":  # more than doubled: > 100%
+        doubled = tokens[i + 1]
+        condition = Compare("pct_chg", tokens[i].value, float(doubled.value), text=doubled.text)
+        return 2, [synthetic("cond", condition, tokens[i : i + 2])]
     if tokens[i].kind != "profitable":
         return None
     used = 1

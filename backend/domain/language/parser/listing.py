@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from datetime import date
-
 from backend.domain.language.ir import BoolOp, Condition, Scope
 from backend.domain.language.lexicon import Token
-from backend.domain.language.parser.rewriting import Match, kind_at, synthetic
+from backend.domain.language.parser.rewriting import Match, kind_at, period_bounds, synthetic
 from backend.domain.language.semantic import SemanticModel
 
 PERIOD_KINDS = {"year", "date", "month"}
@@ -61,21 +59,9 @@ def listing(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
 
 def _list_date_scope(token: Token, direction: str | None, *, english: bool) -> Condition:
     # "listed after 2020" excludes 2020 in English; "2020年以后上市" includes it
-    first, last = _period_bounds(token)
+    first, last = period_bounds(token)
     if direction == "after":
         return Scope("list_date", op=">" if english else ">=", day=last if english else first)
     if direction == "before":
         return Scope("list_date", op="<", day=first)
     return BoolOp("and", (Scope("list_date", op=">=", day=first), Scope("list_date", op="<=", day=last)))
-
-
-def _period_bounds(token: Token) -> tuple[date, date]:
-    """First and last day of a date, month or year token."""
-    if token.kind == "date":
-        return token.value, token.value
-    if token.kind == "month":
-        year, month = token.value["year"], token.value["month"]
-        next_first = date(year + (month == 12), month % 12 + 1, 1)
-        return date(year, month, 1), date.fromordinal(next_first.toordinal() - 1)
-    year = int(token.value)
-    return date(year, 1, 1), date(year, 12, 31)

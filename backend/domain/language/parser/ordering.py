@@ -14,6 +14,8 @@ ORDERABLE = {"metric", "aggmetric", "change_word"}
 
 
 def ordering(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    if tokens[i].kind == "per" and kind_at(tokens, i + 1) == "dir":  # 按从高到低排列
+        return 2, [synthetic("dir", tokens[i + 1].value, tokens[i : i + 2])]
     if tokens[i].kind in ORDERABLE:
         return _metric_then_rank(model, tokens, i)
     if tokens[i].kind in {"super", "top", "bottom", "order", "per", "gainers"}:

@@ -7,6 +7,7 @@ and which tokens replace them, usually one synthetic token carrying the recognis
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import date
 from typing import Any
 
 from backend.domain.language.lexicon import Token
@@ -51,3 +52,15 @@ def is_plain_number(token: Token) -> bool:
 def metric_of(token: Token) -> str:
     """The metric a metric word names; a bare change word (涨幅, change) is the day's pct_chg."""
     return "pct_chg" if token.kind == "change_word" else str(token.value)
+
+
+def period_bounds(token: Token) -> tuple[date, date]:
+    """First and last day of a date, month or year token."""
+    if token.kind == "date":
+        return token.value, token.value
+    if token.kind == "month":
+        year, month = token.value["year"], token.value["month"]
+        next_first = date(year + (month == 12), month % 12 + 1, 1)
+        return date(year, month, 1), date.fromordinal(next_first.toordinal() - 1)
+    year = int(token.value)
+    return date(year, 1, 1), date(year, 12, 31)

@@ -5,9 +5,12 @@ Times stay symbolic here; the compiler resolves them on the trading calendar.
 
 from __future__ import annotations
 
+from datetime import date
+
 from backend.domain.language.ir import TimeSpec
 from backend.domain.language.lexicon import Token
-from backend.domain.language.parser.rewriting import Match, is_plain_number, kind_at, synthetic
+from backend.domain.language.parser.listing import PERIOD_KINDS
+from backend.domain.language.parser.rewriting import Match, is_plain_number, kind_at, period_bounds, synthetic
 from backend.domain.language.semantic import SemanticModel
 
 # 近N<unit> → (label, how many of the label's units)
@@ -25,10 +28,18 @@ def time_scope(model: SemanticModel, tokens: list[Token], i: int) -> Match | Non
     token = tokens[i]
     spec: TimeSpec | None = None
     used = 1
-    if token.kind == "date" and kind_at(tokens, i + 1) == "to" and kind_at(tokens, i + 2) == "date":
-        # "between A and B" compares the two days; "A至B" covers the days from A to B
-        label = "date_span" if kind_at(tokens, i - 1) == "between" else "date_range"
-        spec = TimeSpec(label, day=token.value, end_day=tokens[i + 2].value)
+    since = _since(tokens, i)
+    if since is not None:
+        spec, used = since
+    elif token.kind == "between" and _day_range(tokens, i + 1) is not None:
+        # "between A and B" compares the two days; "from A to B" covers them, as A至B does
+        start, end = _day_range(tokens, i + 1) or (token.value, token.value)
+        spec = TimeSpec("date_span" if token.text == "between" else "date_range", day=start, end_day=end)
+        used = 4
+    elif _day_range(tokens, i) is not None:
+        # "A至B" covers the days from A to B
+        start, end = _day_range(tokens, i) or (token.value, token.value)
+        spec = TimeSpec("date_range", day=start, end_day=end)
         used = 3
     elif token.kind == "date":
         spec = TimeSpec("date", day=token.value)
@@ -70,3 +81,30 @@ def time_scope(model: SemanticModel, tokens: list[Token], i: int) -> Match | Non
     if spec is None:
         return None
     return used, [synthetic("timespec", spec, tokens[i : i + used])]
+
+
+def _since(tokens: list[Token], i: int) -> tuple[TimeSpec, int] | None:
+    """2025年以来 / since March 2024 / 2024-09-24以后: from the first day of that period on."""
+    if tokens[i].kind in PERIOD_KINDS and kind_at(tokens, i + 1) == "after":
+        return TimeSpec("since", day=period_bounds(tokens[i])[0]), 2
+    if tokens[i].kind == "after" and tokens[i].text == "since" and kind_at(tokens, i + 1) in PERIOD_KINDS:
+        return TimeSpec("since", day=period_bounds(tokens[i + 1])[0]), 2
+    return None
+
+
+def _day_range(tokens: list[Token], j: int) -> tuple[date, date] | None:
+    """A to B, days (2024年9月24日至10月8日, Sep 24 to Oct 8, 2024): an end without its year
+    takes the other end's year (the next one when it would come first)."""
+    first, second = (tokens[j] if 0 <= j < len(tokens) else None), kind_at(tokens, j + 2)
+    if first is None or kind_at(tokens, j + 1) != "to" or {first.kind, second} - {"date", "monthday"}:
+        return None
+    last = tokens[j + 2]
+    if first.kind == "date" and last.kind == "date":
+        return first.value, last.value
+    if first.kind == "date":
+        end = date(first.value.year, last.value["month"], last.value["day"])
+        return first.value, end if end >= first.value else end.replace(year=end.year + 1)
+    if last.kind == "date":
+        start = date(last.value.year, first.value["month"], first.value["day"])
+        return start if start <= last.value else start.replace(year=start.year - 1), last.value
+    return None  # neither end names its year

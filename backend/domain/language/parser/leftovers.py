@@ -1,0 +1,67 @@
+"""Nothing silently ignored: which tokens may be left after every pass, and the refusal for the rest.
+
+Filler words (filler_words.yaml) are dropped before the passes. After them, a token no rule consumed
+may stay only if it cannot change the answer: a connector, a unit word, or a word restating what a
+rule already read (分别 / a trailing 各 after a grouping, 都 after a condition held over several
+periods, "only" or "among" right before a filter). Anything else (各, 以后, 每天, 都, 平均, only,
+since, excluding, at least, twice …) means a rule is missing, so the question is refused with those
+words named rather than answered without them.
+"""
+
+from __future__ import annotations
+
+from backend.domain.language.ir import BoolOp, Condition, GrowthStreak, Not, Screen, Sustained, Technical
+from backend.domain.language.lexicon import Token
+from backend.domain.language.parser.errors import NotUnderstood
+
+# kinds that never carry a condition of their own ("and", 只/家, 之间, 成分股, 上市, 年报, 排名)
+HARMLESS = {"count_unit", "betw_end", "constituent", "listed", "annual", "order", "and", "dir"}
+# words of an otherwise meaningful kind that are also plain connectives or copulas
+CONNECTIVE_TEXTS = {"to": {"和", "与", "and"}, "cmp": {"是", "为"}, "between": {"在", "处于"}}
+# streaks hold over several days, so 都 may restate them too
+STREAK_KINDS = {"up_streak", "down_streak", "volume_up_streak", "volume_down_streak"}
+# what "only" / "among" may point at: a filter the rules read ("only industries with more than 10")
+FILTERS = {"cond", "having"}
+SKIPPED_BEFORE_FILTER = {"dim", "and", "count_unit"}
+
+
+def is_harmless(token: Token) -> bool:
+    return token.kind in HARMLESS or token.text in CONNECTIVE_TEXTS.get(token.kind, set())
+
+
+def refuse_leftovers(tokens: list[Token], leftovers: list[int], screen: Screen) -> None:
+    """Refuse the question if a leftover token (by index) could change its meaning, naming the words."""
+    meaningful = [tokens[k] for k in leftovers if not _restates(tokens, k, screen)]
+    if meaningful:
+        words = ", ".join(f"'{token.text}'" for token in meaningful[:6])
+        raise NotUnderstood(f"could not place: {words} (no rule reads these words; they change the meaning)")
+
+
+def _restates(tokens: list[Token], index: int, screen: Screen) -> bool:
+    token = tokens[index]
+    if token.kind == "quantifier" and token.value == "each":  # 各行业分别有几家
+        return screen.group_by is not None
+    if token.kind == "per":  # 省份有哪些，各多少家: a 各 with no dimension after it repeats the grouping
+        return screen.group_by is not None and _next_kind(tokens, index) != "dim"
+    if token.kind == "quantifier":  # 连续三年ROE都在15%以上
+        return any(_held_over_periods(condition) for condition in screen.where)
+    if token.kind in {"only", "among"}:  # only industries with more than 10 …, among ChiNext stocks
+        return _next_kind(tokens, index, skip=SKIPPED_BEFORE_FILTER) in FILTERS
+    return False
+
+
+def _next_kind(tokens: list[Token], index: int, skip: frozenset[str] | set[str] = frozenset()) -> str:
+    for token in tokens[index + 1 :]:
+        if token.kind not in skip:
+            return token.kind
+    return ""
+
+
+def _held_over_periods(condition: Condition) -> bool:
+    if isinstance(condition, Not):
+        return _held_over_periods(condition.item)
+    if isinstance(condition, BoolOp):
+        return any(_held_over_periods(item) for item in condition.items)
+    if isinstance(condition, Technical):
+        return condition.kind in STREAK_KINDS
+    return isinstance(condition, Sustained | GrowthStreak)
