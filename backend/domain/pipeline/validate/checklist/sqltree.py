@@ -29,7 +29,7 @@ _OPERATORS: dict[type[exp.Expr], str] = {
     exp.LTE: "<=",
 }
 _MIRRORED = {">": "<", ">=": "<=", "<": ">", "<=": ">=", "=": "=", "!=": "!="}
-_DAY = re.compile(r"^(\d{4})-(\d{2})-(\d{2})")
+_DAY = re.compile(r"^(\d{4})[-/]?(\d{1,2})[-/]?(\d{1,2})(?:$|[ T])")  # 2025-09-08, 2025-9-8, 20250908
 _DATE_FUNCTIONS = {"todate", "todate32", "todatetime", "todatetime64", "parsedatetimebesteffort"}
 _RANK_FUNCTIONS = (exp.RowNumber, exp.Rank, exp.DenseRank)
 # Aggregates and wrappers that move with their first argument: max(x) is larger when x is.

@@ -71,6 +71,8 @@ class DateDetail:
             return True
         if self.since and any(c.number == self.year - 1 for c in sql.comparisons):
             return True  # toYear(trade_date) = 2024: the base of a gain since 2025
+        if str(self.year) in sql.strings:
+            return True  # formatDateTime(d, '%Y') = '2024'
         # toYear(d) = 2023, or toYYYYMM / toYYYYMMDD numbers of that year
         numbers = (c.number for c in sql.comparisons if c.number is not None)
         return any(

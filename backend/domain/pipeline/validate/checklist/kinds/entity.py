@@ -35,6 +35,7 @@ from backend.domain.pipeline.validate.checklist.sqltree import Sql, columns_of
 from backend.domain.pipeline.validate.checklist.vocabulary import Category
 
 _STOCK_CODE = re.compile(r"\d{6}")
+_CODE_PREFIX = re.compile(r"\d{1,5}%?")
 
 
 @dataclass(frozen=True)
@@ -74,11 +75,16 @@ class EntityDetail:
 
 
 def _code_prefixes(sql: Sql) -> bool:
-    return any(
-        isinstance(node, exp.Like | exp.StartsWith | exp.EndsWith)
-        and {"ts_code", "symbol"} & columns_of(node)
-        for node in sql.nodes()
-    )
+    """Stocks picked by code pattern: ts_code LIKE '300%', startsWith(symbol, '68'), substring(…) = '6'."""
+    for node in sql.nodes():
+        if isinstance(node, exp.Predicate | exp.StartsWith | exp.EndsWith) and {
+            "ts_code",
+            "symbol",
+        } & columns_of(node):
+            literals = (n.this for n in node.find_all(exp.Literal) if n.is_string)
+            if any(_CODE_PREFIX.fullmatch(literal) for literal in literals):
+                return True
+    return False
 
 
 def _by_name(sql: Sql) -> bool:

@@ -26,7 +26,7 @@ from backend.domain.pipeline.validate.checklist.model import (
     undecided,
 )
 from backend.domain.pipeline.validate.checklist.question import Question
-from backend.domain.pipeline.validate.checklist.sqltree import Sql, columns_of, function_name
+from backend.domain.pipeline.validate.checklist.sqltree import Sql, columns_of, function_name, number_value
 from backend.domain.pipeline.validate.checklist.vocabulary import Category, Hit
 
 _CUE = re.compile(
@@ -58,7 +58,13 @@ def _negating(node: exp.Expr) -> bool:
         return True
     if isinstance(node, exp.Join) and str(node.args.get("kind") or "").upper() == "ANTI":
         return True
-    return isinstance(node, exp.Func) and function_name(node) in _NEGATING_FUNCTIONS
+    if isinstance(node, exp.Func) and function_name(node) in _NEGATING_FUNCTIONS:
+        return True
+    # position(name, 'ST') = 0, countSubstrings(…) = 0, has(…) = 0: "not found" written as a zero
+    return isinstance(node, exp.EQ) and any(
+        number_value(side) == 0 and isinstance(other, exp.Func)
+        for side, other in ((node.expression, node.this), (node.this, node.expression))
+    )
 
 
 @dataclass(frozen=True)
