@@ -1,4 +1,4 @@
-"""Reads of the paradigm library: statistics, eviction candidates, and nearest paradigms.
+"""Reads of the paradigm library: nearest paradigms, stored templates, statistics, eviction candidates.
 
 Matching runs on an in-process `ParadigmIndex` that follows the database: every call reads the
 library revision (one row) and, when another process changed the library, loads only the paradigms
@@ -19,11 +19,24 @@ from django.db.models.functions import Coalesce
 from backend.domain.language.qst import Node
 from backend.domain.paradigms.eviction import WINDOW_DAYS, EvictionCandidate, window_start
 from backend.domain.paradigms.matching import Match, ParadigmIndex
+from backend.domain.paradigms.templates import Slot, SqlTemplate
+from backend.domain.paradigms.trees import canonical_qst
 from paradigms.models import LibraryDay, LibraryState, Paradigm, ParadigmUse
 
 
 def library_revision() -> uuid.UUID | None:
     return LibraryState.objects.filter(pk=1).values_list("revision", flat=True).first()
+
+
+def paradigm_template(paradigm: Paradigm) -> SqlTemplate:
+    """The stored SQL template, ready for `fill_template` with a new question's QST."""
+    return SqlTemplate(
+        text=paradigm.sql_template,
+        slots=tuple(Slot.from_json(slot) for slot in paradigm.slots),
+        source_qst=canonical_qst(paradigm.qst),
+        fixed_dates=tuple(paradigm.fixed_dates),
+        resolved_on=paradigm.resolved_on,
+    )
 
 
 def uses_in_window(paradigm_id: int, today: date, window_days: int = WINDOW_DAYS) -> int:

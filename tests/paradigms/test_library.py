@@ -12,6 +12,7 @@ from django.utils import timezone
 from backend.domain.language.qst import Node, QstError
 from backend.domain.market.errors import QueryRejected
 from backend.domain.paradigms.eviction import NothingToEvict
+from backend.domain.paradigms.templates import fill_template
 from paradigms import selectors, services
 from paradigms.models import LibraryDay, Origin, Paradigm, ParadigmUse, ValidationStatus
 
@@ -66,6 +67,13 @@ def test_insert_stores_the_template_and_what_matching_needs() -> None:
     assert paradigm.node_count == 8
     assert len(paradigm.shape_signature) == len(paradigm.qst_signature) == 64
     assert paradigm.created_at.tzinfo is not None
+
+
+def test_a_stored_template_fills_like_the_extracted_one() -> None:
+    paradigm = insert("close", 10).paradigm
+    template = selectors.paradigm_template(Paradigm.objects.get(pk=paradigm.pk))
+    assert fill_template(template, ranking("close", 10)[0], market_day=None) == ranking("close", 10)[1]
+    assert fill_template(template, ranking("close", 3)[0], market_day=None) == ranking("close", 3)[1]
 
 
 def test_the_least_used_goes_first_at_capacity() -> None:

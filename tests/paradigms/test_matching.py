@@ -18,6 +18,7 @@ from backend.domain.language.qst import Node
 from backend.domain.paradigms.distance import (
     TreeProfile,
     label_bound,
+    localized_distance,
     top_down_distance,
     traversal_bound,
     tree_distance,
@@ -50,7 +51,8 @@ def grown_library(real_qsts: list[Node], rng: random.Random, size: int) -> tuple
 @given(
     seed=st.integers(min_value=0, max_value=2**32 - 1),
     size=st.integers(min_value=1, max_value=40),
-    tau=st.sampled_from([0.0, 0.25, 1.0, 2.0, 3.0, 4.5, 6.0]),
+    # up to 10: far from the query the bounds are looser, and whole-tree zss runs inside the search
+    tau=st.sampled_from([0.0, 0.25, 1.0, 2.0, 3.0, 4.5, 6.0, 10.0]),
     top_k=st.one_of(st.none(), st.integers(min_value=1, max_value=6)),
 )
 def test_pruned_search_equals_exhaustive_scan(
@@ -85,6 +87,7 @@ def test_bounds_hold_against_zss(real_qsts: list[Node], seed: int, limit: float)
     else:
         assert exact > limit
     assert top_down_distance(first, second) >= exact
+    assert localized_distance(first, second) >= exact
     assert tree_distance(second, first) == exact
 
 
@@ -108,9 +111,9 @@ def test_degenerate_requests() -> None:
         index.nearest(qst, tau=3, top_k=0)
 
 
-def test_an_inserted_inner_node_is_left_to_zss(real_qsts: list[Node]) -> None:
+def test_an_inserted_inner_node_is_settled_on_the_diverging_subtree(real_qsts: list[Node]) -> None:
     # Grouping conditions under a new OR node costs one insertion; the top-down mapping cannot insert
-    # an inner node, so the bounds disagree and zss decides.
+    # an inner node, so the localized bound runs zss on the two `where` subtrees only.
     qst = next(item for item in real_qsts if len(_where(item)["children"]) >= 2)  # fund-001: PE and growth
     grouped = copy.deepcopy(qst)
     _where(grouped)["children"] = [{"label": "bool:or", "children": _where(grouped)["children"]}]
@@ -118,7 +121,32 @@ def test_an_inserted_inner_node_is_left_to_zss(real_qsts: list[Node]) -> None:
     index.add(7, qst)
     found, stats = index.search(to_tree(grouped), tau=3)
     assert found == [Match(2.0, 7)]
-    assert stats.zss_calls == 1
+    assert (stats.localized, stats.exact_by_bounds, stats.zss_calls) == (1, 1, 0)
+
+
+def test_a_condition_moved_out_of_where_is_left_to_zss() -> None:
+    # "banks above their 250-day MA" vs "3 banks": no bound meets another; zss on the whole trees.
+    def screen(where: list[Node], extra: list[Node]) -> Node:
+        head: list[Node] = [
+            {"label": "return", "children": [{"label": "entity:stock", "children": []}]},
+            {"label": "time:latest", "children": []},
+        ]
+        return {"label": "select", "children": [*head, {"label": "where", "children": where}, *extra]}
+
+    banks: Node = {
+        "label": "scope:industry",
+        "children": [{"label": "value:entity:industry", "value": "银行", "children": []}],
+    }
+    above_ma: Node = {
+        "label": "technical:ma_above",
+        "children": [{"label": "value:number", "value": 250, "children": []}],
+    }
+    limit: Node = {"label": "limit", "children": [{"label": "value:number", "value": 3, "children": []}]}
+    index = ParadigmIndex()
+    index.add(1, screen([copy.deepcopy(banks), above_ma], []))
+    found, stats = index.search(to_tree(screen([banks], [limit])), tau=10)
+    assert found == [Match(6.25, 1)]
+    assert (stats.exact_by_bounds, stats.zss_calls) == (0, 1)
 
 
 def test_pruning_skips_most_of_a_grown_library(real_qsts: list[Node]) -> None:

@@ -94,7 +94,7 @@ def _search_within_tau(index: ParadigmIndex, qst: Node, tau: float) -> tuple[lis
 
 
 def _mean_stats(stats: Sequence[SearchStats]) -> dict[str, float]:
-    names = ("after_size_and_labels", "visited", "exact_by_bounds", "zss_calls")
+    names = ("after_size_and_labels", "visited", "localized", "exact_by_bounds", "zss_calls")
     return {name: round(statistics.mean(getattr(item, name) for item in stats), 2) for name in names}
 
 

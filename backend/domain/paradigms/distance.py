@@ -6,7 +6,9 @@ Every bound here holds for any tree edit mapping under `CostModel`; README.md gi
 - `traversal_bound`: a tree mapping is also an alignment of the preorder (and of the postorder)
   label sequences, so the string edit distance of those sequences is a lower bound;
 - `top_down_distance`: the cost of one particular valid mapping (roots mapped, children aligned
-  recursively), hence an upper bound. When it meets a lower bound, it *is* the distance.
+  recursively), hence an upper bound. When it meets a lower bound, it *is* the distance;
+- `localized_distance`: identity where the trees agree, zss inside the subtrees where they diverge —
+  another valid mapping, hence another upper bound, exact for one local change.
 """
 
 from __future__ import annotations
@@ -135,6 +137,36 @@ def traversal_bound(
     if in_preorder > limit:
         return in_preorder
     return max(in_preorder, _banded_sequence_distance(first.postorder, second.postorder, limit, costs))
+
+
+def differs_at_root(first: TreeNode, second: TreeNode) -> bool:
+    """Different label, literal or number of children: where `localized_distance` hands over to zss."""
+    return (
+        first.label != second.label
+        or first.literal != second.literal
+        or len(first.children) != len(second.children)
+    )
+
+
+def _identical(first: TreeNode, second: TreeNode) -> bool:
+    return not differs_at_root(first, second) and all(
+        _identical(left, right) for left, right in zip(first.children, second.children, strict=True)
+    )
+
+
+def localized_distance(first: TreeNode, second: TreeNode, costs: CostModel = DEFAULT_COSTS) -> float:
+    """Upper bound that runs zss only where the trees diverge: identical nodes with as many children
+    are mapped to each other and their children compared pairwise; the first pair that differs in
+    label, literal or number of children gets zss. Identity above, optimal mappings inside disjoint
+    subtrees: a valid mapping, so ≥ the tree edit distance — and equal to it when the difference is
+    one local change, such as an inner node inserted (which the top-down bound cannot follow)."""
+    if differs_at_root(first, second):
+        return tree_distance(first, second, costs)
+    return sum(
+        localized_distance(left, right, costs)
+        for left, right in zip(first.children, second.children, strict=True)
+        if not _identical(left, right)
+    )
 
 
 def top_down_distance(first: TreeNode, second: TreeNode, costs: CostModel = DEFAULT_COSTS) -> float:

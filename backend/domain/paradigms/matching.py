@@ -7,8 +7,9 @@ nearest first, ties by paradigm id, at most top_k — while running zss on few o
    paradigm; paradigms whose bound exceeds τ are never looked at again;
 2. the rest are visited in increasing bound order. Each gets the sharper label bound (literals
    counted) and the traversal bound; one above the current cut-off is skipped;
-3. the top-down mapping gives an upper bound: when it equals the lower bound it is the distance;
-   otherwise zss computes it.
+3. the top-down mapping gives an upper bound, and when the trees share their root and its number
+   of children, so does zss run only on the subtrees that differ; when an upper bound equals the lower
+   bound it is the distance, otherwise zss computes it on the whole trees.
 
 The cut-off is τ, lowered to the k-th best distance found once top_k results are in hand (a paradigm
 whose bound equals that distance is still examined: it may tie and win on its id).
@@ -26,7 +27,9 @@ from backend.domain.language.qst import Node
 from backend.domain.paradigms.costs import DEFAULT_COSTS, CostModel
 from backend.domain.paradigms.distance import (
     TreeProfile,
+    differs_at_root,
     label_bound,
+    localized_distance,
     top_down_distance,
     traversal_bound,
     tree_distance,
@@ -49,7 +52,8 @@ class SearchStats:
     library: int = 0
     after_size_and_labels: int = 0  # vectorised bound ≤ cut-off
     visited: int = 0  # reached before the cut-off stopped the visit
-    exact_by_bounds: int = 0  # lower bound met the top-down upper bound: no zss needed
+    localized: int = 0  # the top-down bound was not enough: zss ran on the diverging subtrees only
+    exact_by_bounds: int = 0  # a lower bound met an upper bound: no zss on the whole trees
     zss_calls: int = 0
 
 
@@ -202,6 +206,9 @@ class ParadigmIndex:
             if lower > cutoff:
                 continue
             upper = top_down_distance(query_tree, profile.tree, self.costs)
+            if upper != lower and not differs_at_root(query_tree, profile.tree):
+                stats.localized += 1
+                upper = min(upper, localized_distance(query_tree, profile.tree, self.costs))
             if upper == lower:
                 stats.exact_by_bounds += 1
                 distance = upper
