@@ -47,9 +47,10 @@ class EntityDetail:
         literals = list(sql.strings)
         if self.entity.category is None:
             return self._stock_name(sql, literals)
-        covered = self.entity.covered_values(literals)
-        if self.entity.category is Category.STOCK and self.entity.named_in(sql.tree):
-            covered = [self.entity.key]
+        if self.entity.category is Category.STOCK:  # a code may be written as a number (symbol = 600519)
+            covered = list(self.entity.values) if self.entity.named_in(sql.tree) else []
+        else:
+            covered = self.entity.covered_values(literals)
         if len(covered) == len(self.entity.values) or (covered and self.entity.category is Category.INDEX):
             return passed(f"the SQL names {self.entity.label}")
         if covered:

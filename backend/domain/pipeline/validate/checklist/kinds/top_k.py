@@ -72,7 +72,7 @@ _IMPLICIT = (
 # "gainers" and "losers" name the metric with the superlative: the biggest losers fell the most.
 _MOVERS = re.compile(r"\s*(?P<word>gainers?|losers?|decliners?|advancers?)\b")
 _TIE_BREAKS = {"ts_code", "name", "symbol", "con_code"}
-_HOLDERS_OF_ONE = {"argmax", "argmin", "max", "min"}
+_PICKS_ONE = {"argmax", "argmin", "max", "min"}
 
 
 @dataclass(frozen=True)
@@ -86,7 +86,7 @@ class TopKDetail:
     group: str  # "" or the column whose groups each get their own top k
 
     def check(self, sql: Sql) -> Finding:
-        rankings = [r for r in sql.rankings if not all(_date_only(key) for key in r.keys)]
+        rankings = [r for r in sql.rankings if not all(_not_a_measure(key) for key in r.keys)]
         if self.group:
             rankings = [r for r in rankings if any(self.group in columns_of(by) for by in r.by)]
         if not rankings:
@@ -100,11 +100,11 @@ class TopKDetail:
         return next((f for f in findings if f.outcome is Outcome.UNDECIDABLE), findings[0])
 
     def _no_ranking(self, sql: Sql) -> Finding:
-        if self.k == 1 and sql.functions & _HOLDERS_OF_ONE:
+        if self.k == 1 and sql.functions & _PICKS_ONE:
             return undecided("no ORDER BY … LIMIT 1, but max/argMax may pick the top row")
         if sql.functions & {"topk", "grouparray", "arrayslice", "grouparraysorted"}:
             return undecided("the top rows may be taken with array functions")
-        if self.group and any(not all(_date_only(key) for key in r.keys) for r in sql.rankings):
+        if self.group and any(not all(_not_a_measure(key) for key in r.keys) for r in sql.rankings):
             return failed(
                 Attribution.TOP_K, f"the top {self.k} is taken over all rows, not within each {self.group}"
             )
@@ -144,7 +144,8 @@ class TopKDetail:
         return passed(f"ORDER BY … {'DESC' if descending else 'ASC'} LIMIT {self.k}")
 
 
-def _date_only(key: OrderKey) -> bool:
+def _not_a_measure(key: OrderKey) -> bool:
+    """A key on days or on the stock itself: a time window or a tie-break, not a ranking by a metric."""
     columns = columns_of(key.expression)
     return bool(columns) and all(is_date_column(column) or column in _TIE_BREAKS for column in columns)
 
