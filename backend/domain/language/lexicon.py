@@ -18,6 +18,7 @@ import cn2an
 import yaml
 
 from backend.domain.language.context import normalize_text
+from backend.domain.language.names import stock_words
 
 if TYPE_CHECKING:
     from backend.domain.language.context import LanguageContext
@@ -203,15 +204,11 @@ class Lexicon:
             lexicon.add(word, Entry("numword", number))
         for word, number in (("thirty", 30), ("forty", 40), ("fifty", 50), ("sixty", 60), ("hundred", 100)):
             lexicon.add(word, Entry("numword", number))
-        grammar_surfaces = set(lexicon.words)
-        for stock in context.stocks:
-            name = "".join(normalize_text(stock.name).split())
-            if name:
-                lexicon.add(name, Entry("stock", stock.ts_code))
-            spell = normalize_text(stock.cnspell)
-            # pinyin initials only where they cannot be mistaken for an English or grammar word
-            if len(spell) >= 3 and spell.isalpha() and spell not in grammar_surfaces:
-                lexicon.add(spell, Entry("stock", stock.ts_code))
+        # names, short forms and initials never shadow a word that already has a meaning
+        for word, codes in stock_words(context.stocks, taken=set(lexicon.words)).items():
+            lexicon.add(
+                word, Entry("stock", codes[0]) if len(codes) == 1 else Entry("ambiguous_stock", codes)
+            )
         for word, factor in model.scale_units.items():
             lexicon.add_unit(word, "scale", factor)
         for word in model.money_words:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from backend.domain.language.context import LanguageContext
 from backend.domain.language.ir import Screen
-from backend.domain.language.lexicon import tokenize
+from backend.domain.language.lexicon import Token, tokenize
 from backend.domain.language.parser.aggregates import aggregate_metric
 from backend.domain.language.parser.assembly import assemble
 from backend.domain.language.parser.comparisons import compare, price_move, single_word_conditions
@@ -57,11 +57,13 @@ class Parser:
         codes = {stock.symbol: stock.ts_code for stock in context.stocks if stock.symbol}
         codes.update({stock.ts_code.split(".")[0]: stock.ts_code for stock in context.stocks})
         self.codes = codes
+        self.names = {stock.ts_code: stock.name for stock in context.stocks}
 
     def parse(self, question: str) -> Screen:
         tokens = [
             token for token in tokenize(question, self.context.lexicon, self.codes) if token.kind != "filler"
         ]
+        _refuse_ambiguous_names(tokens, self.names)
         unknown = [token.text for token in tokens if token.kind == "unknown"]
         if unknown:
             raise NotUnderstood("could not map: " + ", ".join(f"'{word}'" for word in _merge_words(unknown)))
@@ -72,6 +74,14 @@ class Parser:
         for grammar_pass in GRAMMAR_PASSES:
             tokens = rewrite(self.model, tokens, grammar_pass)
         return assemble(self.model, tokens)
+
+
+def _refuse_ambiguous_names(tokens: list[Token], names: dict[str, str]) -> None:
+    """A word naming several stocks (平安) is refused with the candidates, never resolved to one."""
+    for token in tokens:
+        if token.kind == "ambiguous_stock":
+            candidates = ", ".join(f"{names.get(code, code)} ({code})" for code in token.value)
+            raise NotUnderstood(f"'{token.text}' may name several stocks: {candidates}; say which one")
 
 
 def _merge_words(words: list[str]) -> list[str]:
