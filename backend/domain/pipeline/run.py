@@ -1,0 +1,418 @@
+"""One question through the pipeline: probe → generate sql0 → execute r0 → validate (the checklist on
+the SQL tree, reverse checks on the result) → correct (at most `max_rounds`) → final status.
+
+Statuses: `verified` (every check of sql0 passed), `corrected` (a correction round's candidate passed
+every check; its round is given), `unverified` (sql0's result with a risk warning naming the checks
+that failed or could not decide), `not_understood`, `error` (no result: the SQL could not run).
+An undecided check is never a pass, so no answer is `verified` while a check on a point the question
+names could not decide. The store's StoreBusy propagates: the caller retries later.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from backend.domain.language.translation import (
+    Evidence,
+    Example,
+    GenerationRequest,
+    Generator,
+    Translation,
+)
+from backend.domain.market.errors import MarketError, StoreBusy, StoreUnavailable
+from backend.domain.pipeline.correct import judge, merge_guidance, risk_warning
+from backend.domain.pipeline.generators import same_sql
+from backend.domain.pipeline.ports import (
+    EventSink,
+    MarketReader,
+    NoParadigmLibrary,
+    ParadigmLibrary,
+    QstTree,
+    ResultRows,
+)
+from backend.domain.pipeline.probe import probe_question
+from backend.domain.pipeline.text import Lang, language_of, says
+from backend.domain.pipeline.trace import (
+    CorrectionRound,
+    FinalStatus,
+    ParadigmEvent,
+    RunFinished,
+    RunStarted,
+    StepFinished,
+    StepName,
+    StepOutcome,
+    StepStarted,
+    Trace,
+)
+from backend.domain.pipeline.validate.checklist import Constraint, Vocabulary, extract_constraints
+from backend.domain.pipeline.validate.checklist.question import read_question
+from backend.domain.pipeline.validate.checklist_stage import (
+    check_candidate_constraints,
+    check_candidate_execution,
+    check_candidate_syntax,
+)
+from backend.domain.pipeline.validate.grounded import grounded_checks
+from backend.domain.pipeline.validate.outcome import CheckResult
+from backend.domain.pipeline.validate.reverse.reading import Reading, read
+from backend.domain.pipeline.validate.reverse.runner import run_checks, write_checks
+from backend.domain.pipeline.validate.reverse.subject import Subject
+
+
+@dataclass(frozen=True)
+class PipelineSettings:
+    max_rounds: int = 3  # correction rounds after sql0 (PIPELINE_MAX_ROUNDS)
+    probe_rounds: int = 5
+    workers: int = 3  # reverse checks side by side; 1 runs them one after another
+    validate: bool = True  # False only for the "without validation" baselines of the benchmark
+
+
+@dataclass(frozen=True)
+class Ports:
+    reader: MarketReader
+    generator: Generator
+    vocabulary: Vocabulary
+    database: str
+    library: ParadigmLibrary = field(default_factory=NoParadigmLibrary)
+    sink: EventSink | None = None
+
+
+@dataclass
+class Attempt:
+    """One candidate SQL and what validating it found."""
+
+    round: int
+    sql: str
+    result: ResultRows | None = None
+    error: MarketError | None = None
+    checks: list[CheckResult] = field(default_factory=list)
+
+    @property
+    def failed(self) -> list[CheckResult]:
+        return judge(self.checks).failed
+
+    @property
+    def undecided(self) -> list[CheckResult]:
+        return judge(self.checks).undecided
+
+    @property
+    def passed(self) -> bool:
+        return self.result is not None and judge(self.checks).passed
+
+    def summary(self) -> dict[str, object]:
+        return {
+            "round": self.round,
+            "sql": self.sql,
+            "passed": self.passed,
+            "error": None if self.error is None else f"{self.error.code}: {self.error}",
+            "failed": [check.check_id for check in self.failed],
+            "undecided": [check.check_id for check in self.undecided],
+        }
+
+
+@dataclass
+class PipelineOutcome:
+    question: str
+    lang: Lang
+    status: FinalStatus
+    message: str = ""
+    error_code: str | None = None  # the market error that left no result (status `error`)
+    translation: Translation | None = None  # sql0's
+    initial_sql: str | None = None
+    answer: Attempt | None = None  # the attempt whose result is returned
+    attempts: list[Attempt] = field(default_factory=list)
+    correction_round: int | None = None
+    warnings: list[str] = field(default_factory=list)
+    evidence: tuple[Evidence, ...] = ()
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    trace: Trace = field(default_factory=Trace)
+    generations: list[Translation] = field(default_factory=list)  # every generation, with its LLM calls
+
+
+def _ms(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 3)
+
+
+class _Run:
+    def __init__(self, question: str, ports: Ports, settings: PipelineSettings, candidate_sql: str | None):
+        self.question = question
+        self.ports = ports
+        self.settings = settings
+        self.candidate_sql = candidate_sql
+        self.lang = language_of(question)
+        self.trace = Trace(ports.sink)
+        self.started = time.perf_counter()
+        self.timings: dict[str, float] = {}
+        self.constraints: list[Constraint] = []
+        self.reading: Reading | None = None
+        self.evidence: tuple[Evidence, ...] = ()
+        self.examples: tuple[Example, ...] = ()
+        self.generations: list[Translation] = []
+
+    # --- steps ---------------------------------------------------------------------------------
+    def _step(self, step: StepName, round_number: int) -> float:
+        self.trace.record(StepStarted(step=step, round=round_number))
+        return time.perf_counter()
+
+    def _done(
+        self,
+        step: StepName,
+        round_number: int,
+        started: float,
+        outcome: StepOutcome,
+        summary: str,
+        sql: str | None = None,
+    ) -> None:
+        elapsed = _ms(started)
+        self.timings[step] = round(self.timings.get(step, 0.0) + elapsed, 3)
+        self.trace.record(
+            StepFinished(step=step, round=round_number, outcome=outcome, ms=elapsed, summary=summary, sql=sql)
+        )
+
+    def _generate(self, request: GenerationRequest, round_number: int) -> Translation:
+        step: StepName = "generate" if round_number == 0 else "correct"
+        started = self._step(step, round_number)
+        translation = self.ports.generator.generate(request)
+        self.generations.append(translation)
+        outcome: StepOutcome = "ok" if translation.status == "ok" and translation.sql else "failed"
+        summary = translation.message or translation.status
+        self._done(step, round_number, started, outcome, summary, translation.sql)
+        return translation
+
+    def _execute(self, attempt: Attempt) -> None:
+        started = self._step("execute", attempt.round)
+        try:
+            attempt.result = self.ports.reader.query(attempt.sql)
+        except StoreBusy:
+            raise
+        except MarketError as error:
+            attempt.error = error
+            self._done("execute", attempt.round, started, "failed", f"{error.code}: {error}", attempt.sql)
+            return
+        rows = len(attempt.result.rows)
+        self._done("execute", attempt.round, started, "ok", f"{rows} rows", attempt.sql)
+
+    def _validate(self, round_number: int, sql: str) -> Attempt:
+        attempt = Attempt(round=round_number, sql=sql)
+        syntax, parsed = check_candidate_syntax(sql, self.lang)
+        if parsed is not None or not self.settings.validate:
+            self._execute(attempt)
+        if isinstance(attempt.error, StoreUnavailable) or not self.settings.validate:
+            return attempt
+        started = self._step("checklist", round_number)
+        attempt.checks.append(syntax)
+        if parsed is not None:
+            error = None if attempt.error is None else f"{attempt.error.code}: {attempt.error}"
+            rows = None if attempt.result is None else len(attempt.result.rows)
+            attempt.checks.append(check_candidate_execution(error, rows, self.lang))
+        attempt.checks += check_candidate_constraints(self.constraints, parsed, self.lang)
+        if parsed is not None:
+            attempt.checks += grounded_checks(
+                self.constraints, parsed, self.evidence, self.ports.reader, self.ports.database, self.lang
+            )
+        for check in attempt.checks:
+            self.trace.record(check.event(round_number))
+        failed = sum(check.verdict == "fail" for check in attempt.checks)
+        self._done("checklist", round_number, started, "failed" if failed else "ok", f"{failed} failed")
+        if attempt.result is not None and self.reading is not None:
+            started = self._step("reverse_checks", round_number)
+            subject = Subject(self.reading, attempt.result, self.ports.database)
+            reverse = run_checks(
+                write_checks(subject),
+                self.ports.reader,
+                attempt.result,
+                workers=self.settings.workers,
+                on_result=lambda check: self.trace.record(check.event(round_number)),
+            )
+            attempt.checks += reverse
+            failed = sum(check.verdict == "fail" for check in reverse)
+            summary = f"{len(reverse)} checks, {failed} failed"
+            self._done("reverse_checks", round_number, started, "failed" if failed else "ok", summary)
+        return attempt
+
+    # --- the run -------------------------------------------------------------------------------
+    def run(self) -> PipelineOutcome:
+        settings = self.settings
+        self.trace.record(
+            RunStarted(
+                question=self.question,
+                lang=self.lang,
+                engine=self.ports.generator.name,
+                candidate_sql=self.candidate_sql,
+                max_rounds=settings.max_rounds,
+            )
+        )
+        if settings.probe_rounds > 0:
+            started = self._step("probe", 0)
+            self.evidence = probe_question(
+                read_question(self.question, self.ports.vocabulary),
+                extract_constraints(self.question, self.ports.vocabulary),
+                self.ports.reader,
+                self.ports.database,
+                self.trace,
+                settings.probe_rounds,
+            )
+            self._done("probe", 0, started, "ok", f"{len(self.evidence)} findings")
+        if settings.validate:
+            self.constraints = extract_constraints(self.question, self.ports.vocabulary)
+            self.reading = read(self.question, self.constraints, self.ports.vocabulary, self.evidence)
+        translation: Translation | None = None
+        if self.candidate_sql is None:
+            translation = self._generate(GenerationRequest(self.question, self.evidence), 0)
+            if translation.status != "ok" or not translation.sql:
+                status: FinalStatus = "error" if translation.status == "error" else "not_understood"
+                return self._finish(status, translation=translation, message=translation.message)
+            sql0 = translation.sql
+        else:
+            sql0 = self.candidate_sql
+        if translation is not None and translation.qst is not None:
+            self._paradigm_lookup(translation.qst)
+        first = self._validate(0, sql0)
+        attempts = [first]
+        if isinstance(first.error, StoreUnavailable):
+            return self._error(first, translation, attempts)
+        if not settings.validate:
+            return self._unverified(first, translation, attempts, not_run=True)
+        if first.passed:
+            self._learn(translation, first)
+            return self._finish("verified", translation=translation, answer=first, attempts=attempts)
+        latest = first
+        for round_number in range(1, settings.max_rounds + 1):
+            if not latest.failed:
+                break  # only undecided checks: a new candidate cannot be told apart from this one
+            rejected = tuple(attempt.sql for attempt in attempts)
+            guidance = merge_guidance(latest.failed, round_number, rejected)
+            request = GenerationRequest(self.question, self.evidence, self.examples, guidance)
+            corrected = self._generate(request, round_number)
+            fresh = (
+                corrected.status == "ok"
+                and corrected.sql is not None
+                and not any(same_sql(corrected.sql, sql) for sql in rejected)
+            )
+            self.trace.record(
+                CorrectionRound(
+                    round=round_number,
+                    guidance=guidance.message,
+                    failed_checks=tuple(check.check_id for check in latest.failed),
+                    sql=corrected.sql if fresh else None,
+                )
+            )
+            if not fresh or corrected.sql is None:
+                break
+            latest = self._validate(round_number, corrected.sql)
+            attempts.append(latest)
+            if latest.passed:
+                self._learn(corrected, latest)
+                return self._finish(
+                    "corrected",
+                    translation=translation,
+                    answer=latest,
+                    attempts=attempts,
+                    correction_round=round_number,
+                )
+        if first.result is None:
+            return self._error(first, translation, attempts)
+        return self._unverified(first, translation, attempts, not_run=False)
+
+    # --- endings -------------------------------------------------------------------------------
+    def _paradigm_lookup(self, qst: QstTree) -> None:
+        started = self._step("paradigm", 0)
+        hit = self.ports.library.lookup(self.question, qst)
+        if hit is None:
+            self.trace.record(ParadigmEvent(outcome="miss", paradigm_id=None, distance=None, detail=""))
+            self._done("paradigm", 0, started, "ok", "miss")
+            return
+        self.examples = (Example(hit.question, hit.sql),)
+        self.trace.record(
+            ParadigmEvent(
+                outcome="hit", paradigm_id=hit.paradigm_id, distance=hit.distance, detail=hit.question
+            )
+        )
+        self._done("paradigm", 0, started, "ok", f"hit {hit.paradigm_id}")
+
+    def _learn(self, translation: Translation | None, attempt: Attempt) -> None:
+        """A verified or corrected (question, QST, SQL) goes into the paradigm library."""
+        if translation is None or translation.qst is None:
+            return
+        learned = self.ports.library.learn(self.question, translation.qst, attempt.sql)
+        if learned is not None:
+            self.trace.record(ParadigmEvent(outcome="learned", paradigm_id=learned, distance=None, detail=""))
+
+    def _error(
+        self, first: Attempt, translation: Translation | None, attempts: list[Attempt]
+    ) -> PipelineOutcome:
+        error = first.error
+        message = str(error) if error is not None else "the SQL does not parse"
+        code = error.code if error is not None else "query_rejected"
+        return self._finish(
+            "error",
+            translation=translation,
+            answer=first,
+            attempts=attempts,
+            message=message,
+            error_code=code,
+        )
+
+    def _unverified(
+        self, first: Attempt, translation: Translation | None, attempts: list[Attempt], *, not_run: bool
+    ) -> PipelineOutcome:
+        if not_run:
+            warnings = [
+                says(self.lang, "未运行验证：答案未经检查", "validation was not run: the answer is unchecked")
+            ]
+        else:
+            warnings = risk_warning(first.failed, first.undecided, self.lang == "zh")
+        return self._finish(
+            "unverified", translation=translation, answer=first, attempts=attempts, warnings=warnings
+        )
+
+    def _finish(
+        self,
+        status: FinalStatus,
+        *,
+        translation: Translation | None = None,
+        answer: Attempt | None = None,
+        attempts: list[Attempt] | None = None,
+        message: str = "",
+        error_code: str | None = None,
+        correction_round: int | None = None,
+        warnings: list[str] | None = None,
+    ) -> PipelineOutcome:
+        all_warnings = [*(translation.warnings if translation is not None else []), *(warnings or [])]
+        self.timings["total"] = _ms(self.started)
+        self.trace.record(
+            RunFinished(
+                status=status,
+                round=correction_round,
+                warnings=tuple(all_warnings),
+                ms=self.timings["total"],
+            )
+        )
+        return PipelineOutcome(
+            question=self.question,
+            lang=self.lang,
+            status=status,
+            message=message,
+            error_code=error_code,
+            translation=translation,
+            initial_sql=attempts[0].sql if attempts else None,
+            answer=answer,
+            attempts=attempts or [],
+            correction_round=correction_round,
+            warnings=all_warnings,
+            evidence=self.evidence,
+            timings_ms=dict(self.timings),
+            trace=self.trace,
+            generations=list(self.generations),
+        )
+
+
+def run_pipeline(
+    question: str,
+    ports: Ports,
+    settings: PipelineSettings | None = None,
+    *,
+    candidate_sql: str | None = None,
+) -> PipelineOutcome:
+    """Answer `question` (or validate `candidate_sql` for it, which then replaces sql0)."""
+    return _Run(question, ports, settings or PipelineSettings(), candidate_sql).run()

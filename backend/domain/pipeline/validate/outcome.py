@@ -1,0 +1,63 @@
+"""One check's outcome, whichever stage made it (the checklist on the SQL tree, a reverse check on the
+result): what the answer, the trace and the correction round read."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from backend.domain.pipeline.trace import CheckSource, CheckVerdict, CheckVerdictValue
+
+CheckLevel = Literal["syntax", "execution", "constraint", "result"]
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    check_id: str
+    source: CheckSource
+    level: CheckLevel
+    kind: str
+    text: str  # readable, in the question's language
+    sql: str | None  # the reverse SQL; None for a check that reads the candidate's SQL tree
+    criterion: str
+    verdict: CheckVerdictValue
+    attribution: str | None  # what a failure blames (checklist Attribution values)
+    reason: str
+    ms: float
+    point: str | None = None  # the question's point this check judges, when another check judges it too
+
+    def __post_init__(self) -> None:
+        # A failure without a culprit cannot guide a correction; a pass with one is a contradiction.
+        if (self.verdict == "fail") != (self.attribution is not None):
+            raise ValueError("a failure, and only a failure, carries an attribution")
+
+    def event(self, round_number: int) -> CheckVerdict:
+        return CheckVerdict(
+            round=round_number,
+            check_id=self.check_id,
+            source=self.source,
+            kind=self.kind,
+            text=self.text,
+            sql=self.sql,
+            criterion=self.criterion,
+            verdict=self.verdict,
+            attribution=self.attribution,
+            reason=self.reason,
+            ms=self.ms,
+        )
+
+    def to_dict(self) -> dict[str, str | float | None]:
+        return {
+            "id": self.check_id,
+            "source": self.source,
+            "level": self.level,
+            "kind": self.kind,
+            "text": self.text,
+            "sql": self.sql,
+            "criterion": self.criterion,
+            "verdict": self.verdict,
+            "attribution": self.attribution,
+            "reason": self.reason,
+            "ms": self.ms,
+            "point": self.point,
+        }

@@ -1,0 +1,81 @@
+"""Write the reverse checks for one answer and run them in parallel through the guarded store.
+
+The checks are independent (model.py), so they run side by side on a thread pool and the stage
+takes as long as the slowest one. Each task is submitted through `contextvars.copy_context().run` so
+the store sees the caller's execution context (requester, deadline, cancellation) on every thread.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+
+from backend.domain.market.errors import MarketError, StoreBusy
+from backend.domain.pipeline.ports import MarketReader, ResultRows
+from backend.domain.pipeline.validate.outcome import CheckResult
+from backend.domain.pipeline.validate.reverse.model import Judgement, ReverseCheck, unknown
+from backend.domain.pipeline.validate.reverse.rules import RULES
+from backend.domain.pipeline.validate.reverse.subject import Subject
+
+MAX_CHECKS = 12  # bounded, so one question never floods the store's queue
+
+
+def write_checks(subject: Subject) -> list[ReverseCheck]:
+    return [check for rule in RULES for check in rule(subject)][:MAX_CHECKS]
+
+
+def _run_one(check: ReverseCheck, number: int, reader: MarketReader, r0: ResultRows) -> CheckResult:
+    started = time.perf_counter()
+    judgement: Judgement
+    try:
+        own = reader.query(check.sql)
+    except StoreBusy:
+        raise
+    except MarketError as error:
+        judgement = unknown(f"the reverse query failed: {error}")
+    else:
+        judgement = check.decide(r0, own)
+    return CheckResult(
+        check_id=f"reverse-{number}-{check.rule}",
+        source="reverse",
+        level="result",
+        kind=check.rule,
+        text=check.text,
+        sql=check.sql,
+        criterion=check.criterion,
+        verdict=judgement.verdict,
+        attribution=check.attribution.value if judgement.verdict == "fail" else None,
+        reason=judgement.reason,
+        ms=round((time.perf_counter() - started) * 1000, 3),
+    )
+
+
+def run_checks(
+    checks: Sequence[ReverseCheck],
+    reader: MarketReader,
+    r0: ResultRows,
+    *,
+    workers: int,
+    on_result: Callable[[CheckResult], object],
+) -> list[CheckResult]:
+    """Every check's result, in the order of `checks`; `on_result` sees each as it finishes.
+
+    `workers` 1 runs them one after another (the benchmark's sequential baseline)."""
+    results: dict[int, CheckResult] = {}
+    if workers <= 1 or len(checks) <= 1:
+        for number, check in enumerate(checks, start=1):
+            results[number] = _run_one(check, number, reader, r0)
+            on_result(results[number])
+        return [results[number] for number in sorted(results)]
+    with ThreadPoolExecutor(max_workers=min(workers, len(checks))) as pool:
+        futures: dict[Future[CheckResult], int] = {
+            pool.submit(contextvars.copy_context().run, _run_one, check, number, reader, r0): number
+            for number, check in enumerate(checks, start=1)
+        }
+        for future in as_completed(futures):
+            result = future.result()  # StoreBusy propagates; the pool waits for the others
+            results[futures[future]] = result
+            on_result(result)
+    return [results[number] for number in sorted(results)]
