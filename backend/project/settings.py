@@ -149,6 +149,9 @@ PARADIGM_TAU = env.float("PARADIGM_TAU", default=3.0)
 PARADIGM_CAPACITY = env.int("PARADIGM_CAPACITY", default=10_000)
 PARADIGM_TOP_K = env.int("PARADIGM_TOP_K", default=5)
 
+# --- Validation pipeline: correction rounds after the first candidate fails its checks (0 = none)
+PIPELINE_MAX_ROUNDS = env.int("PIPELINE_MAX_ROUNDS", default=3)
+
 # --- Language engine / LLM roles -----------------------------------------------------------------
 # LLM_PROVIDER=builtin (default) answers with the built-in engine; openai uses the LLM roles through
 # any OpenAI-compatible endpoint. Shared defaults: LLM_BASE_URL, LLM_MODEL, LLM_API_KEY, LLM_TIMEOUT
