@@ -9,6 +9,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from backend.domain.market.errors import StoreBusy
 from backend.project.urls import handler400, handler403, handler404, handler500
 from backend.project.urls import urlpatterns as site_urlpatterns
 
@@ -21,6 +22,13 @@ class FailingApiView(APIView):
         raise RuntimeError(SECRET_IN_EXCEPTION)
 
 
+class BusyStoreView(APIView):
+    """A market error no view code catches: the exception handler still answers it."""
+
+    def get(self, request: Request) -> Response:
+        raise StoreBusy("too many queries are waiting; try again shortly", retry_after=3)
+
+
 def failing_django_view(request: HttpRequest) -> HttpResponse:
     raise RuntimeError(SECRET_IN_EXCEPTION)
 
@@ -31,6 +39,7 @@ def forbidden_django_view(request: HttpRequest) -> HttpResponse:
 
 urlpatterns: list[URLPattern | URLResolver] = [
     path("api/failing/drf/", FailingApiView.as_view()),
+    path("api/failing/busy/", BusyStoreView.as_view()),
     path("api/failing/django/", failing_django_view),
     path("api/failing/forbidden/", forbidden_django_view),
     path("failing/page/", failing_django_view),

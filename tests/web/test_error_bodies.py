@@ -233,6 +233,15 @@ def test_an_exception_under_api_is_a_json_500_logged_once_with_its_request_id(
 
 
 @pytest.mark.urls("tests.web.failing_urls")
+def test_a_market_error_no_view_catches_keeps_its_status_code_and_retry_after() -> None:
+    response = Client().get("/api/failing/busy/")
+
+    assert response.status_code == 503
+    assert response["Retry-After"] == "3"
+    assert response.json()["error"]["code"] == "store_busy"
+
+
+@pytest.mark.urls("tests.web.failing_urls")
 def test_permission_denied_outside_drf_is_a_json_403() -> None:
     response = Client().get("/api/failing/forbidden/")
 
