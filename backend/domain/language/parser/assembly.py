@@ -48,7 +48,11 @@ def assemble(model: SemanticModel, tokens: list[Token]) -> Screen:
     conditions = attach_second_times(conditions, found.condition_starts, found.times)
     screen.where = _combine(conditions)
     place_times(model, screen, found.times)
-    refuse_leftovers(tokens, found.leftovers, screen)
+    # 每天 / each day reads only as a per-day breakdown; anywhere else no rule used it
+    unread_days = (
+        [] if screen.group_by == "trade_date" else [k for k, t in enumerate(tokens) if _asks_per_day(t)]
+    )
+    refuse_leftovers(tokens, found.leftovers + unread_days, screen)
     return screen
 
 
@@ -56,21 +60,21 @@ def _collect(model: SemanticModel, tokens: list[Token]) -> _Collected:
     found = _Collected(has_count_unit=any(token.kind == "count_unit" for token in tokens))
     screen = found.screen
     connector = "and"
-    pending_not = False
+    pending_not = ""  # the word of a negation waiting for its condition
     for index, token in enumerate(tokens):
         kind = token.kind
         if kind == "cond":
             condition: Condition = token.value
             if pending_not:
                 condition = Not(condition)
-                pending_not = False
+                pending_not = ""
             found.conditions.append((condition, bool(token.extra.get("scope")), connector))
             found.condition_starts.append(token.start)
             connector = "and"
         elif kind == "or":
             connector = "or"
         elif kind == "not":
-            pending_not = True
+            pending_not = token.text
         elif kind == "timespec":
             found.times.append(token)
         elif kind == "orderspec":
@@ -92,7 +96,7 @@ def _collect(model: SemanticModel, tokens: list[Token]) -> _Collected:
             screen.aggregates.append(Aggregate(str(token.value), "pct_chg"))
         elif kind == "having":
             screen.having.append(token.value)
-        elif kind == "per_day" or (kind == "consecutive" and "each" in token.text):
+        elif _asks_per_day(token):
             found.per_day = True
         elif kind == "all_of":
             found.all_of = True
@@ -115,8 +119,12 @@ def _collect(model: SemanticModel, tokens: list[Token]) -> _Collected:
         elif not is_harmless(token):
             found.leftovers.append(index)
     if pending_not:
-        raise NotUnderstood("'not' is not followed by a condition the engine can negate")
+        raise NotUnderstood(f"could not place: '{pending_not}' (no condition follows it to negate)")
     return found
+
+
+def _asks_per_day(token: Token) -> bool:
+    return token.kind == "per_day" or (token.kind == "consecutive" and "each" in token.text)
 
 
 def _orders_by_aggregate(screen: Screen) -> bool:
