@@ -13,13 +13,14 @@ import time
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import clickhouse_connect
 from clickhouse_connect.driver.client import Client
 from clickhouse_connect.driver.exceptions import ClickHouseError, OperationalError
 
-from backend.domain.market import clickhouse_errors
+from backend.domain.market import clickhouse_errors, ownership
 from backend.domain.market.config import StoreConfig
 from backend.domain.market.embedded import close_embedded, open_embedded
 from backend.domain.market.errors import QueryCancelled, QueryFailed, StoreUnavailable
@@ -76,6 +77,9 @@ class MarketStore:
     def _open(self) -> Client:
         try:
             if self._config.is_embedded:
+                # chdb allows one process per directory: take it (a no-op when this process holds it),
+                # so that a server started beside this process refuses instead of failing later.
+                ownership.claim(Path(self._config.chdb_path), ownership.Owner.of_this_process())
                 return open_embedded(self._config.chdb_path)
             return clickhouse_connect.get_client(
                 **self._config.server_connect_kwargs(),
@@ -83,6 +87,12 @@ class MarketStore:
                 send_receive_timeout=self._config.limits.max_execution_seconds + 30,
                 autogenerate_session_id=False,  # one server session cannot run two queries at once
             )
+        except ownership.DirectoryInUse as refusal:
+            logger.error("%s", refusal)  # names the directory and its owner: for the log, not the caller
+            raise StoreUnavailable(
+                "the embedded market database is in use by another VeriScreen process; ask through that "
+                "process or stop it"
+            ) from refusal
         except StoreUnavailable:
             raise
         except (ClickHouseError, OSError, RuntimeError) as error:
