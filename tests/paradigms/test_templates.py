@@ -13,6 +13,7 @@ from backend.domain.language.compiler import Compiler
 from backend.domain.language.context import LanguageContext
 from backend.domain.language.qst import Node
 from backend.domain.language.translation import Translation
+from backend.domain.language_bench.compare import ResultTable, compare_results
 from backend.domain.market.guard import DIALECT, check_read_only
 from backend.domain.market.store import MarketStore
 from backend.domain.paradigms.templates import (
@@ -105,11 +106,12 @@ def _variant(qst: Node, rng: random.Random, entities: dict[str, list[Any]]) -> N
     return with_value(canonical, path, new)
 
 
-def _rows(store: MarketStore, sql: str) -> list[str]:
-    return sorted(
-        repr([round(cell, 6) if isinstance(cell, float) else cell for cell in row])
-        for row in store.query(sql).rows
-    )
+def _same_answer(store: MarketStore, expected_sql: str, sql: str) -> bool:
+    """Execution accuracy as the dev benchmark measures it (extra columns allowed, order kept)."""
+    expected, got = store.query(expected_sql), store.query(sql)
+    return compare_results(
+        ResultTable(expected.columns, expected.rows), ResultTable(got.columns, got.rows), order_matters=True
+    ).match
 
 
 def test_filled_sql_returns_what_the_compiler_returns_for_the_variant(
@@ -137,9 +139,7 @@ def test_filled_sql_returns_what_the_compiler_returns_for_the_variant(
             continue
         check_read_only(sql)
         compiled, _warnings = Compiler(paradigm_context).compile_qst(variant)
-        assert _rows(demo_store, sql) == _rows(demo_store, compiled.sql(dialect=DIALECT)), (
-            translation.question
-        )
+        assert _same_answer(demo_store, compiled.sql(dialect=DIALECT), sql), translation.question
         filled += 1
     assert filled >= 80 and refused >= 20
 
@@ -191,6 +191,15 @@ def test_resolved_dates_are_refused_on_another_market_day() -> None:
     fill_template(template, close_on_day("2025-09-08", "SZSE", 1), market_day=DAY)
     with pytest.raises(TemplateMismatch, match="resolved on 2025-12-31"):
         fill_template(template, close_on_day("2025-09-08", "SZSE", 1), market_day=date(2026, 1, 5))
+
+
+def test_a_literal_naming_an_output_column_is_refused() -> None:
+    qst = close_on_day("2025-09-08", "SSE", 1)
+    sql = CLOSE_SQL.replace("d.close FROM", "d.close AS close_20250908 FROM")
+    template = _template(qst, sql)
+    assert "SZSE" in fill_template(template, close_on_day("2025-09-08", "SZSE", 1), market_day=None)
+    with pytest.raises(TemplateMismatch, match="output column of the SQL is named after '2025-09-08'"):
+        fill_template(template, close_on_day("2025-09-09", "SSE", 1), market_day=None)
 
 
 def test_value_nodes_sharing_a_literal_share_a_slot_and_must_stay_equal() -> None:

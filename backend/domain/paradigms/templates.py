@@ -15,6 +15,8 @@ Filling refuses rather than guesses:
 - the new QST's structure differs (its shape signature is not the template's);
 - a value changed that no slot carries (the SQL holds it in a derived form: 三年 → four report dates);
 - two value nodes share one slot (same literal) and now differ;
+- a changed literal names an output column (`n_income_attr_p_2023`): the filled SQL would label the
+  new year's figures with the old year;
 - a time-bearing value changed (a date, a year, a window length) while the SQL holds dates no slot
   explains: those were derived from the time scope (a day before a range, the start of an N-bar
   window) and would silently keep their old values;
@@ -78,6 +80,7 @@ class Slot:
     original: str  # the literal as the SQL wrote it, kept verbatim while its value is unchanged
     negated: bool = False  # the literal sits under a unary minus
     date_suffix: str = ""  # year_of_date: the month and day kept around the year
+    names_output: bool = False  # an output column is named after the literal (n_income_attr_p_2023)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -87,6 +90,7 @@ class Slot:
             "original": self.original,
             "negated": self.negated,
             "date_suffix": self.date_suffix,
+            "names_output": self.names_output,
         }
 
     @classmethod
@@ -98,6 +102,7 @@ class Slot:
             original=str(data["original"]),
             negated=bool(data.get("negated", False)),
             date_suffix=str(data.get("date_suffix", "")),
+            names_output=bool(data.get("names_output", False)),
         )
 
 
@@ -206,6 +211,20 @@ def _matches(node: Node, occurrence: _Occurrence) -> tuple[SlotKind, str] | None
     return None
 
 
+def _names_an_output(value: Any, kind: SlotKind, output_names: list[str]) -> bool:
+    """Whether an output column's name spells the literal (a year, a date, a number, a text)."""
+    if kind == "string":
+        return any(str(value) in name for name in output_names)
+    if kind == "date":
+        forms = [str(value), str(value).replace("-", "")]
+    elif isinstance(value, float) and not value.is_integer():
+        forms = [repr(value), repr(value).replace(".", "_")]
+    else:
+        forms = [str(int(value))]
+    pattern = re.compile("|".join(rf"(?<![0-9]){re.escape(form)}(?![0-9])" for form in forms))
+    return any(pattern.search(name) for name in output_names)
+
+
 def extract_template(qst: Node, sql: str, *, resolved_on: date | None) -> SqlTemplate:
     """Template of `sql` with the literals of `qst` turned into slots. `resolved_on` is the market
     day the SQL was written for (its "today"), or None when unknown."""
@@ -219,6 +238,7 @@ def extract_template(qst: Node, sql: str, *, resolved_on: date | None) -> SqlTem
         raise TemplateError(f"a template holds exactly one statement, got {len(statements)}")
     canonical = canonical_qst(qst)
     occurrences = _literal_occurrences(statements[0])
+    output_names = [str(name) for name in getattr(statements[0], "named_selects", [])]
 
     # Which occurrences each value node could be, and in which form.
     readings: dict[Path, dict[int, tuple[SlotKind, str]]] = {}
@@ -260,7 +280,9 @@ def extract_template(qst: Node, sql: str, *, resolved_on: date | None) -> SqlTem
         kind, suffix, slot_paths = slots_by_occurrence[index]
         name = f"slot_{len(slots)}"
         original = sql[occurrence.start : occurrence.end + 1]
-        slots.append(Slot(name, kind, slot_paths, original, occurrence.negated, suffix))
+        value = node_at(canonical, slot_paths[0])["value"]
+        names_output = _names_an_output(value, kind, output_names)
+        slots.append(Slot(name, kind, slot_paths, original, occurrence.negated, suffix, names_output))
         pieces.extend((sql[cursor : occurrence.start], f"{{{name}:{_PLACEHOLDER_TYPES[kind]}}}"))
         cursor = occurrence.end + 1
     pieces.append(sql[cursor:])
@@ -353,5 +375,7 @@ def fill_template(template: SqlTemplate, qst: Node, *, market_day: date | None) 
             raise TemplateMismatch(f"{slot.name} is one literal in the SQL for values that now differ")
         value = node_at(canonical, slot.paths[0])["value"]
         unchanged = literal_key(value) == literal_key(node_at(template.source_qst, slot.paths[0])["value"])
+        if not unchanged and slot.names_output:
+            raise TemplateMismatch(f"{slot.name}: an output column of the SQL is named after {slot.original}")
         rendered[slot.name] = slot.original if unchanged else _render(slot, value)
     return _PLACEHOLDER.sub(lambda match: rendered[match.group(1)], template.text)
