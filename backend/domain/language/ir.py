@@ -23,7 +23,7 @@ TIME_LABELS = (
 @dataclass(frozen=True)
 class TimeSpec:
     label: str = "latest"
-    day: date | None = None  # label date; start of date_range
+    day: date | None = None  # label date; start of date_range / since
     end_day: date | None = None  # end of date_range
     n: int | None = None  # recent_* count
     year: int | None = None  # year / month / quarter / annual
@@ -67,6 +67,7 @@ class GrowthStreak:
     years: int
     direction: str = "up"
     period: str = "year"  # year or quarter
+    time: TimeSpec | None = None  # the last year of the streak (2021 through 2024); else the question's
 
 
 @dataclass(frozen=True)
@@ -91,6 +92,41 @@ class Scope:
 
 
 @dataclass(frozen=True)
+class VersusGroup:
+    """metric OP the average (`fn`) of the same metric over the stock's own group (the industry
+    average) or, without a dimension, over every stock of the question's entity scopes."""
+
+    metric: str
+    op: str
+    dimension: str | None = None
+    fn: str = "avg"
+    time: TimeSpec | None = None
+    within: tuple[Condition, ...] = ()  # the stocks the average is taken over (besides the group)
+
+
+@dataclass(frozen=True)
+class Frequency:
+    """A daily condition counted over the trading days of a window: on `op` `count` days
+    (at least twice → >= 2), or on every one of them (op "every": a bar on each day, holding)."""
+
+    item: Condition
+    op: str
+    count: int = 0
+    time: TimeSpec | None = None  # the window; the question's own time when None
+
+
+@dataclass(frozen=True)
+class TopSubset:
+    """The stocks an ordering ranks first: the 50 largest by market cap (among `within`), or the
+    first n of each group. Composes like any condition: counted, averaged, grouped, filtered."""
+
+    order: Order
+    n: int
+    within: tuple[Condition, ...] = ()
+    per_group: str | None = None
+
+
+@dataclass(frozen=True)
 class BoolOp:
     op: str  # and / or
     items: tuple[Condition, ...]
@@ -101,7 +137,10 @@ class Not:
     item: Condition
 
 
-Condition = Compare | Technical | GrowthStreak | Sustained | Scope | BoolOp | Not
+Condition = (
+    Compare | Technical | GrowthStreak | Sustained | Scope | BoolOp | Not  # one stock's own tests
+    | VersusGroup | Frequency | TopSubset  # tests read from a query of their own (subsets.py)
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -114,8 +153,9 @@ class Order:
 
 @dataclass(frozen=True)
 class Aggregate:
-    fn: str  # avg, sum, max, min, median, count
-    metric: str | None = None  # None for count
+    fn: str  # avg, sum, max, min, median, count, count_up, count_down, share
+    metric: str | None = None  # None for count and share
+    where: Condition | None = None  # only the stocks where it holds (countIf); share: % of the set
 
 
 @dataclass

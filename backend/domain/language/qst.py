@@ -18,6 +18,7 @@ from backend.domain.language.ir import (
     BoolOp,
     Compare,
     Condition,
+    Frequency,
     GrowthStreak,
     Not,
     Order,
@@ -26,12 +27,17 @@ from backend.domain.language.ir import (
     Sustained,
     Technical,
     TimeSpec,
+    TopSubset,
+    VersusGroup,
 )
 
 Node = dict[str, Any]
 
 OPERATORS = (">", ">=", "<", "<=", "=", "!=", "between", "in")
-AGGREGATES = ("avg", "sum", "max", "min", "median", "count", "count_up", "count_down")
+OPS_ORDERED = (">", ">=", "<", "<=")
+CONDITION_HEADS = {"condition", "technical", "fundamental", "scope", "bool"}
+AGGREGATES = ("avg", "sum", "max", "min", "median", "count", "count_up", "count_down", "share")
+FREQUENCY_OPERATORS = (">", ">=", "<", "<=", "=", "every")
 TECHNICAL_KINDS = (
     "ma_above", "ma_below", "ma_cross_above", "ma_cross_below", "n_day_high", "n_day_low",
     "up_streak", "down_streak", "volume_surge", "ma_golden_cross", "ma_death_cross", "limit_up", "limit_down",
@@ -114,6 +120,33 @@ def condition_node(condition: Condition) -> Node:
             _node(f"direction:{condition.direction}"),
             _node(f"period:{condition.period}"),
             _number(condition.years),
+            time_node(condition.time) if condition.time else None,
+        )
+    if isinstance(condition, VersusGroup):
+        return _node(
+            "condition:versus_group",
+            _node(f"attribute:{condition.metric}"),
+            _node(f"operator:{condition.op}"),
+            _node(f"aggregate:{condition.fn}"),
+            _node(f"dimension:{condition.dimension}") if condition.dimension else None,
+            time_node(condition.time) if condition.time else None,
+            _where_node(condition.within),
+        )
+    if isinstance(condition, Frequency):
+        return _node(
+            "condition:frequency",
+            condition_node(condition.item),
+            _node(f"operator:{condition.op}"),
+            _number(condition.count) if condition.op != "every" else None,
+            time_node(condition.time) if condition.time else None,
+        )
+    if isinstance(condition, TopSubset):
+        return _node(
+            "condition:top",
+            _order_node(condition.order),
+            _number(condition.n),
+            _where_node(condition.within),
+            _node("group", _node(f"dimension:{condition.per_group}")) if condition.per_group else None,
         )
     if isinstance(condition, Sustained):
         return _node(
@@ -137,6 +170,11 @@ def condition_node(condition: Condition) -> Node:
     if isinstance(condition, Not):
         return _node("bool:not", condition_node(condition.item))
     raise QstError(f"unknown condition {condition!r}")
+
+
+def _where_node(conditions: tuple[Condition, ...]) -> Node | None:
+    """The conditions a subquery keeps (the stocks a ranking or an average is taken among)."""
+    return _node("where", *sorted_nodes(condition_node(c) for c in conditions)) if conditions else None
 
 
 def sorted_nodes(nodes: Any) -> list[Node]:
@@ -164,6 +202,7 @@ def screen_to_qst(screen: Screen) -> Node:
             _node(
                 f"aggregate:{aggregate.fn}",
                 _node(f"attribute:{aggregate.metric}") if aggregate.metric else None,
+                _node("filter", condition_node(aggregate.where)) if aggregate.where else None,
             )
         )
     returned.extend(_node(f"attribute:{metric}") for metric in screen.outputs)
@@ -315,6 +354,35 @@ def condition_from_node(node: Node) -> Condition:
             years=int(numbers[0]),
             direction=_optional(node, "direction") or "up",
             period=_optional(node, "period") or "year",
+            time=_time_child(node),
+        )
+    if head == "condition" and kind == "versus_group":
+        op = _one(node, "operator")
+        fn = _one(node, "aggregate")
+        if op not in OPS_ORDERED or fn not in {"avg", "median"}:
+            raise QstError("condition:versus_group compares (<, <=, >, >=) with a group's avg or median")
+        return VersusGroup(
+            _one(node, "attribute"), op, _optional(node, "dimension"), fn, _time_child(node), _within(node)
+        )
+    if head == "condition" and kind == "frequency":
+        op = _one(node, "operator")
+        inner = [child for child in _children(node) if _kind(child)[0] in CONDITION_HEADS]
+        counts = [_as_number(value, node["label"]) for value in _values(node, "value:number")]
+        if op not in FREQUENCY_OPERATORS or len(inner) != 1 or (op != "every" and not counts):
+            raise QstError("condition:frequency needs one condition, an operator and a count (or every)")
+        count = int(counts[0]) if counts else 0
+        return Frequency(condition_from_node(inner[0]), op, count, _time_child(node))
+    if head == "condition" and kind == "top":
+        orders = [child for child in _children(node) if _kind(child)[0] == "order"]
+        counts = [_as_number(value, node["label"]) for value in _values(node, "value:number")]
+        if len(orders) != 1 or not counts or counts[0] < 1:
+            raise QstError("condition:top needs one order and a positive count")
+        groups = [child for child in _children(node) if child.get("label") == "group"]
+        return TopSubset(
+            order=order_from_node(orders[0]),
+            n=int(counts[0]),
+            within=_within(node),
+            per_group=_one(groups[0], "dimension") if groups else None,
         )
     if head == "scope":
         if kind not in SCOPE_KINDS:
@@ -343,6 +411,29 @@ def condition_from_node(node: Node) -> Condition:
     raise QstError(f"unknown condition node {node.get('label')!r}")
 
 
+def _within(node: Node) -> tuple[Condition, ...]:
+    wheres = [child for child in _children(node) if child.get("label") == "where"]
+    return tuple(condition_from_node(item) for where in wheres for item in _children(where))
+
+
+def _time_child(node: Node) -> TimeSpec | None:
+    times = [child for child in _children(node) if _kind(child)[0] == "time"]
+    return time_from_node(times[0]) if times else None
+
+
+def order_from_node(node: Node) -> Order:
+    direction = _kind(node)[1]
+    if direction not in {"asc", "desc"}:
+        raise QstError(f"order must be asc or desc, got {direction!r}")
+    metric = _optional(node, "attribute")
+    group_aggs = [c for c in _children(node) if _kind(c)[0] == "aggregate"]
+    if group_aggs:
+        metric = f"agg:{_kind(group_aggs[0])[1]}:{_optional(group_aggs[0], 'attribute') or ''}"
+    if metric is None:
+        raise QstError("order needs an attribute or an aggregate")
+    return Order(metric=metric, direction=direction, time=_time_child(node), agg=_optional(node, "window"))
+
+
 def qst_to_screen(qst: Node) -> Screen:
     if _kind(qst) != ("select", ""):
         raise QstError("the root of a QST must be the select node")
@@ -357,7 +448,12 @@ def qst_to_screen(qst: Node) -> Screen:
                 elif item_head == "aggregate":
                     if item_rest not in AGGREGATES:
                         raise QstError(f"unknown aggregate {item_rest!r}")
-                    screen.aggregates.append(Aggregate(item_rest, _optional(item, "attribute")))
+                    filters = [c for child in _children(item) if child.get("label") == "filter"
+                               for c in _children(child)]  # fmt: skip
+                    if len(filters) > 1 or (item_rest == "share" and not filters):
+                        raise QstError(f"aggregate:{item_rest} takes at most one filter (share needs one)")
+                    where = condition_from_node(filters[0]) if filters else None
+                    screen.aggregates.append(Aggregate(item_rest, _optional(item, "attribute"), where))
                 elif item_head == "values":
                     screen.daily_values = item_rest == "daily"
                 elif item_head == "display_unit":
@@ -380,21 +476,7 @@ def qst_to_screen(qst: Node) -> Screen:
         elif head == "group":
             screen.group_by = _one(child, "dimension")
         elif head == "order":
-            if rest not in {"asc", "desc"}:
-                raise QstError(f"order must be asc or desc, got {rest!r}")
-            metric = _optional(child, "attribute")
-            group_aggs = [c for c in _children(child) if _kind(c)[0] == "aggregate"]
-            if group_aggs:
-                metric = f"agg:{_kind(group_aggs[0])[1]}:{_optional(group_aggs[0], 'attribute') or ''}"
-            if metric is None:
-                raise QstError("order needs an attribute or an aggregate")
-            times = [c for c in _children(child) if _kind(c)[0] == "time"]
-            screen.order = Order(
-                metric=metric,
-                direction=rest,
-                time=time_from_node(times[0]) if times else None,
-                agg=_optional(child, "window"),
-            )
+            screen.order = order_from_node(child)
         elif head == "limit":
             numbers = _values(child, "value:number")
             if not numbers or _as_number(numbers[0], "limit") < 1:

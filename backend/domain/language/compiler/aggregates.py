@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from backend.domain.language.compiler.conditions import condition_expr
+from backend.domain.language.compiler.errors import CompileError
+from backend.domain.language.compiler.naming import aggregate_name
 from backend.domain.language.compiler.sources import dimension, join_all
 from backend.domain.language.compiler.sql import (
     call,
@@ -95,6 +98,8 @@ def _order_aggregate(order: Order | None) -> Aggregate | None:
 
 
 def aggregate_expr(build: QueryBuild, aggregate: Aggregate, time: TimeSpec) -> exp.Expr:
+    if aggregate.where is not None:
+        return _filtered(build, aggregate, time)
     if aggregate.fn == "count" or aggregate.metric is None:
         return exp.Count(this=exp.Distinct(expressions=[col("ts_code", "b")]))
     metric = build.model.metrics[aggregate.metric]
@@ -111,13 +116,21 @@ def aggregate_expr(build: QueryBuild, aggregate: Aggregate, time: TimeSpec) -> e
     return derived(aggregated) if aggregate.fn in COMPUTED_AGGREGATES else aggregated
 
 
-def aggregate_name(aggregate: Aggregate) -> str:
-    """The output column of an aggregate: stock_count, up_count, avg_pe, …"""
+def _filtered(build: QueryBuild, aggregate: Aggregate, time: TimeSpec) -> exp.Expr:
+    """涨停和跌停各有多少家 / share of stocks up: the aggregate over the stocks where a condition holds
+    (each condition its own column); share = those stocks in % of the whole set."""
+    assert aggregate.where is not None
+    holds = condition_expr(build, aggregate.where, time)
+    stocks = exp.Count(this=exp.Distinct(expressions=[exp.If(this=holds, true=col("ts_code", "b"))]))
+    if aggregate.fn == "share":
+        every = exp.Count(this=exp.Distinct(expressions=[col("ts_code", "b")]))
+        return derived(exp.Div(this=exp.Mul(this=number(100), expression=stocks), expression=every))
     if aggregate.fn == "count" or aggregate.metric is None:
-        return "stock_count"
-    if aggregate.fn in {"count_up", "count_down"}:
-        return "up_count" if aggregate.fn == "count_up" else "down_count"
-    return f"{aggregate.fn}_{aggregate.metric}"
+        return stocks
+    unfiltered = aggregate_expr(build, Aggregate(aggregate.fn, aggregate.metric), time)
+    if not isinstance(unfiltered, exp.Anonymous):
+        raise CompileError(f"cannot restrict {aggregate.fn} to the stocks where a condition holds")
+    return derived(call(f"{unfiltered.name}If", *unfiltered.expressions, holds))
 
 
 def _in_display_unit(expression: exp.Expr, stored_factor: float, unit: float | None) -> exp.Expr:

@@ -18,18 +18,22 @@ from backend.domain.language.compiler.sql import (
 )
 from backend.domain.language.compiler.state import QueryBuild
 from backend.domain.language.compiler.streaks import growth_stocks, sustained_stocks
+from backend.domain.language.compiler.subsets import frequent_stocks, top_stocks, versus_group
 from backend.domain.language.compiler.technical import technical_stocks
-from backend.domain.language.compiler.values import value
+from backend.domain.language.compiler.values import reading_time, value
 from backend.domain.language.ir import (
     BoolOp,
     Compare,
     Condition,
+    Frequency,
     GrowthStreak,
     Not,
     Scope,
     Sustained,
     Technical,
     TimeSpec,
+    TopSubset,
+    VersusGroup,
 )
 from backend.domain.market.taxonomy import DAILY_LIMIT_PCT
 
@@ -44,8 +48,17 @@ def condition_expr(build: QueryBuild, condition: Condition, time: TimeSpec) -> e
         return scope_condition(build, condition)
     if isinstance(condition, Compare):
         return _compare(build, condition, time)
+    if isinstance(condition, VersusGroup):
+        return versus_group(build, condition, reading_time(build, condition.metric, condition.time, time))
+    if isinstance(condition, TopSubset):
+        return in_query(col("ts_code", "b"), top_stocks(build, condition, time))
+    if isinstance(condition, Frequency):
+        return in_query(col("ts_code", "b"), frequent_stocks(build, condition, time, condition_expr))
     if isinstance(condition, Technical) and condition.kind in {"limit_up", "limit_down"}:
         return _price_limit(build, condition.kind == "limit_up")
+    if build.per_day:
+        # a test over each stock's last bars is decided on the question's day, not on each day
+        raise CompileError(f"cannot evaluate {type(condition).__name__.lower()} on each day of a window")
     if isinstance(condition, Technical):
         close, name = value(build, "close", None)
         build.add_column(name, close)
@@ -61,9 +74,7 @@ def _compare(build: QueryBuild, condition: Compare, time: TimeSpec) -> exp.Expr:
     metrics = build.model.metrics
     if condition.metric not in metrics:
         raise CompileError(f"unknown attribute {condition.metric!r}")
-    # a report figure keeps its own period unless the question's time is a window
-    metric_time = condition.time or (time if metrics[condition.metric].kind == "daily" or
-                                     not time.is_single_day else None)  # fmt: skip
+    metric_time = reading_time(build, condition.metric, condition.time, time)
     expression, name = value(build, condition.metric, metric_time, condition.agg)
     build.add_column(name, expression)
     if condition.other is not None:

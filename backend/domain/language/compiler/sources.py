@@ -157,7 +157,8 @@ def metric_expr(metric: Metric, alias: str | None) -> exp.Expr:
 def join_all(query: exp.Select, build: QueryBuild) -> exp.Select:
     series_aliases = [alias for alias in ("s", "sb") if alias in build.joins]
     for alias, subquery in build.joins.items():
-        on: exp.Expr = exp.EQ(this=col("ts_code", alias), expression=col("ts_code", "b"))
+        key, matched = build.join_keys.get(alias, ("ts_code", col("ts_code", "b")))
+        on: exp.Expr = exp.EQ(this=col(key, alias), expression=matched.copy())
         if alias == "sb" and "s" in series_aliases:
             on = exp.and_(on, exp.EQ(this=col("trade_date", "sb"), expression=col("trade_date", "s")))
         query = query.join(

@@ -19,6 +19,8 @@ class QueryBuild:
     day: date  # the question's trading day (the window's last day for a window)
     screen_time: TimeSpec = field(default_factory=TimeSpec)  # the question's own time, as written
     joins: dict[str, exp.Expr] = field(default_factory=dict)  # alias → subquery, joined to stock_basic b
+    # alias → (its key column, the expression of b it matches) for joins not on ts_code (group figures)
+    join_keys: dict[str, tuple[str, exp.Expr]] = field(default_factory=dict)
     columns: list[tuple[str, exp.Expr]] = field(default_factory=list)  # shown values, by output name
     warnings: list[str] = field(default_factory=list)
     date_column: tuple[str, exp.Expr] | None = None  # the trade_date shown next to each stock
@@ -34,6 +36,14 @@ class QueryBuild:
     def add_column(self, alias: str, expression: exp.Expr) -> None:
         if alias not in {name for name, _ in self.columns}:
             self.columns.append((alias, expression))
+
+    def sub_build(self, time: TimeSpec, window: Window | None, *, per_day: bool = False) -> QueryBuild:
+        """A fresh build for a subquery (a ranked subset, a group's average, the days of a window)
+        on the same calendar; its warnings are this build's."""
+        day = window.end if window is not None else self.day
+        sub = QueryBuild(self.context, day, screen_time=time, warnings=self.warnings, window=window)
+        sub.per_day = per_day
+        return sub
 
     def value_columns(self) -> list[tuple[str, exp.Expr]]:
         """The shown columns other than the date column (which goes right after the stock's name)."""

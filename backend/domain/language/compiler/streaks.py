@@ -52,7 +52,7 @@ def growth_stocks(build: QueryBuild, growth: GrowthStreak, time: TimeSpec) -> ex
         return _stocks_passing(
             build, "fina_indicator", is_in(col("end_date"), [date_literal(p) for p in periods]), tests
         )
-    periods = annual_periods(build.context, time, build.day, growth.years + 1)
+    periods = annual_periods(build.context, growth.time or time, build.day, growth.years + 1)
     tests = [exp.EQ(this=call("count"), expression=number(len(periods)))]
     for newer, older in itertools.pairwise(periods):
         newer_value = call("sumIf", col(metric.column), on_date("end_date", newer))

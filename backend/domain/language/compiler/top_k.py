@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from backend.domain.language.compiler.aggregates import aggregate_name
 from backend.domain.language.compiler.errors import CompileError
+from backend.domain.language.compiler.naming import aggregate_name
 from backend.domain.language.compiler.sources import dimension
 from backend.domain.language.compiler.sql import call, col, number, ordered
 from backend.domain.language.compiler.state import QueryBuild

@@ -62,6 +62,14 @@ def value(
     return metric_expr(metric, alias), name
 
 
+def reading_time(build: QueryBuild, metric_key: str, own: TimeSpec | None, time: TimeSpec) -> TimeSpec | None:
+    """The time a condition reads its metric at: its own, else the question's; a report figure keeps
+    its own period (None: the latest annual report) unless the question's time is a window."""
+    if own is not None or build.model.metrics[metric_key].kind == "daily" or not time.is_single_day:
+        return own or time
+    return None
+
+
 def _single_quarter(build: QueryBuild, metric: Metric, period: date, alias: str) -> tuple[exp.Expr, str]:
     """Income figures are year-to-date: a quarter's own figure is YTD minus the previous quarter's YTD."""
     name = f"{metric.column}_single_quarter"

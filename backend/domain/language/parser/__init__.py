@@ -12,13 +12,20 @@ from __future__ import annotations
 from backend.domain.language.context import LanguageContext
 from backend.domain.language.ir import Screen
 from backend.domain.language.lexicon import Token, tokenize
-from backend.domain.language.parser.aggregates import aggregate_metric
+from backend.domain.language.parser.aggregates import aggregate_metric, counts_each
 from backend.domain.language.parser.assembly import assemble
-from backend.domain.language.parser.comparisons import compare, price_move, single_word_conditions
+from backend.domain.language.parser.comparisons import (
+    compare,
+    price_move,
+    single_word_conditions,
+    versus_group_average,
+)
 from backend.domain.language.parser.errors import NotUnderstood
+from backend.domain.language.parser.frequency import counted_days, each_period, every_day
 from backend.domain.language.parser.grouping import group
 from backend.domain.language.parser.listing import listing
 from backend.domain.language.parser.ordering import ordering
+from backend.domain.language.parser.readings import POINTS, Reading, reread_tokens
 from backend.domain.language.parser.rewriting import GrammarPass, rewrite
 from backend.domain.language.parser.scopes import scope, scope_conditions, scope_lists
 from backend.domain.language.parser.streaks import streak
@@ -40,10 +47,15 @@ GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
     scope_lists,
     scope_conditions,
     aggregate_metric,
+    versus_group_average,
     compare,
+    each_period,
+    counted_days,
+    every_day,
     price_move,
     single_word_conditions,
     sustained,
+    counts_each,
     ordering,
     group,
 )
@@ -60,6 +72,31 @@ class Parser:
         self.names = {stock.ts_code: stock.name for stock in context.stocks}
 
     def parse(self, question: str) -> Screen:
+        """The first reading of the question (NotUnderstood, naming the words, if it has none)."""
+        return self._read(self._tokens(question), Reading())
+
+    def parse_readings(self, question: str) -> list[Screen]:
+        """The question's distinct readings, best first: the first reading, then the same with one
+        of the places it can be read two ways (readings.POINTS, in that order) flipped."""
+        tokens = self._tokens(question)
+        first = Reading()
+        screens = [self._read(tokens, first)]
+        for point in sorted(first.met, key=POINTS.index):
+            try:
+                screen = self._read(tokens, Reading(frozenset({point})))
+            except NotUnderstood:
+                continue  # that way of reading it leaves words unread
+            if screen not in screens:
+                screens.append(screen)
+        return screens
+
+    def _read(self, tokens: list[Token], reading: Reading) -> Screen:
+        tokens = reread_tokens(tokens, reading)
+        for grammar_pass in GRAMMAR_PASSES:
+            tokens = rewrite(self.model, tokens, grammar_pass)
+        return assemble(self.model, tokens, reading)
+
+    def _tokens(self, question: str) -> list[Token]:
         tokens = [
             token for token in tokenize(question, self.context.lexicon, self.codes) if token.kind != "filler"
         ]
@@ -71,9 +108,7 @@ class Parser:
             raise NotUnderstood(
                 "the question asks for nothing the engine knows (no metric, entity or condition)"
             )
-        for grammar_pass in GRAMMAR_PASSES:
-            tokens = rewrite(self.model, tokens, grammar_pass)
-        return assemble(self.model, tokens)
+        return tokens
 
 
 def _refuse_ambiguous_names(tokens: list[Token], names: dict[str, str]) -> None:

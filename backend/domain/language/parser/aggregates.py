@@ -48,9 +48,13 @@ def aggregate_metric(model: SemanticModel, tokens: list[Token], i: int) -> Match
             j += 1
         if kind_at(tokens, j) in MEASURED:
             metric = metric_of(tokens[j])
+            if token.value == "sum" and metric == "pct_chg":
+                return 1, []  # 累计涨幅 / total return: the gain over the window, not a sum of days
             time = _time_in(tokens[i:j])
             return j + 1 - i, [synthetic("aggmetric", (token.value, metric), tokens[i : j + 1], time=time)]
     if token.kind in MEASURED and kind_at(tokens, i + 1) == "agg" and tokens[i + 1].value != "count":
+        if tokens[i + 1].value == "sum" and metric_of(token) == "pct_chg":
+            return 2, [token]
         return 2, [synthetic("aggmetric", (tokens[i + 1].value, metric_of(token)), tokens[i : i + 2])]
     if token.kind == "agg" and token.value == "count":
         return 1, [synthetic("count", None, [token])]
@@ -67,3 +71,27 @@ def _time_in(tokens: list[Token]) -> TimeSpec | None:
         if token.kind == "timespec":
             return token.value
     return None
+
+
+def counts_each(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """涨停和跌停的股票各有多少家 / how many hit limit up and how many limit down: a count per condition."""
+    if _counted(tokens, i) and kind_at(tokens, i + 1) in {"and", "to"} and _counted(tokens, i + 2):
+        j = i + 3
+        while kind_at(tokens, j) in {"per", "quantifier"}:  # 各 / 分别 / respectively
+            j += 1
+        if kind_at(tokens, j) == "count" and j > i + 3:
+            conditions = (tokens[i], tokens[i + 2])
+            return j + 1 - i, [synthetic("count", None, [c], where=c.value) for c in conditions]
+    if kind_at(tokens, i) == "count":  # how many stocks rose and how many fell
+        first = i + 1 + (kind_at(tokens, i + 1) == "count_unit")
+        second = first + 3 + (kind_at(tokens, first + 3) == "count_unit")
+        pair = kind_at(tokens, first + 1) in {"and", "to"} and kind_at(tokens, first + 2) == "count"
+        if _counted(tokens, first) and pair and _counted(tokens, second):
+            conditions = (tokens[first], tokens[second])
+            return second + 1 - i, [synthetic("count", None, [c], where=c.value) for c in conditions]
+    return None
+
+
+def _counted(tokens: list[Token], i: int) -> bool:
+    """A condition on the stocks (not an entity scope, which a list of groups reads)."""
+    return kind_at(tokens, i) == "cond" and not tokens[i].extra.get("scope")

@@ -12,8 +12,15 @@ from dataclasses import dataclass, field
 
 from backend.domain.language.ir import Aggregate, BoolOp, Compare, Condition, Not, Order, Scope, Screen
 from backend.domain.language.lexicon import Token
+from backend.domain.language.parser.composition import (
+    group_lists,
+    groups_by_aggregate_comparison,
+    rank_subset,
+    take_share_and_averages_over_scope,
+)
 from backend.domain.language.parser.errors import NotUnderstood
 from backend.domain.language.parser.leftovers import is_harmless, refuse_leftovers
+from backend.domain.language.parser.readings import Reading
 from backend.domain.language.parser.rewriting import metric_of, synthetic
 from backend.domain.language.parser.time_placement import PlacedCondition, attach_second_times, place_times
 from backend.domain.language.semantic import SemanticModel
@@ -26,6 +33,9 @@ class _Collected:
     screen: Screen = field(default_factory=Screen)
     conditions: list[PlacedCondition] = field(default_factory=list)
     condition_starts: list[int] = field(default_factory=list)  # where each condition was written
+    condition_indexes: list[int] = field(default_factory=list)  # and its token's place in the list
+    order_index: int = -1  # the ordering's token, the grouping's: which of them comes first
+    group_index: int = -1
     times: list[Token] = field(default_factory=list)
     limit_numbers: list[int] = field(default_factory=list)
     dims: list[str] = field(default_factory=list)
@@ -36,17 +46,24 @@ class _Collected:
     leftovers: list[int] = field(default_factory=list)  # indexes of the tokens no rule consumed
 
 
-def assemble(model: SemanticModel, tokens: list[Token]) -> Screen:
+def assemble(model: SemanticModel, tokens: list[Token], reading: Reading | None = None) -> Screen:
+    reading = reading or Reading()
     found = _collect(model, tokens)
     screen = found.screen
     _order_by_direction_alone(model, screen, found.pending_direction)
     _whole_set_aggregates(model, screen, found.all_of, found.conditions)
-    _choose_group(screen, found.per_day, found.dims)
+    _choose_group(screen, found)
     _order_each_stock_by_window_aggregate(model, screen)
     _place_limit(screen, found.limit_numbers, found.has_count_unit)
-    conditions = _aggregate_compares_to_having(screen, found.conditions)
-    conditions = attach_second_times(conditions, found.condition_starts, found.times)
+    conditions = attach_second_times(found.conditions, found.condition_starts, found.times)
+    conditions = rank_subset(
+        screen, conditions, found.condition_indexes, found.order_index, found.group_index, reading
+    )
+    _limit_per_group(screen)
+    conditions = _aggregate_compares_to_having(screen, conditions)
     screen.where = _combine(conditions)
+    group_lists(screen, screen.where, reading)
+    take_share_and_averages_over_scope(screen, reading)
     place_times(model, screen, found.times)
     # 每天 / each day reads only as a per-day breakdown; anywhere else no rule used it
     unread_days = (
@@ -70,6 +87,7 @@ def _collect(model: SemanticModel, tokens: list[Token]) -> _Collected:
                 pending_not = ""
             found.conditions.append((condition, bool(token.extra.get("scope")), connector))
             found.condition_starts.append(token.start)
+            found.condition_indexes.append(index)
             connector = "and"
         elif kind == "or":
             connector = "or"
@@ -81,17 +99,21 @@ def _collect(model: SemanticModel, tokens: list[Token]) -> _Collected:
             if screen.order is not None:
                 raise NotUnderstood(f"two orderings in one question: '{token.text}'")
             screen.order = token.value
+            found.order_index = index
             if token.extra.get("limit") is not None:
                 screen.limit = token.extra["limit"]
         elif kind == "groupby":
             screen.group_by = token.value
+            found.group_index = index
         elif kind == "aggmetric":
             fn, metric = token.value
             screen.aggregates.append(Aggregate(fn, metric))
             if token.extra.get("time") is not None:
                 found.times.append(synthetic("timespec", token.extra["time"], [token]))
-        elif kind == "count":
-            screen.aggregates.append(Aggregate("count"))
+        elif kind in {"count", "share"}:  # a count (of the stocks where its condition holds), a share
+            aggregate = Aggregate(kind, None, token.extra.get("where"))
+            if aggregate not in screen.aggregates:  # 数量…各多少家 asks for one count
+                screen.aggregates.append(aggregate)
         elif kind == "count_move":  # 上涨家数 / number of decliners
             screen.aggregates.append(Aggregate(str(token.value), "pct_chg"))
         elif kind == "having":
@@ -161,13 +183,16 @@ def _whole_set_aggregates(
         screen.order, screen.limit = None, None
 
 
-def _choose_group(screen: Screen, per_day: bool, dims: list[str]) -> None:
+def _choose_group(screen: Screen, found: _Collected) -> None:
     """A dimension word groups when something is aggregated; otherwise it is shown."""
     ordered_by_aggregate = _orders_by_aggregate(screen)
-    if per_day and screen.group_by is None and (screen.aggregates or ordered_by_aggregate):
+    if found.per_day and screen.group_by is None and (screen.aggregates or ordered_by_aggregate):
         screen.group_by = "trade_date"
-    for dim in dims:
-        if screen.group_by is None and (screen.aggregates or screen.having or ordered_by_aggregate):
+    conditions = [condition for condition, _is_scope, _connector in found.conditions]
+    aggregated = screen.aggregates or screen.having or ordered_by_aggregate
+    grouping = aggregated or groups_by_aggregate_comparison(conditions, [t.value for t in found.times])
+    for dim in found.dims:
+        if screen.group_by is None and grouping:
             screen.group_by = dim
         elif dim not in screen.outputs and dim != screen.group_by:
             screen.outputs.append(dim)
@@ -188,6 +213,10 @@ def _place_limit(screen: Screen, limit_numbers: list[int], has_count_unit: bool)
         raise NotUnderstood("could not place the number(s): " + ", ".join(str(n) for n in limit_numbers))
     if limit_numbers and (screen.order is None or screen.limit in {None, 1}):
         screen.limit = limit_numbers[0]
+
+
+def _limit_per_group(screen: Screen) -> None:
+    """各行业涨幅前三: with groups, the limit of a stock ordering is the limit in each group."""
     if (
         screen.group_by
         and screen.limit is not None

@@ -6,7 +6,7 @@ the IR and the QST never carry a number in the question's unit.
 
 from __future__ import annotations
 
-from backend.domain.language.ir import Compare, Condition, Sustained, Technical, TimeSpec
+from backend.domain.language.ir import Compare, Condition, Sustained, Technical, TimeSpec, VersusGroup
 from backend.domain.language.lexicon import Token
 from backend.domain.language.parser.rewriting import Match, kind_at, metric_of, synthetic
 from backend.domain.language.parser.sustained import period_count
@@ -17,6 +17,8 @@ YOY_OF = {"n_income_attr_p": "netprofit_yoy", "n_income": "netprofit_yoy", "reve
 OPS_ORDERED = {">", ">=", "<", "<="}
 VS_PREVIOUS_CLOSE = {"open": "open_pct", "high": "high_pct", "low": "low_pct", "close": "pct_chg"}
 FLIPPED = {">": "<", ">=": "<=", "<": ">", "<=": ">=", "=": "=", "between": "between"}
+# the dimensions a stock's own group is named by (its industry, board, exchange, area, listing year)
+GROUP_DIMENSIONS = {"industry", "market", "exchange", "area", "list_year"}
 
 # (operator, first number, second number of a range, index after the phrase)
 ComparisonTail = tuple[str, Token, Token | None, int]
@@ -210,3 +212,42 @@ def _stored_value(metric: Metric, token: Token) -> float:
             base_per_unit = 100.0  # 成交量大于100万 = 100万手
         return value * factor * base_per_unit / metric.stored_unit.factor
     return value * metric.input_unit.factor / metric.stored_unit.factor
+
+
+def versus_group_average(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """metric [time] cmp [本/所在/its] [dim] 平均 [metric]: 市盈率低于行业平均, 涨幅跑赢本行业平均,
+    P/E below its industry average, above the market average (no dimension: the question's stocks)."""
+    if tokens[i].kind not in {"metric", "change_word"}:
+        return None
+    metric = model.metrics[metric_of(tokens[i])]
+    j = i + 1
+    time = None
+    if kind_at(tokens, j) == "timespec":
+        time = tokens[j].value
+        j += 1
+    if kind_at(tokens, j) != "cmp" or tokens[j].value not in OPS_ORDERED:
+        return None
+    op = tokens[j].value
+    j += 1 + (kind_at(tokens, j + 1) == "own")
+    dimensions = []
+    if kind_at(tokens, j) == "dim":
+        dimensions.append(tokens[j].value)
+        j += 1
+    average = tokens[j] if 0 <= j < len(tokens) else None
+    if average is None or (average.kind, average.value) not in {
+        ("agg", "avg"),
+        ("aggmetric", ("avg", metric.key)),
+    }:
+        return None
+    j += 1
+    if (
+        not dimensions and kind_at(tokens, j + (kind_at(tokens, j) == "own")) == "dim"
+    ):  # the average of its industry
+        j += 1 + (kind_at(tokens, j) == "own")
+        dimensions.append(tokens[j - 1].value)
+    if dimensions and dimensions[0] not in GROUP_DIMENSIONS:
+        return None
+    if metric.negated:  # 跌幅低于行业平均 = the change above the industry's average change
+        metric, op = model.metrics[metric.column], FLIPPED[op]
+    condition = VersusGroup(metric.key, op, dimensions[0] if dimensions else None, "avg", time)
+    return j - i, [synthetic("cond", condition, tokens[i:j])]

@@ -1,0 +1,30 @@
+"""Output column names of aggregates: stock_count, up_count, avg_pe, stock_count_limit_up, …"""
+
+from __future__ import annotations
+
+from backend.domain.language.ir import Aggregate, Compare, Condition, Technical
+
+OP_WORDS = {">": "gt", ">=": "ge", "<": "lt", "<=": "le", "=": "eq", "!=": "ne", "between": "between"}
+
+
+def aggregate_name(aggregate: Aggregate) -> str:
+    """The output column of an aggregate: stock_count, up_count, avg_pe, share_pct_chg_gt_0, …"""
+    if aggregate.fn == "share":
+        return f"share_{condition_slug(aggregate.where)}"
+    if aggregate.fn == "count" or aggregate.metric is None:
+        base = "stock_count"
+    elif aggregate.fn in {"count_up", "count_down"}:
+        base = "up_count" if aggregate.fn == "count_up" else "down_count"
+    else:
+        base = f"{aggregate.fn}_{aggregate.metric}"
+    return base if aggregate.where is None else f"{base}_{condition_slug(aggregate.where)}"
+
+
+def condition_slug(condition: Condition | None) -> str:
+    """A column-name suffix saying which condition an aggregate is restricted to (涨停 → limit_up)."""
+    if isinstance(condition, Technical):
+        return condition.kind
+    if isinstance(condition, Compare):
+        number = f"{condition.value:g}".replace("-", "minus").replace(".", "_")
+        return f"{condition.metric}_{OP_WORDS.get(condition.op, 'cmp')}_{number}"
+    return type(condition).__name__.lower()

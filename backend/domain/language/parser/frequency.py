@@ -1,0 +1,199 @@
+"""Quantified conditions: how often a day's condition held in a window, and a condition in each of
+several periods.
+
+- at least twice in December / 12月至少两次跌停 / 跌停次数超过2次 → Frequency(op, count);
+- every day last week / 上周每天都上涨 → Frequency("every");
+- 2023年和2024年净利润都超过5亿, 2022年到2024年每年… → the condition in each of those years;
+- revenue rose every year from 2021 through 2024 → a growth streak ending in 2024.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from backend.domain.language.ir import (
+    BoolOp,
+    Compare,
+    Condition,
+    Frequency,
+    GrowthStreak,
+    Technical,
+    TimeSpec,
+)
+from backend.domain.language.lexicon import Token
+from backend.domain.language.parser.rewriting import Match, is_plain_number, kind_at, synthetic
+from backend.domain.language.semantic import SemanticModel
+
+COUNT_OPS = {">", ">=", "<", "<=", "="}
+MOVES = {"up": ">", "down": "<"}  # closed up / down on a day: the day's change above / below 0
+RANGE_WORDS = {"到", "至", "~", "to", "through", "thru"}  # 2022年到2024年: every year between
+GROWTH_OF = {"netprofit_yoy": "n_income_attr_p", "or_yoy": "revenue"}  # 营收每年都增长 → revenue rose
+# the words a statement about each of several years is made of
+PERIOD_RUN = {
+    "timespec",
+    "to",
+    "and",
+    "between",
+    "per",
+    "tunit",
+    "quantifier",
+    "cond",
+    "metric",
+    "up",
+    "down",
+}
+LONGEST_PERIOD_RUN = 10
+
+
+def counted_days(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """A day's condition with how many days it held: cond cmp N次 / cmp N次 cond / cond N次以上."""
+    condition = _day_condition(tokens, i)
+    if condition is not None:
+        counted = _count(tokens, i + 1)
+        if counted is None:
+            return None
+        op, count, end = counted
+        return end - i, [synthetic("cond", Frequency(condition, op, count), tokens[i:end])]
+    counted = _count(tokens, i)
+    if counted is None:
+        return None
+    op, count, j = counted
+    condition = _day_condition(tokens, j)  # 至少两次跌停
+    if condition is None:
+        return None
+    return j + 1 - i, [synthetic("cond", Frequency(condition, op, count), tokens[i : j + 1])]
+
+
+def every_day(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """cond every day / 每天都 cond: on each trading day of the window (unless days are counted)."""
+    if any(token.kind in {"count", "agg", "aggmetric", "share"} for token in tokens):
+        return None  # 每天有多少只涨停: a count per day, grouped by the assembly
+    if kind_at(tokens, i) == "per_day":
+        j = i + 1 + (kind_at(tokens, i + 1) == "quantifier")
+        condition = _day_condition(tokens, j)
+        if condition is not None:
+            return j + 1 - i, [synthetic("cond", Frequency(condition, "every"), tokens[i : j + 1])]
+    condition = _day_condition(tokens, i)
+    if condition is not None and kind_at(tokens, i + 1) == "per_day":
+        return 2, [synthetic("cond", Frequency(condition, "every"), tokens[i : i + 2])]
+    return None
+
+
+def each_period(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """Years (A和B, A到B每年, every year from A through B) and a condition said of each of them:
+    the condition held in each year; "rose every year from A to B", B − A rises in a row."""
+    end = i
+    while (
+        kind_at(tokens, end) in PERIOD_RUN
+        and end - i < LONGEST_PERIOD_RUN
+        and not tokens[end].extra.get("scope")
+    ):
+        end += 1
+    run = tokens[i:end]
+    found = _years(run)
+    if found is None:
+        return None
+    years, every = found
+    every = every or any(_is_each_year(run, k) or _is_all(token) for k, token in enumerate(run))
+    compares = [
+        t.value for t in run if t.kind == "cond" and isinstance(t.value, Compare) and t.value.time is None
+    ]
+    moves = [t.kind for t in run if t.kind in MOVES]
+    metrics = [t.value for t in run if t.kind == "metric" and model.metrics[t.value].kind == "report"]
+    condition: Condition
+    if (
+        len(compares) == 1
+        and not moves
+        and not metrics
+        and compares[0].metric in GROWTH_OF
+        and compares[0].value == 0
+    ):
+        metrics, moves = [GROWTH_OF[compares[0].metric]], ["up" if compares[0].op == ">" else "down"]
+        compares = []  # revenue rose (or_yoy > 0) every year from A through B: the figure itself
+    if len(compares) == 1 and not moves and every:
+        label = "annual" if model.metrics[compares[0].metric].kind == "report" else "year"
+        condition = BoolOp("and", tuple(replace(compares[0], time=TimeSpec(label, year=y)) for y in years))
+    elif not metrics and len(moves) == 1 and not compares and every:  # 每年都上涨: the gain of each year
+        move = Compare("pct_chg", MOVES[moves[0]], 0.0, text="0")
+        condition = BoolOp("and", tuple(replace(move, time=TimeSpec("year", year=y)) for y in years))
+    elif len(metrics) == 1 and len(moves) == 1 and not compares and every and len(years) > 1:
+        direction = "up" if moves[0] == "up" else "down"
+        condition = GrowthStreak(
+            metrics[0], years[-1] - years[0], direction, time=TimeSpec("annual", year=years[-1])
+        )
+    else:
+        return None
+    last = max(k for k, token in enumerate(run) if token.kind in {"cond", "up", "down", "metric", "timespec"})
+    last += _is_all(run[last + 1]) if last + 1 < len(run) else 0
+    return last + 1, [synthetic("cond", condition, run[: last + 1])]
+
+
+def _is_each_year(run: list[Token], k: int) -> bool:
+    """每年 / every year."""
+    return (
+        run[k].kind == "per"
+        and k + 1 < len(run)
+        and run[k + 1].kind == "tunit"
+        and run[k + 1].value == "year"
+    )
+
+
+def _is_all(token: Token) -> bool:
+    """都 / 均 after the condition: in each of the periods named."""
+    return token.kind == "quantifier" and token.value == "all"
+
+
+def _years(run: list[Token]) -> tuple[list[int], bool] | None:
+    """year (和|到) year → the years named (every one between for 到), and whether the words already
+    say "each" (A和B does; a range may be a total: 2022到2024年净利润)."""
+    for k in range(len(run) - 2):
+        first, second = _year_at(run, k), _year_at(run, k + 2)
+        if first is None or second is None or run[k + 1].kind not in {"to", "and"} or second <= first:
+            continue
+        if run[k + 1].text in RANGE_WORDS:
+            return list(range(first, second + 1)), False
+        return [first, second], True
+    return None
+
+
+def _year_at(tokens: list[Token], i: int) -> int | None:
+    if kind_at(tokens, i) == "timespec" and tokens[i].value.label in {"year", "annual"}:
+        return int(tokens[i].value.year)
+    return None
+
+
+def _day_condition(tokens: list[Token], i: int) -> Condition | None:
+    """A condition a single day decides: 涨停 / limit down, or closed up / down on the day."""
+    kind = kind_at(tokens, i)
+    if kind == "price_limit":
+        return Technical(str(tokens[i].value), 1)
+    if kind in MOVES:
+        return Compare("pct_chg", MOVES[kind], 0.0, text="0")
+    return None
+
+
+def _count(tokens: list[Token], i: int) -> tuple[str, int, int] | None:
+    """cmp N次 / cmp twice / N次以上 / 次数 cmp N [次] → (operator, N, next index)."""
+    j = i + (kind_at(tokens, i) == "occurrence")  # 跌停次数超过2次
+    if kind_at(tokens, j) == "cmp" and tokens[j].value in COUNT_OPS:
+        times = _times(tokens, j + 1)
+        if times is not None:
+            return tokens[j].value, times[0], times[1]
+        return None
+    times = _times(tokens, j)
+    if times is not None and kind_at(tokens, times[1]) == "cmp" and tokens[times[1]].value in {">=", "<="}:
+        return tokens[times[1]].value, times[0], times[1] + 1  # 两次以上
+    return None
+
+
+def _times(tokens: list[Token], i: int) -> tuple[int, int] | None:
+    """twice / once / N次 / N times → (N, next index)."""
+    if kind_at(tokens, i) == "twice":
+        return int(tokens[i].value), i + 1
+    if kind_at(tokens, i) != "number" or not float(tokens[i].value).is_integer():
+        return None
+    if kind_at(tokens, i + 1) == "occurrence" and is_plain_number(tokens[i]):
+        return int(tokens[i].value), i + 2
+    if tokens[i].extra.get("unit") == "times":  # 3 times (not 3x a multiple: a comparison follows one)
+        return int(tokens[i].value), i + 1
+    return None
