@@ -9,6 +9,8 @@ from django.core.management import call_command
 
 from backend.domain.market.store import MarketStore
 
+pytestmark = pytest.mark.django_db  # every answer is recorded as a pipeline run
+
 
 def _ask(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     code = 0
@@ -37,9 +39,13 @@ def test_json_answer_has_the_documented_keys(
         "timings_ms",
         "llm_calls",
         "engine",
+        "initial_sql",
+        "checks",
+        "rounds",
+        "trace",
     ):
         assert key in answer
-    assert answer["status"] == "ok" and answer["engine"] == "builtin"
+    assert answer["status"] == "verified" and answer["engine"] == "builtin"
     assert len(answer["rows"]) == 1 and answer["columns"][:2] == ["ts_code", "name"]
     assert {"parse", "compile", "execute", "total"} <= set(answer["timings_ms"])
 
@@ -50,6 +56,7 @@ def test_table_output_says_the_data_is_synthetic(
     code, out, _err = _ask(capsys, "今日涨幅前十的股票")
     assert code == 0
     assert "ts_code" in out and "SYNTHETIC" in out
+    assert "status:   verified" in out and "[pass]" in out
 
 
 @pytest.mark.parametrize(
@@ -75,3 +82,29 @@ def test_store_down_is_reported_with_exit_1(
     assert code == 1
     answer = json.loads(out)
     assert answer["status"] == "store_unavailable" and answer["message"]
+
+
+def _validate(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict]:
+    code = 0
+    try:
+        call_command("validate", *args)
+    except SystemExit as exit_:
+        code = int(exit_.code or 0)
+    return code, json.loads(capsys.readouterr().out)
+
+
+def test_validate_judges_an_external_candidate(
+    demo_store: MarketStore, capsys: pytest.CaptureFixture[str]
+) -> None:
+    question = "最新市净率低于1的银行股"
+    wrong = (
+        "SELECT b.ts_code FROM market.daily_basic AS b "
+        "WHERE b.trade_date = (SELECT max(trade_date) FROM market.daily) AND b.pb < 1"
+    )
+    code, answer = _validate(capsys, question, "--sql", wrong, "--no-correct", "--json")
+    assert code == 0
+    assert (answer["status"], answer["initial_sql"], answer["rounds"][0]["round"]) == ("unverified", wrong, 0)
+    assert len(answer["rounds"]) == 1
+    assert any(c["verdict"] == "fail" and c["attribution"] == "entity_mapping" for c in answer["checks"])
+    code, answer = _validate(capsys, question, "--sql", wrong, "--json")
+    assert (code, answer["status"], answer["correction_round"]) == (0, "corrected", 1)

@@ -33,7 +33,7 @@ def _verdict(number: int) -> CheckVerdict:
     return CheckVerdict(
         round=0,
         check_id=f"c{number}",
-        source="reverse",
+        stage="reverse",
         kind="filter_violation",
         text="有没有返回的股票市盈率不低于15？",
         sql="SELECT 1",

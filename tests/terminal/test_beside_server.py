@@ -32,6 +32,10 @@ SCREEN = (
     "WHERE d.trade_date = (SELECT max(trade_date) FROM market.daily) ORDER BY d.close DESC, d.ts_code LIMIT 5"
 )
 QUESTION = "2025年9月8日收盘价最高的上交所股票"
+WRONG_UNIT = (
+    "SELECT ts_code FROM market.daily_basic "
+    "WHERE trade_date = (SELECT max(trade_date) FROM market.daily) AND total_mv > 100000000000"
+)
 # name → (arguments, expected exit status). Refusals must come back the same way as answers.
 COMMANDS: dict[str, tuple[list[str], int]] = {
     "sql": (["sql", SCREEN], 0),
@@ -41,6 +45,8 @@ COMMANDS: dict[str, tuple[list[str], int]] = {
     "ask": (["ask", QUESTION], 0),
     "ask --json": (["ask", QUESTION, "--json"], 0),
     "ask not understood --json": (["ask", "市盈率低于15的火星股票", "--json"], 1),
+    "validate --json": (["validate", "总市值超过1000亿的股票", "--sql", WRONG_UNIT, "--json"], 0),
+    "validate --no-correct": (["validate", "总市值超过1000亿的股票", "--sql", WRONG_UNIT, "--no-correct"], 0),
     "market stats": (["market", "stats"], 0),
     "market stats --json": (["market", "stats", "--json"], 0),
 }
@@ -69,8 +75,10 @@ def manage(
 
 
 def _without_timings(text: str) -> str:
-    """Timings differ from run to run; everything else must not."""
+    """Timings (and the id of the recorded run) differ from run to run; everything else must not."""
     text = re.sub(r'"timings_ms": \{[^}]*\}', lambda found: re.sub(r"\d+(\.\d+)?", "T", found.group()), text)
+    text = re.sub(r'"(at_ms|ms)": \d+(\.\d+)?', r'"\1": T', text)
+    text = re.sub(r'"run_id": (\d+|null)', '"run_id": R', text)
     return re.sub(r"\d+(\.\d+)? ms\b", "T ms", text)
 
 

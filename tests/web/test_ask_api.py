@@ -7,11 +7,16 @@ from collections.abc import Callable, Iterator
 import pytest
 from rest_framework.test import APIClient
 
+from backend.apps.screening.models import PipelineRun
+from backend.apps.screening.selectors import run_events
 from backend.domain.language.llm import LlmSettings
 from backend.domain.market.store import MarketStore
 from tests.language.llm.openai_stub import OpenAiStub, Reply
 
-pytestmark = pytest.mark.filterwarnings("ignore:No directory at:UserWarning")
+pytestmark = [
+    pytest.mark.filterwarnings("ignore:No directory at:UserWarning"),
+    pytest.mark.django_db,  # every answer is recorded as a pipeline run
+]
 
 ANSWER_KEYS = {
     "question",
@@ -27,6 +32,12 @@ ANSWER_KEYS = {
     "timings_ms",
     "llm_calls",
     "engine",
+    "initial_sql",
+    "checks",
+    "rounds",
+    "correction_round",
+    "trace",
+    "run_id",
 }
 
 
@@ -44,10 +55,17 @@ def test_a_seed_question_is_answered_with_sql_qst_and_the_rows_of_that_sql(
     assert status == 200
     assert set(body) == ANSWER_KEYS
     assert (body["status"], body["engine"], body["question"]) == (
-        "ok",
+        "verified",
         "builtin",
         "2025年9月8日收盘价最高的上交所股票",
     )
+    assert body["initial_sql"] == body["sql"] and body["correction_round"] is None
+    assert body["checks"] and all(check["verdict"] == "pass" for check in body["checks"])
+    assert {check["kind"] for check in body["checks"]} >= {"syntax", "execution", "top_k", "scope"}
+    assert body["trace"][0]["type"] == "run_started" and body["trace"][-1]["status"] == "verified"
+    run = PipelineRun.objects.get(id=body["run_id"])
+    assert (run.status, run.final_sql) == ("verified", body["sql"])
+    assert [event["seq"] for event in run_events(run.id)] == [event["seq"] for event in body["trace"]]
     assert body["qst"] and body["llm_calls"] == []
     assert "2025-09-08" in body["sql"] and "SSE" in body["sql"]
     direct = demo_store.query(body["sql"])
@@ -60,7 +78,8 @@ def test_an_english_question_is_answered_too(api: APIClient, demo_store: MarketS
     status, body = ask(api, "PE below 15")
 
     assert status == 200
-    assert body["status"] == "ok"
+    assert body["status"] == "verified"
+    assert any(check["kind"] == "missing" and check["sql"] for check in body["checks"])
     pe_column = body["columns"].index("pe")
     assert body["rows"] and all(0 < row[pe_column] < 15 for row in body["rows"])
 
@@ -140,7 +159,8 @@ def test_an_llm_answer_is_run_through_the_guard_and_reports_its_calls(
     status, body = ask(api, "three Shanghai stocks")
 
     assert status == 200
-    assert (body["status"], body["engine"], body["sql"]) == ("ok", "llm", sql)
+    assert (body["engine"], body["sql"]) == ("llm", sql)
+    assert body["status"] in {"verified", "unverified"}
     assert body["rows"] == [list(row) for row in demo_store.query(sql).rows]
     [call] = body["llm_calls"]
     assert (call["model"], call["prompt_tokens"], call["completion_tokens"]) == ("sql-model", 120, 30)
@@ -173,3 +193,40 @@ def test_hostile_llm_sql_never_runs(
     assert "refused" in body["message"]
     assert body["rows"] == []
     assert demo_store.internal_query("SELECT count() FROM market.daily").rows[0][0] == rows_before
+
+
+def validate(api: APIClient, payload: dict[str, object]) -> tuple[int, dict]:
+    response = api.post("/api/validate/", payload, format="json")
+    return response.status_code, response.json()
+
+
+WRONG_UNIT = (
+    "SELECT ts_code FROM market.daily_basic "
+    "WHERE trade_date = (SELECT max(trade_date) FROM market.daily) AND total_mv > 100000000000"
+)
+
+
+def test_a_wrong_candidate_is_flagged_and_never_verified(api: APIClient, demo_store: MarketStore) -> None:
+    status, body = validate(api, {"question": "总市值超过1000亿的股票", "sql": WRONG_UNIT, "correct": False})
+
+    assert status == 200
+    assert (body["status"], body["initial_sql"], body["sql"]) == ("unverified", WRONG_UNIT, WRONG_UNIT)
+    failed = [check for check in body["checks"] if check["verdict"] == "fail"]
+    assert {check["attribution"] for check in failed} >= {"unit"}
+    assert body["warnings"] and "未通过验证" in body["warnings"][-1]
+    assert body["rows"] == [list(row) for row in demo_store.query(WRONG_UNIT).rows]
+
+
+def test_a_wrong_candidate_is_corrected_by_the_engine(api: APIClient, demo_store: MarketStore) -> None:
+    status, body = validate(api, {"question": "总市值超过1000亿的股票", "sql": WRONG_UNIT})
+
+    assert status == 200
+    assert (body["status"], body["correction_round"]) == ("corrected", 1)
+    assert body["sql"] != WRONG_UNIT and [item["round"] for item in body["rounds"]] == [0, 1]
+
+
+def test_validate_needs_a_candidate(api: APIClient) -> None:
+    status, body = validate(api, {"question": "总市值超过1000亿的股票"})
+
+    assert status == 400
+    assert "sql" in body["error"]["field_errors"]

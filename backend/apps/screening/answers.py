@@ -11,6 +11,8 @@ from typing import Any
 
 from backend.domain.language.limits import MAX_QUESTION_CHARS
 
+ANSWERED = ("verified", "corrected", "unverified")
+
 
 class InvalidQuestion(ValueError):
     """The question cannot be asked at all (empty or too long); the message says why."""
@@ -18,9 +20,14 @@ class InvalidQuestion(ValueError):
 
 @dataclass
 class AskAnswer:
-    """Everything about one answered question. `status` is `ok`, a translation status
-    (`not_understood`, `error`) or the code of the market error that stopped the query
-    (`query_rejected`, `query_timeout`, `result_too_large`, `store_unavailable`, …)."""
+    """Everything about one answered question.
+
+    `status` is a pipeline status — `verified`, `corrected` (`correction_round` says which round),
+    `unverified` (the first SQL's result with `warnings` naming the failed checks), `not_understood`,
+    `error` — or, when no SQL could run at all, the code of the market error that stopped it
+    (`query_failed`, `query_rejected`, `query_timeout`, `result_too_large`, `store_unavailable`, …).
+    `checks` are the returned answer's checks, `rounds` every candidate tried, `trace` the run's events.
+    """
 
     question: str
     status: str
@@ -34,6 +41,17 @@ class AskAnswer:
     timings_ms: dict[str, float] = field(default_factory=dict)
     llm_calls: list[dict[str, Any]] = field(default_factory=list)
     engine: str = ""
+    initial_sql: str | None = None
+    checks: list[dict[str, Any]] = field(default_factory=list)
+    rounds: list[dict[str, Any]] = field(default_factory=list)
+    correction_round: int | None = None
+    trace: list[dict[str, Any]] = field(default_factory=list)
+    run_id: int | None = None
+
+    @property
+    def answered(self) -> bool:
+        """A result is shown (verified, corrected, or unverified with its warning)."""
+        return self.status in ANSWERED
 
     @property
     def row_count(self) -> int:

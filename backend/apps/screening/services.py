@@ -1,26 +1,35 @@
-"""Answer one question: translate it to SQL, run the SQL through the guard, report every step.
+"""Answer one question: a thin shell around the validation pipeline (backend/domain/pipeline/run.py).
 
-This is the one place that does it: the ask API and the `ask` management command both call
-`answer_question`, so the browser and the terminal always give the same answer.
+It builds the ports — the guarded market store, the generator (built-in engine or LLM), the
+checklist's vocabulary — runs the pipeline, turns its outcome into an AskAnswer and persists the run
+with its events. The ask API, `manage.py ask` and `manage.py validate` all come here, so the browser
+and the terminal always give the same answer.
 """
 
 from __future__ import annotations
 
+import logging
 import time
 
 from django.conf import settings
+from django.db import DatabaseError, transaction
 
 from backend.apps.marketdata.selectors import json_cell, json_rows
 from backend.apps.marketdata.store import get_market_store
 from backend.apps.screening.answers import AskAnswer, clean_question
-from backend.domain.language.api import translate_question
+from backend.apps.screening.models import PipelineEvent, PipelineRun
 from backend.domain.language.context import LanguageContext
-from backend.domain.language.llm.translator import build_translator
-from backend.domain.language.translation import Translation, Translator
+from backend.domain.language.llm.translator import LlmTranslator, build_translator
+from backend.domain.language.translation import Generator
 from backend.domain.market.errors import MarketError, StoreBusy
+from backend.domain.pipeline.generators import BuiltinGenerator, LlmGenerator
+from backend.domain.pipeline.run import PipelineOutcome, PipelineSettings, Ports, run_pipeline
+from backend.domain.pipeline.validate.checklist import default_vocabulary
+
+logger = logging.getLogger(__name__)
 
 
-def configured_translator() -> Translator | None:
+def configured_translator() -> LlmTranslator | None:
     """The LLM translator when LLM_PROVIDER asks for one; None means the built-in engine."""
     if settings.LLM_PROVIDER == "builtin":
         return None
@@ -31,27 +40,76 @@ def _elapsed_ms(started: float) -> float:
     return round((time.perf_counter() - started) * 1000, 3)
 
 
-def _from_translation(translation: Translation) -> AskAnswer:
+def _status(outcome: PipelineOutcome) -> str:
+    # A run left without any result names the market error (query_failed, store_unavailable, …) as
+    # the ask API always has; every answered run carries one of the pipeline's statuses.
+    return outcome.error_code if outcome.status == "error" and outcome.error_code else outcome.status
+
+
+def to_answer(outcome: PipelineOutcome, engine: str) -> AskAnswer:
+    translation = outcome.translation
+    attempt = outcome.answer
+    result = attempt.result if attempt is not None else None
     return AskAnswer(
-        question=translation.question,
-        status=translation.status,
-        message=translation.message,
-        sql=translation.sql,
-        qst=json_cell(translation.qst) if translation.qst is not None else None,
-        warnings=list(translation.warnings),
-        timings_ms=dict(translation.timings_ms),
-        llm_calls=[call.to_dict() for call in translation.llm_calls],
-        engine=translation.engine,
+        question=outcome.question,
+        status=_status(outcome),
+        message=outcome.message,
+        sql=attempt.sql if attempt is not None else (translation.sql if translation else None),
+        qst=json_cell(translation.qst) if translation is not None and translation.qst is not None else None,
+        columns=list(result.columns) if result is not None else [],
+        column_types=list(result.column_types) if result is not None else [],
+        rows=json_rows(result.rows) if result is not None else [],
+        warnings=list(outcome.warnings),
+        timings_ms={**(translation.timings_ms if translation else {}), **outcome.timings_ms},
+        llm_calls=[call.to_dict() for generation in outcome.generations for call in generation.llm_calls],
+        engine=translation.engine if translation is not None else engine,
+        initial_sql=outcome.initial_sql,
+        checks=[check.to_dict() for check in (attempt.checks if attempt is not None else [])],
+        rounds=[json_cell(item.summary()) for item in outcome.attempts],
+        correction_round=outcome.correction_round,
+        trace=[json_cell(event) for event in outcome.trace.to_list()],
     )
 
 
-def answer_question(question: str, translator: Translator | None = None) -> AskAnswer:
-    """Translate and run one question. Raises InvalidQuestion, and StoreBusy when the store's queue is
-    full (the caller should retry later); every other failure is an answer."""
+def record_run(outcome: PipelineOutcome, answer: AskAnswer, candidate_sql: str | None) -> int | None:
+    """Persist the run and its events; the answer stands even when the database cannot take it."""
+    try:
+        with transaction.atomic():
+            run = PipelineRun.objects.create(
+                question=outcome.question,
+                status=outcome.status,
+                error_code=outcome.error_code or "",
+                engine=answer.engine,
+                lang=outcome.lang,
+                candidate_sql=candidate_sql or "",
+                initial_sql=outcome.initial_sql or "",
+                final_sql=answer.sql or "",
+                correction_round=outcome.correction_round,
+                row_count=answer.row_count,
+                warnings=answer.warnings,
+                total_ms=outcome.timings_ms.get("total", 0.0),
+            )
+            PipelineEvent.objects.bulk_create(
+                PipelineEvent(
+                    run=run, seq=event["seq"], type=event["type"], at_ms=event["at_ms"], payload=event
+                )
+                for event in answer.trace
+            )
+    except DatabaseError as error:
+        logger.info("pipeline run not recorded: %s", error)  # e.g. a terminal on an unmigrated database
+        return None
+    return run.id
+
+
+def answer_question(question: str, *, candidate_sql: str | None = None, correct: bool = True) -> AskAnswer:
+    """Answer (or, with `candidate_sql`, validate a given SQL for) one question. Raises
+    InvalidQuestion, and StoreBusy when the store's queue is full (the caller should retry later);
+    every other failure is an answer."""
     text = clean_question(question)
     started = time.perf_counter()
     store = get_market_store()
-    chosen = translator or configured_translator()
+    chosen = configured_translator()
+    engine = chosen.name if chosen else "builtin"
     try:
         context = LanguageContext.from_store(store)
     except StoreBusy:
@@ -62,25 +120,14 @@ def answer_question(question: str, translator: Translator | None = None) -> AskA
             status=error.code,
             message=f"the market data cannot be read: {error}",
             timings_ms={"total": _elapsed_ms(started)},
-            engine=chosen.name if chosen else "builtin",
+            engine=engine,
         )
     context_ms = _elapsed_ms(started)
-
-    answer = _from_translation(translate_question(text, context, chosen))
-    answer.timings_ms = {"context": context_ms, **answer.timings_ms}
-    if answer.status == "ok" and answer.sql:
-        execute_started = time.perf_counter()
-        try:
-            result = store.query(answer.sql)
-        except StoreBusy:
-            raise
-        except MarketError as error:
-            answer.status = error.code
-            answer.message = str(error)
-        else:
-            answer.columns = result.columns
-            answer.column_types = result.column_types
-            answer.rows = json_rows(result.rows)
-        answer.timings_ms["execute"] = _elapsed_ms(execute_started)
-    answer.timings_ms["total"] = _elapsed_ms(started)
+    generator: Generator = LlmGenerator(chosen, context) if chosen else BuiltinGenerator(context)
+    ports = Ports(store, generator, default_vocabulary(), store.database)
+    pipeline_settings = PipelineSettings(max_rounds=settings.PIPELINE_MAX_ROUNDS if correct else 0)
+    outcome = run_pipeline(text, ports, pipeline_settings, candidate_sql=candidate_sql)
+    answer = to_answer(outcome, engine)
+    answer.timings_ms = {"context": context_ms, **answer.timings_ms, "total": _elapsed_ms(started)}
+    answer.run_id = record_run(outcome, answer, candidate_sql)
     return answer

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.csrf import ensure_csrf_cookie
@@ -13,8 +15,12 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from backend.apps.screening import services
-from backend.apps.screening.answers import InvalidQuestion
-from backend.apps.screening.serializers import AskAnswerSerializer, AskRequestSerializer
+from backend.apps.screening.answers import AskAnswer, InvalidQuestion
+from backend.apps.screening.serializers import (
+    AskAnswerSerializer,
+    AskRequestSerializer,
+    ValidateRequestSerializer,
+)
 from backend.apps.web.errors import error_body, invalid_request_response, market_error_response
 from backend.apps.web.serializers import ErrorSerializer
 from backend.domain.market.errors import StoreBusy
@@ -43,16 +49,35 @@ def spa_index(request: HttpRequest) -> HttpResponse:
     return response
 
 
+def _respond(answer_of: Callable[[], AskAnswer]) -> Response:
+    """The answer as JSON: 200 whatever its status, 400 for a question that cannot be asked, 503 when
+    the store is busy (with Retry-After) or unreachable (with the answer's body)."""
+    try:
+        answer = answer_of()
+    except InvalidQuestion as error:
+        return Response(error_body("invalid_request", str(error)), status=status.HTTP_400_BAD_REQUEST)
+    except StoreBusy as error:
+        return market_error_response(error)
+    body = AskAnswerSerializer(answer.to_dict()).data
+    if answer.status == "store_unavailable":
+        return Response(
+            {**body, **error_body(answer.status, answer.message)},
+            status=status.HTTP_503_SERVICE_UNAVAILABLE,
+        )
+    return Response(body)
+
+
 class AskView(APIView):
-    """Answer a question: translate it, run the SQL through the guard, return every step."""
+    """Answer a question: translate it, run the SQL through the guard, validate it, return every step."""
 
     @extend_schema(
         operation_id="ask",
-        summary="Answer a screening question in Chinese or English",
+        summary="Answer a screening question in Chinese or English, checked by the validation pipeline",
         description=(
-            "200 for every answered question, whatever its status (not understood, refused SQL, "
-            "timeout…: see `status` and `message`); 400 for an empty or too long question; "
-            "503 with the same body when the market store cannot be reached."
+            "200 for every answered question, whatever its status (verified, corrected, unverified with "
+            "a risk warning, not understood, refused SQL, timeout…: see `status`, `warnings` and "
+            "`checks`); 400 for an empty or too long question; 503 with the same body when the market "
+            "store cannot be reached."
         ),
         request=AskRequestSerializer,
         responses={200: AskAnswerSerializer, 400: ErrorSerializer, 503: AskAnswerSerializer},
@@ -66,16 +91,30 @@ class AskView(APIView):
         serializer = AskRequestSerializer(data=request.data)
         if not serializer.is_valid():
             return invalid_request_response(serializer)
-        try:
-            answer = services.answer_question(serializer.validated_data["question"])
-        except InvalidQuestion as error:
-            return Response(error_body("invalid_request", str(error)), status=status.HTTP_400_BAD_REQUEST)
-        except StoreBusy as error:
-            return market_error_response(error)
-        body = AskAnswerSerializer(answer.to_dict()).data
-        if answer.status == "store_unavailable":
-            return Response(
-                {**body, **error_body(answer.status, answer.message)},
-                status=status.HTTP_503_SERVICE_UNAVAILABLE,
+        return _respond(lambda: services.answer_question(serializer.validated_data["question"]))
+
+
+class ValidateView(APIView):
+    """Validate a given SQL for a question: it replaces the generated first SQL."""
+
+    @extend_schema(
+        operation_id="validate",
+        summary="Validate a candidate SQL for a question (and correct it unless told not to)",
+        description=(
+            "The candidate runs through the guard and the checks as the first SQL of the pipeline; "
+            "with `correct` (default) a failing candidate is regenerated at most PIPELINE_MAX_ROUNDS "
+            "times. Same answer shape and statuses as /api/ask/."
+        ),
+        request=ValidateRequestSerializer,
+        responses={200: AskAnswerSerializer, 400: ErrorSerializer, 503: AskAnswerSerializer},
+    )
+    def post(self, request: Request) -> Response:
+        serializer = ValidateRequestSerializer(data=request.data)
+        if not serializer.is_valid():
+            return invalid_request_response(serializer)
+        data = serializer.validated_data
+        return _respond(
+            lambda: services.answer_question(
+                data["question"], candidate_sql=data["sql"], correct=data["correct"]
             )
-        return Response(body)
+        )

@@ -218,12 +218,10 @@ class _Run:
             started = self._step("reverse_checks", round_number)
             subject = Subject(self.reading, attempt.result, self.ports.database)
             reverse = run_checks(
-                write_checks(subject),
-                self.ports.reader,
-                attempt.result,
-                workers=self.settings.workers,
-                on_result=lambda check: self.trace.record(check.event(round_number)),
+                write_checks(subject), self.ports.reader, attempt.result, workers=self.settings.workers
             )
+            for check in reverse:
+                self.trace.record(check.event(round_number))
             attempt.checks += reverse
             failed = sum(check.verdict == "fail" for check in reverse)
             summary = f"{len(reverse)} checks, {failed} failed"

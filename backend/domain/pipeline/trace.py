@@ -31,7 +31,7 @@ STEP_NAMES: tuple[StepName, ...] = (
 )
 StepOutcome = Literal["ok", "failed", "skipped"]
 CheckVerdictValue = Literal["pass", "fail", "undecidable"]
-CheckSource = Literal["checklist", "reverse"]
+CheckStage = Literal["checklist", "reverse"]
 ParadigmOutcome = Literal["hit", "miss", "learned"]
 FinalStatus = Literal["verified", "corrected", "unverified", "not_understood", "error"]
 FINAL_STATUSES: tuple[FinalStatus, ...] = ("verified", "corrected", "unverified", "not_understood", "error")
@@ -101,7 +101,7 @@ class CheckVerdict(_Event):
     type: ClassVar[str] = "check_verdict"
     round: int
     check_id: str
-    source: CheckSource
+    stage: CheckStage
     kind: str
     text: str  # readable, in the question's language
     sql: str | None  # the reverse SQL (None for a checklist check, which reads the SQL tree)

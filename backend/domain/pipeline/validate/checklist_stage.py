@@ -45,7 +45,7 @@ def _elapsed_ms(started: float) -> float:
 def _result(check_id: str, kind: str, text: str, criterion: str, verdict: Verdict, ms: float) -> CheckResult:
     return CheckResult(
         check_id=check_id,
-        source="checklist",
+        stage="checklist",
         level=_LEVELS[verdict.level],
         kind=kind,
         text=text,

@@ -78,7 +78,7 @@ def stock_name_check(
     )
     return CheckResult(
         check_id=f"grounded-{point}",
-        source="checklist",
+        stage="checklist",
         level="constraint",
         kind="entity",
         text=constraint.text,
@@ -155,7 +155,7 @@ def _window_result(
 ) -> CheckResult:
     return CheckResult(
         check_id=f"grounded-{point}",
-        source="checklist",
+        stage="checklist",
         level="constraint",
         kind="window",
         text=constraint.text,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from backend.domain.pipeline.trace import CheckSource, CheckVerdict, CheckVerdictValue
+from backend.domain.pipeline.trace import CheckStage, CheckVerdict, CheckVerdictValue
 
 CheckLevel = Literal["syntax", "execution", "constraint", "result"]
 
@@ -14,7 +14,7 @@ CheckLevel = Literal["syntax", "execution", "constraint", "result"]
 @dataclass(frozen=True)
 class CheckResult:
     check_id: str
-    source: CheckSource
+    stage: CheckStage
     level: CheckLevel
     kind: str
     text: str  # readable, in the question's language
@@ -35,7 +35,7 @@ class CheckResult:
         return CheckVerdict(
             round=round_number,
             check_id=self.check_id,
-            source=self.source,
+            stage=self.stage,
             kind=self.kind,
             text=self.text,
             sql=self.sql,
@@ -49,7 +49,7 @@ class CheckResult:
     def to_dict(self) -> dict[str, str | float | None]:
         return {
             "id": self.check_id,
-            "source": self.source,
+            "stage": self.stage,
             "level": self.level,
             "kind": self.kind,
             "text": self.text,

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import contextvars
 import time
-from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 from backend.domain.market.errors import MarketError, StoreBusy
 from backend.domain.pipeline.ports import MarketReader, ResultRows
@@ -39,7 +39,7 @@ def _run_one(check: ReverseCheck, number: int, reader: MarketReader, r0: ResultR
         judgement = check.decide(r0, own)
     return CheckResult(
         check_id=f"reverse-{number}-{check.rule}",
-        source="reverse",
+        stage="reverse",
         level="result",
         kind=check.rule,
         text=check.text,
@@ -53,29 +53,15 @@ def _run_one(check: ReverseCheck, number: int, reader: MarketReader, r0: ResultR
 
 
 def run_checks(
-    checks: Sequence[ReverseCheck],
-    reader: MarketReader,
-    r0: ResultRows,
-    *,
-    workers: int,
-    on_result: Callable[[CheckResult], object],
+    checks: Sequence[ReverseCheck], reader: MarketReader, r0: ResultRows, *, workers: int
 ) -> list[CheckResult]:
-    """Every check's result, in the order of `checks`; `on_result` sees each as it finishes.
-
-    `workers` 1 runs them one after another (the benchmark's sequential baseline)."""
-    results: dict[int, CheckResult] = {}
+    """Every check's result, in the order of `checks` (so a run's trace does not depend on which
+    query finished first). `workers` 1 runs them one after another (the benchmark's baseline)."""
     if workers <= 1 or len(checks) <= 1:
-        for number, check in enumerate(checks, start=1):
-            results[number] = _run_one(check, number, reader, r0)
-            on_result(results[number])
-        return [results[number] for number in sorted(results)]
+        return [_run_one(check, number, reader, r0) for number, check in enumerate(checks, start=1)]
     with ThreadPoolExecutor(max_workers=min(workers, len(checks))) as pool:
-        futures: dict[Future[CheckResult], int] = {
-            pool.submit(contextvars.copy_context().run, _run_one, check, number, reader, r0): number
+        futures = [
+            pool.submit(contextvars.copy_context().run, _run_one, check, number, reader, r0)
             for number, check in enumerate(checks, start=1)
-        }
-        for future in as_completed(futures):
-            result = future.result()  # StoreBusy propagates; the pool waits for the others
-            results[futures[future]] = result
-            on_result(result)
-    return [results[number] for number in sorted(results)]
+        ]
+        return [future.result() for future in futures]  # StoreBusy propagates
