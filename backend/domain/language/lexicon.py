@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import cn2an
 import yaml
 
+from backend.domain.language.catalogue import default_catalogue
 from backend.domain.language.context import normalize_text
 from backend.domain.language.names import stock_words
 
@@ -165,6 +166,9 @@ class Lexicon:
             for value, grammar_words in values.items():
                 for word in grammar_words:
                     lexicon.add(word, Entry(kind, value))
+        for concept in default_catalogue().phrases():  # 破净, 阳线: conditions said in a word
+            for word in concept.words:
+                lexicon.add(word, Entry("concept", concept.key))
         for word in FILLER:
             lexicon.add(word, Entry("filler"))
         for metric in model.metrics.values():

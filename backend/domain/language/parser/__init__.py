@@ -20,6 +20,7 @@ from backend.domain.language.parser.comparisons import (
     single_word_conditions,
     versus_group_average,
 )
+from backend.domain.language.parser.concepts import concepts
 from backend.domain.language.parser.errors import NotUnderstood
 from backend.domain.language.parser.frequency import counted_days, each_period, every_day
 from backend.domain.language.parser.grouping import group
@@ -36,6 +37,7 @@ from backend.domain.language.parser.time_scopes import time_scope
 # Phrases that hold dates or numbers of their own (上市日期, N日均线, 连续N天) go before the time and
 # comparison passes, which would otherwise read those dates and numbers as times and values.
 GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
+    concepts,
     listing,
     ma_cross_ma,
     moving_average,
