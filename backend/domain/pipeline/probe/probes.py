@@ -39,17 +39,16 @@ def _like_escape(text: str) -> str:
 
 
 def _rank(mention: NameMention, stock: _Stock) -> int | None:
-    """How well a stock fits a mention: 0 exact name, 1 prefix or pinyin initials, 2 inside the name,
-    3 a two-character short name (招行 → 招商银行), 4 the same initials (a homophone); None: no fit."""
+    """How well a stock fits a mention: 0 exact name, 1 pinyin initials as typed (gzmt) or a piece of
+    the name (茅台, 宁德 — a prefix is no better: 平安 is 平安银行 as much as 中国平安), 3 a
+    two-character short name (招行 → 招商银行), 4 the same initials (a homophone); None: no fit."""
     text, name = mention.text, stock.name.lower()
     if not mention.initials:  # latin: pinyin initials as stored (gzmt)
         return 1 if stock.cnspell.lower() == text else None
     if name == text:
         return 0
-    if name.startswith(text):
-        return 1
     if text in name:
-        return 2
+        return 1
     if len(text) == 2 and name.startswith(text[0]) and text[1] in name[1:]:
         return 3
     if len(mention.initials) >= 3 and stock.cnspell.lower() == mention.initials:

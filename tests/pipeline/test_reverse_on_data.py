@@ -1,0 +1,94 @@
+"""Reverse checks on the demo store: no false alarm on the dev set's hand-written gold SQL, each check
+decided by its own result alone (never another check's verdict), parallel = sequential = alone."""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+import pytest
+
+from backend.domain.market.store import MarketStore, QueryResult
+from backend.domain.pipeline.validate.checklist import default_vocabulary, extract_constraints
+from backend.domain.pipeline.validate.reverse.model import ReverseCheck
+from backend.domain.pipeline.validate.reverse.reading import read
+from backend.domain.pipeline.validate.reverse.runner import run_checks, write_checks
+from backend.domain.pipeline.validate.reverse.subject import Subject
+from tests.pipeline.checklist_support import DEV_SET, load
+
+ITEMS: list[dict[str, Any]] = load(DEV_SET)["items"]
+
+
+def written(store: MarketStore) -> list[tuple[str, QueryResult, list[ReverseCheck]]]:
+    """(item id, gold result, the reverse checks written for it) for every dev item."""
+    vocabulary = default_vocabulary()
+    found = []
+    for item in ITEMS:
+        r0 = store.query(item["gold_sql"])
+        reading = read(item["question"], extract_constraints(item["question"], vocabulary), vocabulary)
+        found.append((item["id"], r0, write_checks(Subject(reading, r0, store.database))))
+    return found
+
+
+@pytest.fixture(scope="module")
+def gold_checks(demo_store: MarketStore) -> list[tuple[str, QueryResult, list[ReverseCheck]]]:
+    return written(demo_store)
+
+
+def test_no_false_alarm_on_gold_and_the_rules_speak(
+    demo_store: MarketStore, gold_checks: list[tuple[str, QueryResult, list[ReverseCheck]]]
+) -> None:
+    alarms = []
+    rules: set[str] = set()
+    total = 0
+    for item, r0, checks in gold_checks:
+        for result in run_checks(checks, demo_store, r0, workers=3):
+            total += 1
+            rules.add(result.kind)
+            if result.verdict != "pass":
+                alarms.append(f"{item} {result.kind} {result.verdict}: {result.reason}")
+    assert alarms == []
+    assert total >= 100  # the rules do write checks for a good part of the dev set
+    assert rules >= {"filter_violation", "missing", "top_k", "scope", "aggregate", "count", "duplicates"}
+
+
+def test_a_criterion_reads_only_the_answer_and_its_own_result(
+    gold_checks: list[tuple[str, QueryResult, list[ReverseCheck]]],
+) -> None:
+    for _item, _r0, checks in gold_checks:
+        for check in checks:
+            assert list(inspect.signature(check.decide).parameters) == ["r0", "own"]
+
+
+def test_verdicts_do_not_depend_on_order_parallelism_or_the_other_checks(
+    demo_store: MarketStore, gold_checks: list[tuple[str, QueryResult, list[ReverseCheck]]]
+) -> None:
+    for item, r0, checks in gold_checks:
+        if len(checks) < 2:
+            continue
+        parallel = [(r.kind, r.verdict, r.reason) for r in run_checks(checks, demo_store, r0, workers=3)]
+        sequential = [(r.kind, r.verdict, r.reason) for r in run_checks(checks, demo_store, r0, workers=1)]
+        alone = [
+            (r.kind, r.verdict, r.reason)
+            for check in reversed(checks)
+            for r in run_checks([check], demo_store, r0, workers=1)
+        ][::-1]
+        assert parallel == sequential == alone, item
+
+
+def test_a_failing_check_leaves_the_others_untouched(
+    demo_store: MarketStore, gold_checks: list[tuple[str, QueryResult, list[ReverseCheck]]]
+) -> None:
+    item, r0, checks = next(entry for entry in gold_checks if len(entry[2]) >= 3)
+    broken = ReverseCheck(
+        rule="broken",
+        text="a check whose query cannot run",
+        sql="SELECT no_such_column FROM market.daily",
+        criterion="none",
+        attribution=checks[0].attribution,
+        decide=checks[0].decide,
+    )
+    mixed = run_checks([broken, *checks], demo_store, r0, workers=3)
+    assert mixed[0].verdict == "undecidable"
+    clean = run_checks(checks, demo_store, r0, workers=3)
+    assert [r.verdict for r in mixed[1:]] == [r.verdict for r in clean], item
