@@ -98,7 +98,8 @@ _QUARTER_PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"(\d{4})\s*年?\s*(?:年报|年度报告|全年|年度)"), "ya"),
     (re.compile(r"\b(?:h1|first half(?: of)?)\s*(\d{4})\b"), "hy"),
     (re.compile(r"(\d{4})\s*(?:half year|half yearly|interim|h1|semi annual)\b"), "yh"),
-    (re.compile(r"\b(?:fy|fiscal year|full year|full-year)\s*(\d{4})\b"), "ay"),
+    (re.compile(r"\b(?:fy|fiscal year|fiscal|full year|full-year)\s*(\d{4})\b"), "ay"),
+    (re.compile(r"(\d{4})\s*(?:fiscal year|fiscal|fy)\b"), "ya"),
 ]
 _YEAR_PATTERNS = [
     (re.compile(r"(\d{4})\s*年(?!\s*\d)"), "y"),

@@ -44,11 +44,15 @@ def scope_lists(model: SemanticModel, tokens: list[Token], i: int) -> Match | No
     merged: Scope = tokens[i].value
     j = i + 1
     values = list(merged.values)
-    while kind_at(tokens, j) in {"and", "or", "to"} and kind_at(tokens, j + 1) == "scope":
-        other: Scope = tokens[j + 1].value
+    while True:
+        joined = kind_at(tokens, j) in {"and", "or", "to"} and kind_at(tokens, j + 1) == "scope"
+        if not joined and not (kind_at(tokens, j) == "scope" and merged.kind == "exchange"):  # 沪深北
+            break
+        other: Scope = tokens[j + joined].value
         compatible = {merged.kind, other.kind} <= {"industry", "group"} or other.kind == merged.kind
         if not compatible:
             break
+        j += joined
         if other.kind != merged.kind:
             # an industry and a group of industries: one list of industries
             values = list(_industries_of(model, merged.kind, values)) + list(
@@ -58,7 +62,7 @@ def scope_lists(model: SemanticModel, tokens: list[Token], i: int) -> Match | No
         else:
             values.extend(other.values)
             merged = Scope(merged.kind, values=tuple(values))
-        j += 2
+        j += 1
     if j == i + 1:
         return None
     return j - i, [synthetic("scope", merged, tokens[i:j])]

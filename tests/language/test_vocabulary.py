@@ -1,0 +1,34 @@
+"""Words people use that the engine used to refuse or misread (blind round 1, fixed by kind):
+colloquial stock nouns, 北 for the Beijing exchange, 'right now' / 'latest session', yielding,
+trailing sales, fiscal years, 财报, limit-up slang, candles, below book value."""
+
+from __future__ import annotations
+
+import pytest
+
+from backend.domain.language.api import translate_question
+from backend.domain.language.context import LanguageContext
+
+CASES = [
+    ("近5个交易日涨了三成以上的票", ["period_gain, 6) >= 30"]),
+    ("今天沪深北三个交易所各有多少只股票收涨", ["b.exchange IN ('SSE', 'SZSE', 'BSE')"]),
+    ("Which stocks have the highest PE right now?", ["ORDER BY db.pe DESC"]),
+    ("Rank the ten stocks with the biggest trading value in the latest session.", ["ORDER BY d.amount DESC"]),
+    ("Give me banks yielding more than 5%", ["db.dv_ratio > 5"]),
+    ("Stocks with a price to trailing sales below 2", ["db.ps_ttm < 2"]),
+    ("What was the ROE of banks for fiscal 2024?", ["toDate('2024-12-31')"]),
+    ("最新一期财报毛利率超过65%的医药公司", ["grossprofit_margin > 65"]),
+    ("主板今天有哪些票封死涨停？", ["b.market = '主板'", "multiIf"]),
+    ("今天收阳线的股票", ["d.close > d.open"]),
+    ("CSI 300 members trading below book value", ["db.pb < 1", "index_code = '000300.SH'"]),
+    ("市盈率8倍以下而且破净的股票", ["db.pb < 1", "db.pe <= 8"]),
+]
+
+
+@pytest.mark.parametrize(("question", "fragments"), CASES, ids=[question for question, _f in CASES])
+def test_words_people_use(question: str, fragments: list[str], language_context: LanguageContext) -> None:
+    translation = translate_question(question, language_context)
+    assert translation.status == "ok", translation.message
+    flat = " ".join((translation.sql or "").split()).replace("( ", "(").replace(" )", ")")
+    for fragment in fragments:
+        assert fragment in flat, flat
