@@ -14,6 +14,7 @@ from backend.domain.language.semantic import Metric, SemanticModel
 
 YOY_OF = {"n_income_attr_p": "netprofit_yoy", "n_income": "netprofit_yoy", "revenue": "or_yoy",
           "total_revenue": "or_yoy"}  # fmt: skip
+GROWTH_RATES = set(YOY_OF.values())
 OPS_ORDERED = {">", ">=", "<", "<="}
 VS_PREVIOUS_CLOSE = {"open": "open_pct", "high": "high_pct", "low": "low_pct", "close": "pct_chg"}
 FLIPPED = {">": "<", ">=": "<=", "<": ">", "<=": ">=", "=": "=", "between": "between"}
@@ -62,9 +63,12 @@ def compare(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
         if other.kind == metric.kind and other.stored_unit == metric.stored_unit:  # 收盘价高于开盘价
             condition = Compare(metric.key, tokens[j].value, 0.0, time=time, other=other.key)
             return j + 2 - i, [synthetic("cond", condition, tokens[i : j + 2])]
+    if kind_at(tokens, j) == "doubled" and metric.key in GROWTH_RATES:  # 净利润同比翻倍: growth >= 100%
+        condition = Compare(metric.key, ">=", float(tokens[j].value), time=time, text=tokens[j].text)
+        return j + 1 - i, [synthetic("cond", condition, tokens[i : j + 1])]
     parsed = comparison_tail(tokens, j)
     if parsed is None:
-        if direction and metric.key in {"netprofit_yoy", "or_yoy"}:
+        if direction and metric.key in GROWTH_RATES:
             # 净利润同比增长 / revenue declined year over year → growth above / below zero
             op = ">" if direction == "up" else "<"
             condition = Compare(metric.key, op, 0.0, time=time, text="0")

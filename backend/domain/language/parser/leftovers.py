@@ -45,6 +45,8 @@ def _restates(tokens: list[Token], index: int, screen: Screen) -> bool:
         return screen.group_by is not None and _next_kind(tokens, index) != "dim"
     if token.kind == "quantifier":  # 连续三年ROE都在15%以上
         return any(_held_over_periods(condition) for condition in screen.where)
+    if token.kind == "latest_period":  # 最近一期年报; alone it asks for the latest quarter's report
+        return _next_kind(tokens, index) == "timespec" and tokens[index + 1].value.label == "annual"
     if token.kind in {"only", "among"}:  # only industries with more than 10 …, among ChiNext stocks
         return _next_kind(tokens, index, skip=SKIPPED_BEFORE_FILTER) in FILTERS
     return False
