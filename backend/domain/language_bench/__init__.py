@@ -27,7 +27,11 @@ from backend.domain.language_bench.runner import (
     run_ex,
 )
 from backend.domain.language_bench.spotit import SpotItVerdict, spotit_checker
-from backend.domain.language_bench.translator import TranslatorUnavailable, contract_translator
+from backend.domain.language_bench.translator import (
+    TranslatorUnavailable,
+    contract_translator,
+    pipeline_translator,
+)
 
 __all__ = [
     "CATEGORIES",
@@ -47,6 +51,7 @@ __all__ = [
     "evaluate_item",
     "load_dev_set",
     "parse_dev_set",
+    "pipeline_translator",
     "run_ex",
     "select",
     "spotit_checker",

@@ -18,11 +18,15 @@ def _group_line(name: str, group: dict[str, Any], spotit: bool) -> str:
     if spotit:
         line += f"   EX-SpotIt {_percent(group['ex_spotit'])}"
     statuses = ", ".join(f"{status} {count}" for status, count in group["statuses"].items())
-    return f"{line}   silently wrong {_percent(group['silently_wrong_share'])}   [{statuses}]"
+    line += f"   silently wrong {_percent(group['silently_wrong_share'])}"
+    if group["claimed_checked"] or group["flagged_unverified"]:
+        line += f"   verified/corrected {group['claimed_checked']}, flagged {group['flagged_unverified']}"
+    return f"{line}   [{statuses}]"
 
 
 def _failure_lines(outcome: ItemOutcome) -> list[str]:
-    lines = [f"- {outcome.id} [{outcome.status}] {outcome.question}", f"    reason: {outcome.reason}"]
+    shown = f"{outcome.status}, {outcome.verification}" if outcome.verification else outcome.status
+    lines = [f"- {outcome.id} [{shown}] {outcome.question}", f"    reason: {outcome.reason}"]
     if outcome.only_in_gold or outcome.only_in_pred:
         lines.append(f"    only in gold: {json.dumps(outcome.only_in_gold, ensure_ascii=False, default=str)}")
         lines.append(f"    only in pred: {json.dumps(outcome.only_in_pred, ensure_ascii=False, default=str)}")

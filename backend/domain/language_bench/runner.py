@@ -22,6 +22,18 @@ from backend.domain.market.store import MarketStore
 
 TranslateFn = Callable[[str], Translation]
 
+
+@dataclass
+class VerifiedTranslation(Translation):
+    """What the validation pipeline finally showed: the answer's SQL and its verification status
+    (verified, corrected, unverified, not_understood, error)."""
+
+    verification: str = ""
+
+
+# Verification statuses that present the answer as checked: a wrong answer with one of them is silent.
+CLAIMS_CHECKED = ("verified", "corrected")
+
 MATCH = "match"
 MISMATCH = "mismatch"
 NOT_UNDERSTOOD = "not_understood"
@@ -50,6 +62,7 @@ class ItemOutcome:
     only_in_pred: list[list[Any]] = field(default_factory=list)
     translate_ms: float = 0.0
     spotit: SpotItVerdict | None = None
+    verification: str = ""  # the pipeline's status, when the answers went through validation
 
     @property
     def correct(self) -> bool:
@@ -57,7 +70,9 @@ class ItemOutcome:
 
     @property
     def silently_wrong(self) -> bool:
-        return self.status in SILENTLY_WRONG
+        """Rows shown as the answer although they answer something else, without a risk warning."""
+        flagged = bool(self.verification) and self.verification not in CLAIMS_CHECKED
+        return self.status in SILENTLY_WRONG and not flagged
 
     @property
     def spotit_conflict(self) -> bool:
@@ -85,6 +100,8 @@ class ExReport:
             "ex": _share(sum(outcome.correct for outcome in outcomes), len(outcomes)),
             "statuses": dict(sorted(statuses.items())),
             "silently_wrong": sum(outcome.silently_wrong for outcome in outcomes),
+            "claimed_checked": sum(outcome.verification in CLAIMS_CHECKED for outcome in outcomes),
+            "flagged_unverified": sum(outcome.verification == "unverified" for outcome in outcomes),
             "silently_wrong_share": _share(sum(o.silently_wrong for o in outcomes), len(outcomes)),
         }
         if self.spotit_enabled:
@@ -149,6 +166,8 @@ def evaluate_item(
     outcome.translate_ms = round((time.perf_counter() - started) * 1000, 3)
     outcome.pred_sql = translation.sql
     outcome.engine = translation.engine
+    if isinstance(translation, VerifiedTranslation):
+        outcome.verification = translation.verification
     if not item.answerable:
         refused = translation.status != "ok" or not translation.sql
         outcome.status = REFUSED if refused else ANSWERED_UNANSWERABLE

@@ -18,6 +18,7 @@ from backend.domain.language_bench import (
     check_gold,
     contract_translator,
     load_dev_set,
+    pipeline_translator,
     run_ex,
     select,
     spotit_checker,
@@ -43,6 +44,11 @@ class Command(BaseCommand):
         parser.add_argument(
             "--check-gold", action="store_true", help="only run the gold SQL: each must run and return rows"
         )
+        parser.add_argument(
+            "--pipeline",
+            action="store_true",
+            help="answer through the validation pipeline: reports which answers were verified or flagged",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         try:
@@ -58,7 +64,7 @@ class Command(BaseCommand):
             if options["check_gold"]:
                 self._check_gold(items, store)
                 return
-            translate = contract_translator(store)
+            translate = pipeline_translator(store) if options["pipeline"] else contract_translator(store)
         except (MarketError, TranslatorUnavailable) as error:
             raise CommandError(str(error)) from error
         equivalence, note = spotit_checker(store, bound=options["bound"]) if options["spotit"] else (None, "")
