@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from backend.domain.language.ir import TimeSpec
+from dataclasses import replace
+
+from backend.domain.language.ir import Compare, TimeSpec
 from backend.domain.language.lexicon import Token
 from backend.domain.language.parser.rewriting import Match, kind_at, metric_of, synthetic
 from backend.domain.language.semantic import SemanticModel
 
 MEASURED = {"metric", "change_word"}
+DAILY_AVERAGE_WORDS = {"日均", "每日平均"}
 
 
 def aggregate_metric(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
@@ -46,12 +49,15 @@ def aggregate_metric(model: SemanticModel, tokens: list[Token], i: int) -> Match
         j = i + 1
         if kind_at(tokens, j) == "timespec":
             j += 1
-        if kind_at(tokens, j) in MEASURED:
-            metric = metric_of(tokens[j])
+        if 0 <= j < len(tokens) and _measured(tokens[j]) is not None:
+            metric = _measured(tokens[j]) or ""
             if token.value == "sum" and metric == "pct_chg":
                 return 1, []  # 累计涨幅 / total return: the gain over the window, not a sum of days
             time = _time_in(tokens[i:j])
-            return j + 1 - i, [synthetic("aggmetric", (token.value, metric), tokens[i : j + 1], time=time)]
+            aggregate = synthetic("aggmetric", (token.value, metric), tokens[i : j + 1], time=time)
+            if token.text in DAILY_AVERAGE_WORDS:  # 日均成交额: each day's value averaged, as "average daily"
+                return j + 1 - i, [synthetic("daily_values", "daily", [token]), aggregate]
+            return j + 1 - i, [aggregate]
     if token.kind in MEASURED and kind_at(tokens, i + 1) == "agg" and tokens[i + 1].value != "count":
         if tokens[i + 1].value == "sum" and metric_of(token) == "pct_chg":
             return 2, [token]
@@ -80,18 +86,35 @@ def counts_each(model: SemanticModel, tokens: list[Token], i: int) -> Match | No
         while kind_at(tokens, j) in {"per", "quantifier"}:  # 各 / 分别 / respectively
             j += 1
         if kind_at(tokens, j) == "count" and j > i + 3:
-            conditions = (tokens[i], tokens[i + 2])
-            return j + 1 - i, [synthetic("count", None, [c], where=c.value) for c in conditions]
+            return j + 1 - i, _counts((tokens[i], tokens[i + 2]))
     if kind_at(tokens, i) == "count":  # how many stocks rose and how many fell
         first = i + 1 + (kind_at(tokens, i + 1) == "count_unit")
         second = first + 3 + (kind_at(tokens, first + 3) == "count_unit")
         pair = kind_at(tokens, first + 1) in {"and", "to"} and kind_at(tokens, first + 2) == "count"
         if _counted(tokens, first) and pair and _counted(tokens, second):
-            conditions = (tokens[first], tokens[second])
-            return second + 1 - i, [synthetic("count", None, [c], where=c.value) for c in conditions]
+            return second + 1 - i, _counts((tokens[first], tokens[second]))
     return None
+
+
+def _counts(conditions: tuple[Token, Token]) -> list[Token]:
+    """One count per condition; the one day they were said on (2025年9月8日上涨和下跌…) becomes the
+    question's day, so that both counts read it."""
+    compares = [c.value for c in conditions if isinstance(c.value, Compare)]
+    times = {compare.time for compare in compares if compare.time is not None}
+    if len(times) != 1 or len(compares) != len(conditions):
+        return [synthetic("count", None, [c], where=c.value) for c in conditions]
+    counts = [synthetic("count", None, [c], where=replace(c.value, time=None)) for c in conditions]
+    return [*counts, synthetic("timespec", times.pop(), list(conditions))]
 
 
 def _counted(tokens: list[Token], i: int) -> bool:
     """A condition on the stocks (not an entity scope, which a list of groups reads)."""
     return kind_at(tokens, i) == "cond" and not tokens[i].extra.get("scope")
+
+
+def _measured(token: Token) -> str | None:
+    """The metric a word names when an aggregate is taken of it: "average decline" reads 'decline' as
+    the metric it also is, not as the direction word it is first."""
+    if token.kind in MEASURED:
+        return metric_of(token)
+    return next((str(entry.value) for entry in token.extra.get("alts", ()) if entry.kind == "metric"), None)

@@ -16,6 +16,7 @@ from backend.domain.language.parser.composition import (
     group_lists,
     groups_by_aggregate_comparison,
     rank_subset,
+    refuse_groups_without_aggregate,
     take_share_and_averages_over_scope,
 )
 from backend.domain.language.parser.errors import NotUnderstood
@@ -52,7 +53,7 @@ def assemble(model: SemanticModel, tokens: list[Token], reading: Reading | None 
     screen = found.screen
     _order_by_direction_alone(model, screen, found.pending_direction)
     _whole_set_aggregates(model, screen, found.all_of, found.conditions)
-    _choose_group(screen, found)
+    _choose_group(screen, found, reading)
     _order_each_stock_by_window_aggregate(model, screen)
     _place_limit(screen, found.limit_numbers, found.has_count_unit)
     conditions = attach_second_times(found.conditions, found.condition_starts, found.times)
@@ -64,6 +65,7 @@ def assemble(model: SemanticModel, tokens: list[Token], reading: Reading | None 
     screen.where = _combine(conditions)
     group_lists(screen, screen.where, reading)
     take_share_and_averages_over_scope(screen, reading)
+    refuse_groups_without_aggregate(model, screen)
     place_times(model, screen, found.times)
     # 每天 / each day reads only as a per-day breakdown; anywhere else no rule used it
     unread_days = (
@@ -183,14 +185,15 @@ def _whole_set_aggregates(
         screen.order, screen.limit = None, None
 
 
-def _choose_group(screen: Screen, found: _Collected) -> None:
+def _choose_group(screen: Screen, found: _Collected, reading: Reading) -> None:
     """A dimension word groups when something is aggregated; otherwise it is shown."""
     ordered_by_aggregate = _orders_by_aggregate(screen)
     if found.per_day and screen.group_by is None and (screen.aggregates or ordered_by_aggregate):
         screen.group_by = "trade_date"
     conditions = [condition for condition, _is_scope, _connector in found.conditions]
     aggregated = screen.aggregates or screen.having or ordered_by_aggregate
-    grouping = aggregated or groups_by_aggregate_comparison(conditions, [t.value for t in found.times])
+    times = [token.value for token in found.times]
+    grouping = aggregated or (found.dims and groups_by_aggregate_comparison(conditions, times, reading))
     for dim in found.dims:
         if screen.group_by is None and grouping:
             screen.group_by = dim

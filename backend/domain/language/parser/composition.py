@@ -27,6 +27,7 @@ from backend.domain.language.ir import (
 from backend.domain.language.parser.errors import NotUnderstood
 from backend.domain.language.parser.readings import Reading
 from backend.domain.language.parser.time_placement import PlacedCondition
+from backend.domain.language.semantic import SemanticModel
 
 # a scope kind listed with several values → the dimension it groups by
 LIST_DIMENSIONS = {"industry": "industry", "exchange": "exchange", "board": "market", "area": "area"}
@@ -120,11 +121,30 @@ def _is_scope(condition: Condition) -> bool:
     return isinstance(condition, Scope) or (isinstance(condition, Not) and isinstance(condition.item, Scope))
 
 
-def groups_by_aggregate_comparison(conditions: list[Condition], times: list[TimeSpec]) -> bool:
-    """平均涨幅超过1%的行业 on one day: an average over stocks, so the dimension word groups."""
-    return all(time.is_single_day for time in times) and any(
+def groups_by_aggregate_comparison(
+    conditions: list[Condition], times: list[TimeSpec], reading: Reading
+) -> bool:
+    """平均涨幅超过1%的行业: an average compared, with a dimension word, filters groups (HAVING). On one
+    day it can only be an average over stocks; over a window the second reading takes each stock's
+    own average over the days (and shows the dimension)."""
+    averaged = any(
         isinstance(condition, Compare)
         and condition.agg in {"avg", "sum", "median"}
         and condition.time is None
         for condition in conditions
     )
+    if not averaged:
+        return False
+    return all(time.is_single_day for time in times) or not reading.choose("window_average_scope")
+
+
+def refuse_groups_without_aggregate(model: SemanticModel, screen: Screen) -> None:
+    """各行业股票的市盈率: per group, but which figure of the group (average, total, highest…)?
+    Answering with a count of stocks would answer another question."""
+    measured = [name for name in screen.outputs if name in model.metrics]
+    plain = not (screen.aggregates or screen.having or screen.order or screen.per_group_limit)
+    if screen.group_by and plain and measured:
+        raise NotUnderstood(
+            f"per {screen.group_by}: say which figure of {', '.join(measured)} to compute "
+            "(average, total, highest, lowest…)"
+        )

@@ -157,8 +157,12 @@ def _years(run: list[Token]) -> tuple[list[int], bool] | None:
 
 
 def _year_at(tokens: list[Token], i: int) -> int | None:
-    if kind_at(tokens, i) == "timespec" and tokens[i].value.label in {"year", "annual"}:
-        return int(tokens[i].value.year)
+    if (
+        kind_at(tokens, i) == "timespec"
+        and tokens[i].value.label in {"year", "annual"}
+        and tokens[i].value.year
+    ):
+        return int(tokens[i].value.year)  # a year named (年报 alone names none)
     return None
 
 
@@ -187,13 +191,14 @@ def _count(tokens: list[Token], i: int) -> tuple[str, int, int] | None:
 
 
 def _times(tokens: list[Token], i: int) -> tuple[int, int] | None:
-    """twice / once / N次 / N times → (N, next index)."""
+    """twice / once / N次 / N days / N times → (N, next index)."""
     if kind_at(tokens, i) == "twice":
         return int(tokens[i].value), i + 1
     if kind_at(tokens, i) != "number" or not float(tokens[i].value).is_integer():
         return None
-    if kind_at(tokens, i + 1) == "occurrence" and is_plain_number(tokens[i]):
-        return int(tokens[i].value), i + 2
+    days = kind_at(tokens, i + 1) == "tunit" and tokens[i + 1].value in {"day", "trading_day"}
+    if (kind_at(tokens, i + 1) == "occurrence" or days) and is_plain_number(tokens[i]):
+        return int(tokens[i].value), i + 2  # 两次 / 6天 / on 6 days
     if tokens[i].extra.get("unit") == "times":  # 3 times (not 3x a multiple: a comparison follows one)
         return int(tokens[i].value), i + 1
     return None

@@ -39,6 +39,9 @@ def _metric_then_rank(model: SemanticModel, tokens: list[Token], i: int) -> Matc
         limit = 1
         j += 1
     elif kind_at(tokens, j) in {"top", "bottom"} and kind_at(tokens, j + 1) == "number":
+        ranked_by = j + 2 + (kind_at(tokens, j + 2) == "count_unit")
+        if kind_at(tokens, ranked_by) in {"per", "order"} and kind_at(tokens, ranked_by + 1) in ORDERABLE:
+            return None  # average P/E of the top 20 stocks by trading value: ranked by the later metric
         direction = "desc" if tokens[j].kind == "top" else "asc"
         limit = int(tokens[j + 1].value)
         j += 2

@@ -16,6 +16,7 @@ POINTS = (
     "calendar_days",  # 近30天: 30 calendar days / the last 30 trading days
     "static_valuation",  # a P/E below 15: the static figure / the TTM one
     "ranking_scope",  # conditions written after a ranking: by the question's shape / the other way
+    "window_average_scope",  # 近10日平均涨幅超过5%的行业: the groups' average / each stock's own average
     "listed_groups",  # 银行、券商和保险的平均股息率: one row per listed group / one row for them all
     "group_average_scope",  # 沪深300里市盈率低于行业平均: the whole industry / its members in the scope
     "entity_sense",  # a word naming two entities (an industry and a group): the first / the other

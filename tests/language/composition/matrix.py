@@ -1,0 +1,401 @@
+"""The composition matrix: questions generated from parts (measure × time scope × operator ×
+grouping × scope), in Chinese and English, each with its reference SQL from `reference.py`.
+
+Parts are written once with their words in both languages; a family of questions is a template
+over them. Nothing here looks at the language engine: a case fails when the engine's answer differs
+from the reference's on the demo data, or when the engine refuses a question built from parts it
+is supposed to know.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from tests.language.composition import reference as ref
+from tests.language.composition.reference import Measure, Span
+
+
+@dataclass(frozen=True)
+class Words:
+    zh: str
+    en: str
+
+
+@dataclass(frozen=True)
+class Time:
+    key: str
+    words: Words
+    span: Span
+    window: bool
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A per-stock value on a time scope, with a threshold people put on it."""
+
+    key: str
+    measure: Measure
+    words: Words  # the measure's name
+    op: str
+    threshold: float  # in the stored unit
+    limit_words: Words  # the threshold as said ("超过3%", "above 3%")
+
+
+@dataclass(frozen=True)
+class Group:
+    key: str
+    each: Words  # 各行业 / by industry
+    plural: Words  # 行业 / industries
+    own: Words  # 所在行业 / their industry
+
+
+@dataclass(frozen=True)
+class Scope:
+    key: str
+    stocks: Words  # 半导体股 / semiconductor stocks
+    sql: str  # condition on stock_basic s
+
+
+@dataclass(frozen=True)
+class Case:
+    family: str
+    lang: str
+    question: str
+    reference_sql: str
+    order_matters: bool = False
+
+    @property
+    def id(self) -> str:
+        return f"{self.family}:{self.lang}:{self.question}"
+
+
+TIMES_DAY = (
+    Time("latest", Words("今天", "today"), ref.latest_day(), False),
+    Time("date", Words("2025年9月8日", "on 2025-09-08"), ref.named_day("2025-09-08"), False),
+)
+TIMES_WINDOW = (
+    Time("last10", Words("近10个交易日", "over the last 10 trading days"), ref.last_trading_days(10), True),
+    Time(
+        "month", Words("2025年11月", "in November 2025"), ref.between_days("2025-11-01", "2025-11-30"), True
+    ),
+    Time(
+        "range",
+        Words("2025年9月1日至9月30日", "from 2025-09-01 to 2025-09-30"),
+        ref.between_days("2025-09-01", "2025-09-30"),
+        True,
+    ),
+    Time("since", Words("2025年12月1日以来", "since 2025-12-01"), ref.between_days("2025-12-01", None), True),
+)
+
+LAST_3 = Time("last3", Words("近3个交易日", "over the last 3 trading days"), ref.last_trading_days(3), True)
+# the week before the latest day's (2025-12-31 is a Wednesday in the demo)
+LAST_WEEK = Time("last_week", Words("上周", "last week"), ref.between_days("2025-12-22", "2025-12-28"), True)
+
+DAY_QUANTITIES = (
+    Quantity(
+        "pct_chg", Measure("daily", "pct_chg"), Words("涨幅", "gain"), ">", 1, Words("超过1%", "above 1%")
+    ),
+    Quantity(
+        "turnover",
+        Measure("daily_basic", "turnover_rate"),
+        Words("换手率", "turnover rate"),
+        ">",
+        3,
+        Words("超过3%", "above 3%"),
+    ),
+    Quantity(
+        "amount",
+        Measure("daily", "amount"),
+        Words("成交额", "trading value"),
+        ">",
+        300000,
+        Words("超过3亿", "above 300 million yuan"),
+    ),
+    Quantity(
+        "pe", Measure("daily_basic", "pe"), Words("市盈率", "P/E"), "<", 30, Words("低于30", "below 30")
+    ),
+    Quantity(
+        "total_mv",
+        Measure("daily_basic", "total_mv"),
+        Words("总市值", "market cap"),
+        ">",
+        1000000,
+        Words("超过100亿", "above 10 billion yuan"),
+    ),
+    Quantity(
+        "close",
+        Measure("daily", "close"),
+        Words("收盘价", "closing price"),
+        ">",
+        20,
+        Words("高于20元", "above 20 yuan"),
+    ),
+)
+# 跌幅 is the change with its sign turned: an average decline above 1% is an average change below −1%
+DECLINE = Quantity(
+    "decline", Measure("daily", "pct_chg"), Words("跌幅", "decline"), "<", -1, Words("超过1%", "above 1%")
+)
+WINDOW_QUANTITIES = (
+    Quantity(
+        "gain", Measure("daily", "close", "gain"), Words("涨幅", "gain"), ">", 5, Words("超过5%", "above 5%")
+    ),
+    Quantity(
+        "avg_turnover",
+        Measure("daily_basic", "turnover_rate", "avg"),
+        Words("平均换手率", "average turnover rate"),
+        ">",
+        3,
+        Words("超过3%", "above 3%"),
+    ),
+    Quantity(
+        "avg_amount",
+        Measure("daily", "amount", "avg"),
+        Words("日均成交额", "average daily trading value"),
+        ">",
+        300000,
+        Words("超过3亿", "above 300 million yuan"),
+    ),
+)
+GROUPS = (
+    Group(
+        "exchange",
+        Words("各交易所", "by exchange"),
+        Words("交易所", "exchanges"),
+        Words("所在交易所", "their exchange"),
+    ),
+    Group("market", Words("各板块", "by board"), Words("板块", "boards"), Words("所在板块", "their board")),
+    Group(
+        "industry",
+        Words("各行业", "by industry"),
+        Words("行业", "industries"),
+        Words("所在行业", "their industry"),
+    ),
+    Group("area", Words("各地区", "by region"), Words("地区", "regions"), Words("所在地区", "their region")),
+    Group(
+        "list_year",
+        Words("各上市年份", "by listing year"),
+        Words("上市年份", "listing years"),
+        Words("同一上市年份", "their listing year"),
+    ),
+)
+SCOPES = (
+    Scope("all", Words("股票", "stocks"), ""),
+    Scope("semis", Words("半导体股", "semiconductor stocks"), "s.industry = '半导体'"),
+    Scope("not_semis", Words("非半导体股", "non-semiconductor stocks"), "s.industry != '半导体'"),
+    Scope("chinext", Words("创业板股票", "ChiNext stocks"), "s.market = '创业板'"),
+)
+AGGREGATES = (
+    ("avg", Words("平均", "Average")),
+    ("max", Words("最大", "Highest")),
+    ("min", Words("最小", "Lowest")),
+)
+UP = "d.pct_chg > 0"
+# closed at the board's price limit (10% main board, 30% Beijing, 20% ChiNext and STAR), to the cent
+LIMIT = "round(d.pre_close * (1 {sign} multiIf(s.market = '主板', 10, s.market = '北交所', 30, 20) / 100), 2)"
+LIMIT_UP = f"d.close >= {LIMIT.format(sign='+')} - 0.005"
+LIMIT_DOWN = f"d.close <= {LIMIT.format(sign='-')} + 0.005"
+DAY_CONDITIONS = (
+    (Words("上涨", "closed up"), UP),
+    (Words("涨停", "hit limit up"), LIMIT_UP),
+    (Words("涨幅超过5%", "gained more than 5%"), "d.pct_chg > 5"),
+)
+
+
+def _aggregated(aggregate: str, name: str) -> str:
+    """平均 + 平均换手率 → 平均换手率; 平均 + 日均成交额 → 日均成交额 (the name already averages)."""
+    return name if name.startswith(("平均", "日均")) else aggregate + name
+
+
+def _both(family: str, words: Words, sql: str, order_matters: bool = False) -> Iterator[Case]:
+    yield Case(family, "zh", words.zh, sql, order_matters)
+    yield Case(family, "en", words.en, sql, order_matters)
+
+
+def filters() -> Iterator[Case]:
+    """Stocks whose value on a day or over a window passes a threshold, within / outside a scope."""
+    plans = [(q, t, s) for q in DAY_QUANTITIES for t in TIMES_DAY for s in SCOPES]
+    plans += [(q, t, s) for q in WINDOW_QUANTITIES for t in TIMES_WINDOW for s in SCOPES[:3]]
+    for quantity, time, scope in plans:
+        words = Words(
+            f"{time.words.zh}{quantity.words.zh}{quantity.limit_words.zh}的{scope.stocks.zh}",
+            f"Which {scope.stocks.en} had a {quantity.words.en} {quantity.limit_words.en} {time.words.en}?",
+        )
+        sql = ref.filtered(quantity.measure, time.span, quantity.op, quantity.threshold, scope.sql)
+        yield from _both("filter", words, sql)
+
+
+def aggregates_by_group() -> Iterator[Case]:
+    """An aggregate of a value over the stocks, for the whole market or per group."""
+    plans = [(q, TIMES_DAY[0], a) for q in DAY_QUANTITIES[:5] for a in AGGREGATES]
+    plans += [(q, t, AGGREGATES[0]) for q in WINDOW_QUANTITIES for t in TIMES_WINDOW[:2]]
+    for (quantity, time, (fn, agg)), group in itertools.product(plans, (None, *GROUPS)):
+        each = group.each if group else Words("", "")
+        words = Words(
+            f"{time.words.zh}{each.zh}股票的{_aggregated(agg.zh, quantity.words.zh)}",
+            f"{agg.en} {quantity.words.en.removeprefix('average ')} {time.words.en} {each.en}".strip(),
+        )
+        key = group.key if group else None
+        if quantity.key == "avg_amount":  # 日均 / average daily: over every stock-day of the window
+            sql = ref.aggregated_daily(quantity.measure, time.span, key)
+        else:
+            sql = ref.aggregated(quantity.measure, time.span, fn, key)
+        yield from _both("aggregate", words, sql)
+
+
+def group_filters() -> Iterator[Case]:
+    """The groups whose average value passes a threshold (HAVING)."""
+    plans = [(q, t) for q in (DECLINE, DAY_QUANTITIES[1]) for t in TIMES_DAY[:1]] + [
+        (q, t) for q in WINDOW_QUANTITIES[:2] for t in TIMES_WINDOW[:2]
+    ]
+    for (quantity, time), group in itertools.product(plans, GROUPS):
+        name = quantity.words
+        words = Words(
+            f"{time.words.zh}平均{name.zh.removeprefix('平均')}{quantity.limit_words.zh}的{group.plural.zh}",
+            f"Which {group.plural.en} had an average {name.en.removeprefix('average ')} "
+            f"{quantity.limit_words.en} {time.words.en}?",
+        )
+        sql = ref.groups_averaging(quantity.measure, time.span, group.key, quantity.op, quantity.threshold)
+        yield from _both("having", words, sql)
+
+
+def counts_by_group() -> Iterator[Case]:
+    """How many stocks pass a threshold, per group."""
+    plans = [(q, TIMES_DAY[0]) for q in DAY_QUANTITIES[:3]] + [(WINDOW_QUANTITIES[0], TIMES_WINDOW[0])]
+    for (quantity, time), group in itertools.product(plans, (None, *GROUPS)):
+        each = group.each if group else Words("", "")
+        words = Words(
+            f"{time.words.zh}{each.zh}{quantity.words.zh}{quantity.limit_words.zh}的股票有多少只",
+            f"How many stocks had a {quantity.words.en} {quantity.limit_words.en} {time.words.en} "
+            f"{each.en}".strip()
+            + "?",
+        )
+        sql = ref.counted(
+            quantity.measure, time.span, quantity.op, quantity.threshold, group.key if group else None
+        )
+        yield from _both("count", words, sql)
+
+
+def ranked_subsets() -> Iterator[Case]:
+    """A ranking picks the stocks; then an aggregate over them, per group, or a count filtered."""
+    amount, total_mv, pe, pct_chg = DAY_QUANTITIES[2], DAY_QUANTITIES[4], DAY_QUANTITIES[3], DAY_QUANTITIES[0]
+    latest = TIMES_DAY[0]
+    for ranked, n, measure in ((amount, 20, pe), (total_mv, 30, pct_chg), (pct_chg, 15, total_mv)):
+        words = Words(
+            f"{latest.words.zh}{ranked.words.zh}前{n}的股票的平均{measure.words.zh}",
+            f"Average {measure.words.en} of the top {n} stocks by {ranked.words.en} {latest.words.en}",
+        )
+        sql = ref.top_subset_aggregate(
+            ranked.measure, latest.span, n, "avg", measure.measure, latest.span, None
+        )
+        yield from _both("top_subset", words, sql)
+    for ranked, group in itertools.product((total_mv, amount), GROUPS[:3]):
+        words = Words(
+            f"{latest.words.zh}{ranked.words.zh}前30的股票里，{group.each.zh}分别有几只",
+            f"Of the top 30 stocks by {ranked.words.en} {latest.words.en}, "
+            f"how many are there {group.each.en}?",
+        )
+        sql = ref.top_subset_aggregate(
+            ranked.measure, latest.span, 30, "count", ranked.measure, latest.span, group.key
+        )
+        yield from _both("top_subset", words, sql)
+    for ranked, filtered in ((total_mv, pct_chg), (amount, DAY_QUANTITIES[1])):
+        words = Words(
+            f"{latest.words.zh}{ranked.words.zh}最大的50只股票中，{filtered.words.zh}{filtered.limit_words.zh}的有多少只",
+            f"Of the 50 stocks with the highest {ranked.words.en} {latest.words.en}, how many had a "
+            f"{filtered.words.en} {filtered.limit_words.en}?",
+        )
+        sql = ref.top_subset_filtered_count(
+            ranked.measure, latest.span, 50, filtered.measure, filtered.op, filtered.threshold
+        )
+        yield from _both("top_subset", words, sql)
+
+
+def versus_group_average() -> Iterator[Case]:
+    """Stocks whose value is above (below) the average of their own group."""
+    plans = [(q, t) for q in (DAY_QUANTITIES[0], DAY_QUANTITIES[1], DAY_QUANTITIES[3]) for t in TIMES_DAY]
+    plans += [(WINDOW_QUANTITIES[0], TIMES_WINDOW[0])]
+    for (quantity, time), group in itertools.product(plans, GROUPS[1:4]):
+        above = quantity.op == ">"
+        name = quantity.words
+        words = Words(
+            f"{time.words.zh}{name.zh}{'高于' if above else '低于'}{group.own.zh}平均的股票",
+            f"Stocks whose {name.en} {time.words.en} is {'above' if above else 'below'} "
+            f"the average of {group.own.en}",
+        )
+        sql = ref.above_group_average(quantity.measure, time.span, group.key, quantity.op)
+        yield from _both("versus_group", words, sql)
+
+
+def per_day() -> Iterator[Case]:
+    """For each trading day of a window, how many stocks met a day's condition."""
+    for (condition, sql_condition), time in itertools.product(DAY_CONDITIONS, TIMES_WINDOW[:3]):
+        words = Words(
+            f"{time.words.zh}每天有多少只股票{condition.zh}",
+            f"How many stocks {condition.en} each day {time.words.en}?",
+        )
+        yield from _both("per_day", words, ref.per_day_count(time.span, sql_condition))
+
+
+def days_counted() -> Iterator[Case]:
+    """Stocks meeting a day's condition on at least k days of a window, or on every one of them."""
+    once_twice = ((1, Words("1次", "once")), (2, Words("2次", "twice")), (2, Words("2次", "twice")))
+    for time, (count, times) in zip(TIMES_WINDOW[:3], once_twice, strict=True):
+        words = Words(
+            f"{time.words.zh}至少{times.zh}涨停的股票",
+            f"Stocks that hit limit up at least {times.en} {time.words.en}",
+        )
+        yield from _both("days_counted", words, ref.days_counted(time.span, LIMIT_UP, ">=", count))
+        words = Words(
+            f"{time.words.zh}上涨超过6天的股票", f"Stocks that closed up on more than 6 days {time.words.en}"
+        )
+        yield from _both("days_counted", words, ref.days_counted(time.span, UP, ">", 6))
+    for time in (LAST_3, LAST_WEEK):
+        words = Words(
+            f"{time.words.zh}每天都上涨的股票", f"Which stocks closed up every day {time.words.en}?"
+        )
+        yield from _both("days_counted", words, ref.days_counted(time.span, UP, "=", None))
+
+
+def counts_of_each() -> Iterator[Case]:
+    """One count per condition (涨停和跌停各有多少家)."""
+    pairs = (
+        (Words("上涨和下跌", "closed up"), Words("", "closed down"), [UP, "d.pct_chg < 0"]),
+        (Words("涨停和跌停", "hit limit up"), Words("", "hit limit down"), [LIMIT_UP, LIMIT_DOWN]),
+    )
+    for (first, second, conditions), time in itertools.product(pairs, TIMES_DAY):
+        words = Words(
+            f"{time.words.zh}{first.zh}的股票各有多少只",
+            f"How many stocks {first.en} and how many {second.en} {time.words.en}?",
+        )
+        yield from _both("counts_each", words, ref.counts_of_each(time.span, conditions))
+
+
+def shares() -> Iterator[Case]:
+    """The share of the stocks that met a day's condition, for the market or per group."""
+    for time, group in itertools.product(TIMES_DAY, (None, *GROUPS[:3])):
+        each = group.each if group else Words("", "")
+        words = Words(
+            f"{time.words.zh}{each.zh}上涨股票的占比",
+            f"What percentage of stocks closed up {time.words.en} {each.en}".strip() + "?",
+        )
+        yield from _both("share", words, ref.share_of_stocks(time.span, UP, group.key if group else None))
+
+
+FAMILIES = (
+    filters,
+    aggregates_by_group,
+    group_filters,
+    counts_by_group,
+    ranked_subsets,
+    versus_group_average,
+    per_day,
+    days_counted,
+    counts_of_each,
+    shares,
+)
+
+
+def cases() -> list[Case]:
+    return [case for family in FAMILIES for case in family()]

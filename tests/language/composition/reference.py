@@ -1,0 +1,237 @@
+"""Reference SQL for the composition matrix, built from the canonical schema and the reading
+conventions of benchmarks/language/README.md — never from the language engine's compiler.
+
+Every question of the matrix is a per-stock value (a measure read on a day or over a window), then
+one composing operator on top of it (a filter, an aggregate per group, a group filter, a ranked
+subset, a comparison with the group's average, a count per day, a count of days). Each builder
+here writes that operator over a `vals(ts_code, v)` CTE of the per-stock values.
+
+Conventions used (README, "Reading conventions used by the gold SQL"):
+- latest day = max(trade_date) of market.daily; a named day is that day;
+- last N trading days = the N most recent distinct trade dates; a named month, a range A..B or
+  "since A" = the trading days inside it; the base of a gain is the trading day before the first
+  day (the (N+1)-th most recent for the last N days);
+- gain = close at the window's end ÷ close at its base − 1 (in %), the stock needs both bars;
+- flows over a window add up (成交额), rates are averaged (换手率) when the question says 平均/average;
+- derived values are rounded before a threshold comparison (9 decimals for gains, 6 for averages).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+DB = "market"
+LATEST = f"(SELECT max(trade_date) FROM {DB}.daily)"
+GROUP_COLUMNS = {
+    "exchange": "s.exchange",
+    "market": "s.market",
+    "industry": "s.industry",
+    "area": "s.area",
+    "list_year": "toYear(s.list_date)",
+}
+
+
+@dataclass(frozen=True)
+class Span:
+    """A time scope: one day (`day`), or a window of trading days with the base day of its gain."""
+
+    day: str | None = None  # SQL for a single day
+    days: str | None = None  # SQL condition on trade_date for the days of a window
+    base: str | None = None  # SQL for the base day of a gain over the window
+    end: str | None = None  # SQL for the last day of the window
+
+
+def latest_day() -> Span:
+    return Span(day=LATEST)
+
+
+def named_day(iso: str) -> Span:
+    return Span(day=f"toDate('{iso}')")
+
+
+def last_trading_days(n: int) -> Span:
+    recent = f"SELECT DISTINCT trade_date FROM {DB}.daily ORDER BY trade_date DESC"
+    return Span(
+        days=f"trade_date IN ({recent} LIMIT {n})",
+        base=f"(SELECT min(trade_date) FROM ({recent} LIMIT {n + 1}))",
+        end=LATEST,
+    )
+
+
+def between_days(first: str, last: str | None) -> Span:
+    """Trading days from `first` to `last` (both ISO, `last` None = up to the latest day)."""
+    end = f"toDate('{last}')" if last else LATEST
+    return Span(
+        days=f"trade_date >= toDate('{first}') AND trade_date <= {end}",
+        base=f"(SELECT max(trade_date) FROM {DB}.daily WHERE trade_date < toDate('{first}'))",
+        end=f"(SELECT max(trade_date) FROM {DB}.daily WHERE trade_date <= {end})",
+    )
+
+
+@dataclass(frozen=True)
+class Measure:
+    """How a per-stock value is read: a column on a day, or over a window (gain, sum or average)."""
+
+    table: str
+    column: str
+    over_window: str = "avg"  # gain | sum | avg
+
+
+def values(measure: Measure, span: Span) -> str:
+    """SELECT ts_code, v: the measure of every stock on the span."""
+    if span.day is not None:
+        return (
+            f"SELECT ts_code, {measure.column} AS v FROM {DB}.{measure.table} WHERE trade_date = {span.day}"
+        )
+    if measure.over_window == "gain":
+        return (
+            f"SELECT e.ts_code AS ts_code, (e.close / b.close - 1) * 100 AS v FROM {DB}.daily AS e "
+            f"INNER JOIN {DB}.daily AS b ON b.ts_code = e.ts_code "
+            f"WHERE e.trade_date = {span.end} AND b.trade_date = {span.base}"
+        )
+    return (
+        f"SELECT ts_code, {measure.over_window}({measure.column}) AS v FROM {DB}.{measure.table} "
+        f"WHERE {span.days} GROUP BY ts_code"
+    )
+
+
+def _rounded(measure: Measure, span: Span) -> str:
+    """The per-stock value as compared with a threshold (derived values rounded, stored ones not)."""
+    if span.day is not None:
+        return "v.v"
+    return "round(v.v, 9)" if measure.over_window == "gain" else "round(v.v, 6)"
+
+
+def _with(measure: Measure, span: Span) -> str:
+    return f"WITH vals AS ({values(measure, span)}) "
+
+
+def _scope(scope: str) -> str:
+    return f" AND {scope}" if scope else ""
+
+
+def filtered(measure: Measure, span: Span, op: str, threshold: float, scope: str = "") -> str:
+    """Stocks whose value passes the threshold (and the scope, an SQL condition on s)."""
+    return (
+        _with(measure, span) + f"SELECT v.ts_code FROM vals AS v INNER JOIN {DB}.stock_basic AS s "
+        f"ON s.ts_code = v.ts_code WHERE {_rounded(measure, span)} {op} {threshold}{_scope(scope)}"
+    )
+
+
+def aggregated(measure: Measure, span: Span, fn: str, group: str | None, scope: str = "") -> str:
+    """One aggregate of the value over the stocks (having one), per group when asked."""
+    key = f"{GROUP_COLUMNS[group]} AS g, " if group else ""
+    tail = " GROUP BY g" if group else ""
+    return (
+        _with(measure, span) + f"SELECT {key}{fn}(v.v) AS a FROM vals AS v INNER JOIN {DB}.stock_basic AS s "
+        f"ON s.ts_code = v.ts_code WHERE v.v IS NOT NULL{_scope(scope)}{tail}"
+    )
+
+
+def aggregated_daily(measure: Measure, span: Span, group: str | None) -> str:
+    """The average of each day's value over every stock-day of the window (日均 / average daily, the
+    dev set's convention: a mean over all bars in the window), per group when asked."""
+    key = f"{GROUP_COLUMNS[group]} AS g, " if group else ""
+    tail = " GROUP BY g" if group else ""
+    return (
+        f"SELECT {key}avg(d.{measure.column}) AS a FROM {DB}.{measure.table} AS d "
+        f"INNER JOIN {DB}.stock_basic AS s ON s.ts_code = d.ts_code WHERE d.{span.days}{tail}"
+    )
+
+
+def counted(measure: Measure, span: Span, op: str, threshold: float, group: str | None) -> str:
+    """How many stocks pass the threshold, per group when asked (groups with none are not listed)."""
+    key = f"{GROUP_COLUMNS[group]} AS g, " if group else ""
+    tail = " GROUP BY g" if group else ""
+    return (
+        _with(measure, span) + f"SELECT {key}count() AS n FROM vals AS v INNER JOIN {DB}.stock_basic AS s "
+        f"ON s.ts_code = v.ts_code WHERE {_rounded(measure, span)} {op} {threshold}{tail}"
+    )
+
+
+def groups_averaging(measure: Measure, span: Span, group: str, op: str, threshold: float) -> str:
+    """The groups whose average value passes the threshold (HAVING)."""
+    return (
+        _with(measure, span) + f"SELECT {GROUP_COLUMNS[group]} AS g FROM vals AS v "
+        f"INNER JOIN {DB}.stock_basic AS s ON s.ts_code = v.ts_code GROUP BY g "
+        f"HAVING round(avg(v.v), 6) {op} {threshold}"
+    )
+
+
+def top_subset_aggregate(
+    ranked: Measure, span: Span, n: int, fn: str, measure: Measure, measure_span: Span, group: str | None
+) -> str:
+    """The n stocks ranked first by `ranked` (ties by code), then an aggregate of `measure` over them
+    (fn "count": how many of them, per group when asked)."""
+    key = f"{GROUP_COLUMNS[group]} AS g, " if group else ""
+    tail = " GROUP BY g" if group else ""
+    value = "count()" if fn == "count" else f"{fn}(w.v)"
+    return (
+        f"WITH ranked AS ({values(ranked, span)}), "
+        f"top AS (SELECT ts_code FROM ranked WHERE v IS NOT NULL ORDER BY v DESC, ts_code LIMIT {n}), "
+        f"w AS ({values(measure, measure_span)}) "
+        f"SELECT {key}{value} AS a FROM top INNER JOIN {DB}.stock_basic AS s ON s.ts_code = top.ts_code "
+        f"INNER JOIN w ON w.ts_code = top.ts_code{tail}"
+    )
+
+
+def top_subset_filtered_count(
+    ranked: Measure, span: Span, n: int, measure: Measure, op: str, threshold: float
+) -> str:
+    """Of the n stocks ranked first by `ranked`, how many pass a threshold on `measure` (same span)."""
+    return (
+        f"WITH ranked AS ({values(ranked, span)}), "
+        f"top AS (SELECT ts_code FROM ranked WHERE v IS NOT NULL ORDER BY v DESC, ts_code LIMIT {n}), "
+        f"w AS ({values(measure, span)}) "
+        f"SELECT count() AS n FROM top INNER JOIN w ON w.ts_code = top.ts_code WHERE w.v {op} {threshold}"
+    )
+
+
+def above_group_average(measure: Measure, span: Span, group: str, op: str, scope: str = "") -> str:
+    """Stocks whose value is above (below) the average value of their own group's stocks."""
+    column = GROUP_COLUMNS[group]
+    return (
+        _with(measure, span)
+        + f"SELECT v.ts_code FROM vals AS v INNER JOIN {DB}.stock_basic AS s ON s.ts_code = v.ts_code "
+        f"INNER JOIN (SELECT {column} AS g, avg(v.v) AS a FROM vals AS v INNER JOIN {DB}.stock_basic AS s "
+        f"ON s.ts_code = v.ts_code GROUP BY g) AS ga ON ga.g = {column} "
+        f"WHERE {'v.v' if span.day else 'round(v.v, 6)'} {op} round(ga.a, 6){_scope(scope)}"
+    )
+
+
+def per_day_count(span: Span, condition: str) -> str:
+    """For each trading day of the window, how many stocks met a day's condition (on market.daily d)."""
+    return (
+        f"SELECT d.trade_date AS day, count() AS n FROM {DB}.daily AS d INNER JOIN {DB}.stock_basic AS s "
+        f"ON s.ts_code = d.ts_code WHERE d.{span.days} AND {condition} GROUP BY day"
+    )
+
+
+def days_counted(span: Span, condition: str, op: str, count: int | None) -> str:
+    """Stocks meeting a day's condition on `op count` days of the window (count None: every day,
+    i.e. a bar and the condition on each trading day of the window)."""
+    every = f"(SELECT count(DISTINCT trade_date) FROM {DB}.daily WHERE {span.days})"
+    test = f"countIf({condition}) = {every}" if count is None else f"countIf({condition}) {op} {count}"
+    return (
+        f"SELECT d.ts_code FROM {DB}.daily AS d INNER JOIN {DB}.stock_basic AS s ON s.ts_code = d.ts_code "
+        f"WHERE d.{span.days} GROUP BY d.ts_code HAVING {test}"
+    )
+
+
+def counts_of_each(span: Span, conditions: list[str]) -> str:
+    """One count per day's condition, side by side, among the stocks trading on the day."""
+    counts = ", ".join(f"countIf({condition}) AS n{k}" for k, condition in enumerate(conditions))
+    return (
+        f"SELECT {counts} FROM {DB}.daily AS d INNER JOIN {DB}.stock_basic AS s ON s.ts_code = d.ts_code "
+        f"WHERE d.trade_date = {span.day}"
+    )
+
+
+def share_of_stocks(span: Span, condition: str, group: str | None) -> str:
+    """The share (in %) of the stocks trading on the day that met a day's condition, per group."""
+    key = f"{GROUP_COLUMNS[group]} AS g, " if group else ""
+    tail = " GROUP BY g" if group else ""
+    return (
+        f"SELECT {key}100 * countIf({condition}) / count() AS p FROM {DB}.daily AS d "
+        f"INNER JOIN {DB}.stock_basic AS s ON s.ts_code = d.ts_code WHERE d.trade_date = {span.day}{tail}"
+    )
