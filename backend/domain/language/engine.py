@@ -7,6 +7,7 @@ from typing import Any
 
 from backend.domain.language.compiler import CompileError, Compiler
 from backend.domain.language.context import LanguageContext
+from backend.domain.language.ir import Screen
 from backend.domain.language.limits import MAX_QUESTION_CHARS
 from backend.domain.language.parser import NotUnderstood, Parser
 from backend.domain.language.qst import QstError, screen_to_qst
@@ -25,60 +26,69 @@ class BuiltinTranslator:
     name = "builtin"
 
     def translate(self, question: str, context: Any) -> Translation:
+        """The question's first reading (status not_understood, naming the words, if it has none)."""
+        return self._guarded(question, context, every_reading=False)[0]
+
+    def translate_readings(self, question: str, context: Any) -> list[Translation]:
+        """Every reading of the question that compiles, best first, each with SQL of its own (where
+        the words allow two nestings, 近30天 calendar or trading days, a P/E static or TTM…); a
+        single not_understood (or error) translation when no reading compiles. The first is the
+        answer `translate` gives whenever the first reading compiles."""
+        return self._guarded(question, context, every_reading=True)
+
+    def _guarded(self, question: str, context: Any, *, every_reading: bool) -> list[Translation]:
         if not isinstance(context, LanguageContext):
             raise TypeError("the built-in translator needs a LanguageContext")
         try:
-            return self._translate(question, context)
+            return self._translate(question, context, every_reading)
         except (
             Exception
         ) as error:  # a parser bug must not take the caller down; tests require status != error
-            return Translation(
-                question=str(question),
-                status="error",
-                message=f"internal error in the built-in engine ({type(error).__name__}: {error})",
-                engine=self.name,
-            )
+            return [
+                Translation(
+                    question=str(question),
+                    status="error",
+                    message=f"internal error in the built-in engine ({type(error).__name__}: {error})",
+                    engine=self.name,
+                )
+            ]
 
-    def _translate(self, question: str, context: LanguageContext) -> Translation:
+    def _translate(self, question: str, context: LanguageContext, every_reading: bool) -> list[Translation]:
         started = time.perf_counter()
         text = question if isinstance(question, str) else str(question)
         if not text.strip():
-            return Translation(
-                question=text, status="not_understood", message="the question is empty", engine=self.name
-            )
+            return [self._refusal(text, "the question is empty")]
         if len(text) > MAX_QUESTION_CHARS:
-            return Translation(
-                question=text,
-                status="not_understood",
-                message=f"the question is {len(text)} characters long; the limit is {MAX_QUESTION_CHARS}",
-                engine=self.name,
-            )
-        timings: dict[str, float] = {}
+            return [
+                self._refusal(
+                    text, f"the question is {len(text)} characters long; the limit is {MAX_QUESTION_CHARS}"
+                )
+            ]
         try:
-            screen = Parser(context).parse(text)
-            qst = screen_to_qst(screen)
+            parser = Parser(context)
+            screens = parser.parse_readings(text) if every_reading else [parser.parse(text)]
         except (NotUnderstood, RecursionError) as error:
-            timings["parse"] = _elapsed_ms(started)
-            return Translation(
-                question=text,
-                status="not_understood",
-                message=str(error),
-                timings_ms=timings,
-                engine=self.name,
-            )
-        timings["parse"] = _elapsed_ms(started)
-        compile_started = time.perf_counter()
+            return [self._refusal(text, str(error), {"parse": _elapsed_ms(started)})]
+        parsed_ms = _elapsed_ms(started)
+        translations = [self._compile(text, screen, context, parsed_ms) for screen in screens]
+        compiled: list[Translation] = []
+        for translation in translations:
+            if translation.status == "ok" and all(other.sql != translation.sql for other in compiled):
+                compiled.append(translation)
+        return compiled or translations[:1]
+
+    def _compile(self, text: str, screen: Screen, context: LanguageContext, parsed_ms: float) -> Translation:
+        timings = {"parse": parsed_ms}
+        qst = screen_to_qst(screen)
+        started = time.perf_counter()
         try:
             query, warnings = Compiler(context).compile_qst(qst)
         except (CompileError, QstError) as error:
-            timings["compile"] = _elapsed_ms(compile_started)
-            return Translation(
-                question=text, status="not_understood", qst=qst, message=str(error), timings_ms=timings,
-                engine=self.name,
-            )  # fmt: skip
+            timings["compile"] = _elapsed_ms(started)
+            return self._refusal(text, str(error), timings, qst=qst)
         except QueryRejected as error:  # never expected: the compiler builds read-only SELECTs
             return Translation(question=text, status="error", qst=qst, message=str(error), engine=self.name)
-        timings["compile"] = _elapsed_ms(compile_started)
+        timings["compile"] = _elapsed_ms(started)
         sql = query.sql(dialect=DIALECT, pretty=True)
         if not context.has_data:
             warnings.append("the market store holds no daily bars: dates fall back to the calendar date")
@@ -89,5 +99,21 @@ class BuiltinTranslator:
             qst=qst,
             warnings=warnings,
             timings_ms=timings,
+            engine=self.name,
+        )
+
+    def _refusal(
+        self,
+        text: str,
+        message: str,
+        timings: dict[str, float] | None = None,
+        qst: dict[str, Any] | None = None,
+    ) -> Translation:
+        return Translation(
+            question=text,
+            status="not_understood",
+            qst=qst,
+            message=message,
+            timings_ms=timings or {},
             engine=self.name,
         )
