@@ -21,6 +21,8 @@ class Reply:
     content: str | None = None  # answer as message text
     status: int = 200
     hang_s: float = 0.0  # stay silent this long before answering (client timeouts)
+    error: dict[str, Any] | None = None  # the error object of a non-200 answer (a server's own words)
+    body: str | None = None  # a 200 answer sent verbatim instead of a chat completion (garbage)
     prompt_tokens: int | None = 120
     completion_tokens: int | None = 30
 
@@ -57,7 +59,7 @@ class OpenAiStub:
                 if reply.hang_s and stub._stop.wait(reply.hang_s):
                     return
                 status, payload, headers = stub.answer(self.path, body, reply)
-                data = json.dumps(payload).encode()
+                data = reply.body.encode() if reply.body is not None else json.dumps(payload).encode()
                 try:
                     self.send_response(status)
                     self.send_header("Content-Type", "application/json")
@@ -96,8 +98,8 @@ class OpenAiStub:
             return 404, {"error": {"message": f"no route {path}", "type": "invalid_request_error"}}, {}
         if reply.status != 200:
             # retry-after-ms keeps the client's retries fast; the openai client honours it.
-            error = {"error": {"message": f"stub status {reply.status}", "type": "server_error"}}
-            return reply.status, error, {"retry-after-ms": "10"}
+            error = reply.error or {"message": f"stub status {reply.status}", "type": "server_error"}
+            return reply.status, {"error": error}, {"retry-after-ms": "10"}
         message: dict[str, Any] = {"role": "assistant", "content": reply.content}
         finish = "stop"
         if reply.tool_args is not None or reply.raw_arguments is not None:

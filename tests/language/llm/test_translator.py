@@ -6,6 +6,7 @@ import pytest
 
 from backend.domain.language.context import LanguageContext
 from backend.domain.language.llm import LlmSettings, LlmTranslator, build_translator
+from backend.domain.language.llm.linking import link_schema
 from backend.domain.language.llm.qst_format import EXAMPLE_QST
 from backend.domain.market.store import MarketStore
 from tests.language.llm.openai_stub import OpenAiStub, Reply
@@ -77,7 +78,8 @@ def test_translation_carries_the_sql_and_the_tokens_the_endpoint_reported(
     )
     assert set(translation.timings_ms) == {"generate"}
     request = openai_stub.requests[0]
-    assert context.schema_prompt() in request.text
+    linked = link_schema(QUESTION, context, evidence=["上交所 → exchange = 'SSE'"]).text()
+    assert linked in request.text and context.schema_prompt() not in request.text
     assert QUESTION in request.text and "exchange = 'SSE'" in request.text
     assert translation.to_dict()["llm_calls"][0]["total_tokens"] == 2125
 

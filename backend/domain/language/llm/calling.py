@@ -21,8 +21,9 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from langchain_core.runnables import Runnable
 from pydantic import BaseModel, ValidationError
 
+from backend.domain.language.llm.budget import check_budget, estimate_request_tokens, estimate_tokens
 from backend.domain.language.llm.errors import LlmOutputError, LlmUnavailable
-from backend.domain.language.llm.settings import StructuredOutputMethod
+from backend.domain.language.llm.settings import DEFAULT_PROMPT_TOKEN_BUDGET, StructuredOutputMethod
 from backend.domain.language.translation import LlmCall
 
 SchemaT = TypeVar("SchemaT", bound=BaseModel)
@@ -30,7 +31,10 @@ ResultT = TypeVar("ResultT")
 
 _FENCE = re.compile(r"^\s*```[\w-]*\s*\n?(.*?)\n?\s*```\s*$", re.DOTALL)
 _FEEDBACK_QUOTE_LIMIT = 2000
-_TRANSPORT_ERRORS = (openai.APIError, httpx.HTTPError, TimeoutError, ConnectionError)
+# What the client raises on a body that is not a chat completion (HTML from a proxy, no choices,
+# an error object with status 200): JSON, key and type errors from the OpenAI client and LangChain.
+_MALFORMED_ANSWER = (ValueError, TypeError, LookupError)
+_TRANSPORT_ERRORS = (openai.APIError, httpx.HTTPError, TimeoutError, ConnectionError, *_MALFORMED_ANSWER)
 
 
 class UnusableOutput(ValueError):
@@ -63,11 +67,13 @@ class StructuredCaller:
         *,
         method: StructuredOutputMethod = "function_calling",
         max_retries: int = 2,
+        prompt_token_budget: int = DEFAULT_PROMPT_TOKEN_BUDGET,
     ) -> None:
         self.role = role
         self.model = model
         self.method = method
         self.max_retries = max_retries
+        self.prompt_token_budget = prompt_token_budget
 
     def call(
         self,
@@ -86,6 +92,9 @@ class StructuredCaller:
         conversation = base
         problem = ""
         for attempt in range(1, self.max_retries + 2):
+            # Checked before every request: a server over its context answers 400, or (Ollama)
+            # silently cuts the prompt, so an oversized prompt is never sent.
+            check_budget(self.role, _texts(conversation), schema, self.prompt_token_budget)
             started = time.perf_counter()
             raw = self._invoke(runnable, conversation, attempt, started, record)
             latency_ms = (time.perf_counter() - started) * 1000
@@ -94,12 +103,14 @@ class StructuredCaller:
             except (UnusableOutput, ValidationError) as error:
                 problem = _describe_problem(error)
                 record.append(self._record(raw, latency_ms, attempt, error=problem))
-                conversation = [*base, HumanMessage(_feedback(raw, problem))]
+                room = self.prompt_token_budget - estimate_request_tokens(_texts(base), schema)
+                conversation = [*base, HumanMessage(_feedback(raw, problem, room))]
                 continue
             record.append(self._record(raw, latency_ms, attempt))
             return result
         raise LlmOutputError(
-            f"the {self.role} role gave unusable output {self.max_retries + 1} time(s); "
+            f"the {self.role} role gave unusable output {self.max_retries + 1} time(s) "
+            f"({describe_endpoint(self.model)} did not answer with the JSON asked for); "
             f"last problem: {problem}"
         )
 
@@ -132,26 +143,23 @@ class StructuredCaller:
         return raw
 
     def _unavailable_message(self, error: Exception) -> str:
-        endpoint = describe_endpoint(self.model)
+        server = f"the model server of the {self.role} role ({describe_endpoint(self.model)})"
         retries = f"after {self.max_retries} retr{'y' if self.max_retries == 1 else 'ies'}"
         if isinstance(error, openai.APITimeoutError | httpx.TimeoutException | TimeoutError):
             timeout = getattr(self.model, "request_timeout", None)
             limit = f" within {timeout} s" if isinstance(timeout, int | float) else ""
-            return f"the {self.role} LLM ({endpoint}) did not answer{limit} ({retries})"
+            return (
+                f"{server} did not answer{limit} ({retries}); a local model on a small machine may need "
+                f"a larger LLM_TIMEOUT (or LLM_{self.role.upper()}_TIMEOUT)"
+            )
         if isinstance(error, openai.APIStatusError):
-            hint = ""
-            if error.status_code in (401, 403):
-                hint = " — check the API key setting"
-            elif error.status_code in (400, 422) and self.method != "function_calling":
-                hint = (
-                    f" — the server may not support structured output '{self.method}'; "
-                    f"try LLM_{self.role.upper()}_STRUCTURED_OUTPUT=function_calling"
-                )
-            # The client retries only these statuses; the others fail at once.
-            retried = error.status_code in (408, 409, 429) or error.status_code >= 500
-            tail = f" ({retries})" if retried else ""
-            return f"the {self.role} LLM ({endpoint}) answered HTTP {error.status_code}{hint}{tail}"
-        return f"the {self.role} LLM ({endpoint}) could not be reached: {error} ({retries})"
+            return f"{server} {_status_problem(error, self.role, self.method)}" + (
+                f" ({retries})" if _client_retries(error.status_code) else ""
+            )
+        if isinstance(error, _MALFORMED_ANSWER):
+            detail = f"{type(error).__name__}: {str(error)[:200]}"
+            return f"{server} answered with something that is not a chat completion ({detail})"
+        return f"{server} could not be reached: {error} ({retries})"
 
     def _record(self, raw: AIMessage, latency_ms: float, attempt: int, error: str | None = None) -> LlmCall:
         prompt_tokens, completion_tokens, total_tokens = reported_usage(raw)
@@ -231,10 +239,82 @@ def _describe_problem(error: Exception) -> str:
     return str(error)
 
 
-def _feedback(raw: AIMessage, problem: str) -> str:
+def _feedback(raw: AIMessage, problem: str, room_tokens: int) -> str:
+    """The rejected answer quoted back, cut so that the retry still fits the budget (when it can)."""
     # Quoted as text rather than replayed as an AI message: a replayed tool call would need a tool reply.
     previous = json.dumps(raw.tool_calls[0]["args"], ensure_ascii=False) if raw.tool_calls else raw.text
+    head = "Your previous answer was:\n"
+    tail = f"\n\nIt was rejected: {problem}\nAnswer the original request again, correcting this."
+    # A character never costs more than one estimated token, so `room` characters always fit.
+    room = room_tokens - estimate_tokens(head + tail)
+    return head + previous[: max(0, min(_FEEDBACK_QUOTE_LIMIT, room))] + tail
+
+
+def _texts(conversation: Sequence[BaseMessage]) -> list[str]:
+    return [message.text for message in conversation]
+
+
+def _client_retries(status: int) -> bool:
+    """The statuses the OpenAI client retries by itself; the others fail at once."""
+    return status in (408, 409, 429) or status >= 500
+
+
+_CONTEXT_WORDS = re.compile(
+    r"context (?:size|length|window)|context_length_exceeded|exceed_context_size|maximum context|"
+    r"too many tokens|prompt is too long|input is too long",
+    re.IGNORECASE,
+)
+_CONTEXT_SIZE = re.compile(
+    r"(?:context (?:size|length|window)\D{0,20}|maximum context length is )(\d+)", re.IGNORECASE
+)
+_PROMPT_SIZE = re.compile(r"(?:request|prompt|input) \((\d+) tokens\)|requested (\d+) tokens", re.IGNORECASE)
+
+
+def _status_problem(error: openai.APIStatusError, role: str, method: StructuredOutputMethod) -> str:
+    """What an HTTP error means for the user, with the server's own words — never a bare status."""
+    status = error.status_code
+    detail = _server_detail(error)
+    said = f"HTTP {status}" + (f": {detail[:240]}" if detail else "")
+    if status in (400, 413, 422) and _CONTEXT_WORDS.search(f"{detail} {error.body}"):
+        return f"refused the prompt: {_context_overflow(error, detail)} ({said})"
+    if status == 413:
+        return f"refused the prompt as too large ({said})"
+    if status == 429:
+        return f"is busy or rate-limited ({said}); try again later"
+    if status >= 500:
+        return f"failed with a server error ({said})"
+    if status in (401, 403):
+        return f"refused the API key ({said}) — check the API key setting"
+    if status == 404:
+        return f"does not know the model or the path ({said}) — check the model name and the base URL"
+    hint = ""
+    if status in (400, 422) and method != "function_calling":
+        hint = (
+            f" — the server may not support structured output '{method}'; "
+            f"try LLM_{role.upper()}_STRUCTURED_OUTPUT=function_calling"
+        )
+    return f"refused the request ({said}){hint}"
+
+
+def _server_detail(error: openai.APIStatusError) -> str:
+    body = error.body
+    if isinstance(body, dict):
+        return str(body.get("message") or "").strip()
+    return str(body or "").strip()
+
+
+def _context_overflow(error: openai.APIStatusError, detail: str) -> str:
+    """'context length 4096 exceeded (the prompt has 4476 tokens)', from llama.cpp's fields or the text."""
+    body = error.body if isinstance(error.body, dict) else {}
+    size = body.get("n_ctx") or next(iter(_CONTEXT_SIZE.findall(detail)), None)
+    prompt_match = _PROMPT_SIZE.search(detail)
+    prompt = body.get("n_prompt_tokens") or (
+        next(group for group in prompt_match.groups() if group) if prompt_match else None
+    )
+    text = f"context length {size} exceeded" if size else "the model's context length was exceeded"
+    if prompt:
+        text += f" (the prompt has {prompt} tokens)"
     return (
-        f"Your previous answer was:\n{previous[:_FEEDBACK_QUOTE_LIMIT]}\n\n"
-        f"It was rejected: {problem}\nAnswer the original request again, correcting this."
+        text + "; lower LLM_PROMPT_TOKEN_BUDGET below the server's context, or start the server with a "
+        "larger context (llama.cpp --ctx-size, Ollama num_ctx)"
     )

@@ -25,3 +25,9 @@ class LlmOutputError(LlmError):
     """The model kept answering with output we cannot use, after every allowed retry."""
 
     code = "llm_output"
+
+
+class LlmPromptTooLarge(LlmError):
+    """The prompt would not fit the role's token budget, so it was not sent."""
+
+    code = "llm_prompt_too_large"

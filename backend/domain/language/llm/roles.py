@@ -18,7 +18,11 @@ from backend.domain.language.llm import prompts
 from backend.domain.language.llm.calling import StructuredCaller, UnusableOutput, strip_fences
 from backend.domain.language.llm.client import build_chat_model
 from backend.domain.language.llm.qst_format import describe_qst_format
-from backend.domain.language.llm.settings import RoleSettings, StructuredOutputMethod
+from backend.domain.language.llm.settings import (
+    DEFAULT_PROMPT_TOKEN_BUDGET,
+    RoleSettings,
+    StructuredOutputMethod,
+)
 from backend.domain.language.qst import validate_qst
 from backend.domain.language.translation import LlmCall
 from backend.domain.market.errors import QueryRejected
@@ -126,13 +130,23 @@ class _Role:
         *,
         method: StructuredOutputMethod = "function_calling",
         max_retries: int = 2,
+        prompt_token_budget: int = DEFAULT_PROMPT_TOKEN_BUDGET,
     ) -> None:
-        self._caller = StructuredCaller(self.name, model, method=method, max_retries=max_retries)
+        self._caller = StructuredCaller(
+            self.name, model, method=method, max_retries=max_retries, prompt_token_budget=prompt_token_budget
+        )
+
+    @property
+    def prompt_token_budget(self) -> int:
+        return self._caller.prompt_token_budget
 
     @classmethod
     def from_settings(cls, settings: RoleSettings) -> Self:
         return cls(
-            build_chat_model(settings), method=settings.structured_output, max_retries=settings.max_retries
+            build_chat_model(settings),
+            method=settings.structured_output,
+            max_retries=settings.max_retries,
+            prompt_token_budget=settings.prompt_token_budget,
         )
 
 
@@ -179,10 +193,13 @@ class QstParserRole(_Role):
         *,
         method: StructuredOutputMethod = "function_calling",
         max_retries: int = 2,
+        prompt_token_budget: int = DEFAULT_PROMPT_TOKEN_BUDGET,
         validate: QstValidator = validate_qst,
         format_description: str | None = None,
     ) -> None:
-        super().__init__(model, method=method, max_retries=max_retries)
+        super().__init__(
+            model, method=method, max_retries=max_retries, prompt_token_budget=prompt_token_budget
+        )
         self._validate = validate
         self._format_description = describe_qst_format() if format_description is None else format_description
 

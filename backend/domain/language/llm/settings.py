@@ -26,9 +26,14 @@ _FIELD_DEFAULTS = {
     "MAX_RETRIES": "2",
     "TEMPERATURE": "0",
     "STRUCTURED_OUTPUT": "function_calling",
+    # Estimated prompt tokens (budget.py): a 4,096-token context, the default of local servers,
+    # minus room for the answer.
+    "PROMPT_TOKEN_BUDGET": "3000",
 }
 
 T = TypeVar("T")
+
+DEFAULT_PROMPT_TOKEN_BUDGET = 3000  # _FIELD_DEFAULTS["PROMPT_TOKEN_BUDGET"], as a number
 
 
 @dataclass(frozen=True)
@@ -43,6 +48,7 @@ class RoleSettings:
     max_retries: int = 2
     temperature: float = 0.0
     structured_output: StructuredOutputMethod = "function_calling"
+    prompt_token_budget: int = DEFAULT_PROMPT_TOKEN_BUDGET
     # True when the role has any LLM_<ROLE>_* variable of its own (a dedicated endpoint/model).
     dedicated: bool = False
 
@@ -63,7 +69,8 @@ class RoleSettings:
         return (
             f"RoleSettings(role={self.role!r}, base_url={self.base_url!r}, model={self.model!r}, "
             f"api_key=<{key}>, timeout_s={self.timeout_s}, max_retries={self.max_retries}, "
-            f"temperature={self.temperature}, structured_output={self.structured_output!r})"
+            f"temperature={self.temperature}, structured_output={self.structured_output!r}, "
+            f"prompt_token_budget={self.prompt_token_budget})"
         )
 
 
@@ -119,12 +126,20 @@ def _role_settings(role: str, env: Mapping[str, str]) -> RoleSettings:
         max_retries=read("MAX_RETRIES", _non_negative_int),
         temperature=read("TEMPERATURE", float),
         structured_output=read("STRUCTURED_OUTPUT", _method),
+        prompt_token_budget=read("PROMPT_TOKEN_BUDGET", _positive_int),
         dedicated=any(name.startswith(prefix) for name in env),
     )
 
 
 def _positive_float(raw: str) -> float:
     value = float(raw)
+    if value <= 0:
+        raise ValueError("must be greater than 0")
+    return value
+
+
+def _positive_int(raw: str) -> int:
+    value = int(raw)
     if value <= 0:
         raise ValueError("must be greater than 0")
     return value

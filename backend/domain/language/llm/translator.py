@@ -8,8 +8,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from backend.domain.language.llm.errors import LlmError
+from backend.domain.language.context import LanguageContext
+from backend.domain.language.llm.errors import LlmError, LlmPromptTooLarge
+from backend.domain.language.llm.linking import link_schema
 from backend.domain.language.llm.roles import (
+    GeneratedSql,
     JudgeRole,
     ParadigmAdapterRole,
     QstParserRole,
@@ -23,15 +26,30 @@ from backend.domain.language.translation import LlmCall, SchemaContext, Translat
 class LlmTranslator:
     """Question → SQL by the SQL-generator model; the QST comes from the QST-parser role when one is set.
 
-    SQL generation and QST parsing are independent, so they run side by side. A failing endpoint
-    yields status "error" with the reason, never an exception: the caller shows it like any answer.
+    The prompt carries only the schema the question needs (linking.py) and must fit the role's token
+    budget: examples, then concept hints and conventions, are left out before the translation gives
+    up with status "error" saying how large the prompt was. A failing endpoint also yields "error"
+    with the reason, never an exception: the caller shows it like any answer.
+
+    The generator never waits for the QST parser: the QST is not part of its prompt. On a server of
+    their own the two run side by side; on one shared server (`parallel=False`) the requests would
+    only queue behind each other there, so the QST is asked after the SQL, and only when there is
+    SQL. A correction round reuses the question's QST, which guidance does not change.
     """
 
     name = "llm"
 
-    def __init__(self, sql_generator: SqlGeneratorRole, qst_parser: QstParserRole | None = None) -> None:
+    def __init__(
+        self,
+        sql_generator: SqlGeneratorRole,
+        qst_parser: QstParserRole | None = None,
+        *,
+        parallel: bool = True,
+    ) -> None:
         self.sql_generator = sql_generator
         self.qst_parser = qst_parser
+        self.parallel = parallel
+        self._qst_of: dict[str, dict[str, Any]] = {}  # question → QST, for its correction rounds
 
     def translate(
         self,
@@ -42,34 +60,39 @@ class LlmTranslator:
         examples: Sequence[tuple[str, str]] = (),
         guidance: str | None = None,
     ) -> Translation:
-        schema_text = context.schema_prompt()
-        latest = f"{context.latest_trade_date:%Y-%m-%d}"
-        if latest not in schema_text:  # "today" must mean the data's latest trading day
-            schema_text += f"\n\nLatest trading day in the data: {latest}"
         generation_calls: list[LlmCall] = []
         qst_calls: list[LlmCall] = []
-        parser = self.qst_parser
-        with ThreadPoolExecutor(max_workers=2) as pool:
-            sql_job = pool.submit(
-                _timed,
-                lambda: self.sql_generator.generate(
-                    question, schema_text, evidence, examples, guidance, calls=generation_calls
-                ),
-            )
-            qst_job = (
-                pool.submit(_timed, lambda: parser.parse(question, schema_text, calls=qst_calls))
-                if parser is not None
-                else None
-            )
-            generated, sql_error, sql_ms = sql_job.result()
-            qst, qst_error, qst_ms = qst_job.result() if qst_job is not None else (None, None, 0.0)
+        parser = self.qst_parser if guidance is None else None
+
+        def generate() -> GeneratedSql:
+            return self._generate(question, context, evidence, examples, guidance, generation_calls)
+
+        def parse() -> dict[str, Any]:
+            assert parser is not None
+            schema_text = _schema_text(question, context, evidence, (), None, terse=True)
+            return parser.parse(question, schema_text, calls=qst_calls)
+
+        timings: dict[str, float] = {}
+        qst_error: LlmError | None = None
+        qst = self._qst_of.get(question) if guidance is not None else None
+        if parser is not None and self.parallel:
+            with ThreadPoolExecutor(max_workers=2) as pool:
+                sql_job, qst_job = pool.submit(_timed, generate), pool.submit(_timed, parse)
+                generated, sql_error, timings["generate"] = sql_job.result()
+                qst, qst_error, timings["qst"] = qst_job.result()
+        else:
+            generated, sql_error, timings["generate"] = _timed(generate)
+            if parser is not None and sql_error is None:
+                qst, qst_error, timings["qst"] = _timed(parse)
+        if qst is not None:
+            self._qst_of = {question: qst}  # one question at a time: only its rounds reuse it
 
         translation = Translation(
             question=question,
             status="error",
             engine=self.name,
             llm_calls=generation_calls + qst_calls,
-            timings_ms={"generate": sql_ms} | ({"qst": qst_ms} if qst_job is not None else {}),
+            timings_ms=timings,
         )
         if qst_error is not None:
             translation.warnings.append(f"no QST: {qst_error}")
@@ -81,6 +104,49 @@ class LlmTranslator:
         translation.qst = qst
         translation.message = generated.explanation
         return translation
+
+    def _generate(
+        self,
+        question: str,
+        context: SchemaContext,
+        evidence: Sequence[str],
+        examples: Sequence[tuple[str, str]],
+        guidance: str | None,
+        calls: list[LlmCall],
+    ) -> GeneratedSql:
+        """The SQL, from the largest prompt that fits the budget (checked before anything is sent)."""
+
+        def attempt(shown: Sequence[tuple[str, str]], terse: bool) -> GeneratedSql:
+            schema_text = _schema_text(question, context, evidence, shown, guidance, terse=terse)
+            return self.sql_generator.generate(question, schema_text, evidence, shown, guidance, calls=calls)
+
+        larger = [(examples, False)] if examples else []
+        for shown, terse in [*larger, ((), False)]:
+            try:
+                return attempt(shown, terse)
+            except LlmPromptTooLarge:
+                continue  # nothing was sent: try the next, smaller prompt
+        return attempt((), True)
+
+
+def _schema_text(
+    question: str,
+    context: SchemaContext,
+    evidence: Sequence[str],
+    examples: Sequence[tuple[str, str]],
+    guidance: str | None,
+    *,
+    terse: bool,
+) -> str:
+    """The linked schema for a LanguageContext; any other context can only give its whole schema."""
+    if isinstance(context, LanguageContext):
+        linked = link_schema(question, context, evidence=evidence, examples=examples, guidance=guidance)
+        return linked.text(terse=terse)
+    schema_text = context.schema_prompt()
+    latest = f"{context.latest_trade_date:%Y-%m-%d}"
+    if latest not in schema_text:  # "today" must mean the data's latest trading day
+        schema_text += f"\n\nLatest trading day in the data: {latest}"
+    return schema_text
 
 
 def _timed(work: Callable[[], Any]) -> tuple[Any, LlmError | None, float]:
@@ -116,9 +182,11 @@ def build_roles(settings: LlmSettings) -> LlmRoles:
 
 
 def build_translator(settings: LlmSettings) -> LlmTranslator:
-    """The LLM translator; the QST parser joins when it has its own settings (LLM_QST_PARSER_*)."""
-    qst_settings = settings.role("qst_parser")
+    """The LLM translator; the QST parser joins when it has its own settings (LLM_QST_PARSER_*), and
+    runs beside the generator only when it has its own server too."""
+    generator_settings, qst_settings = settings.role("sql_generator"), settings.role("qst_parser")
     return LlmTranslator(
-        SqlGeneratorRole.from_settings(settings.role("sql_generator")),
+        SqlGeneratorRole.from_settings(generator_settings),
         QstParserRole.from_settings(qst_settings) if qst_settings.dedicated else None,
+        parallel=qst_settings.base_url != generator_settings.base_url,
     )
