@@ -119,3 +119,8 @@ def nearest_paradigms(qst: Node, *, tau: float | None = None, top_k: int | None 
         tau=settings.PARADIGM_TAU if tau is None else tau,
         top_k=settings.PARADIGM_TOP_K if top_k is None else top_k,
     )
+
+
+def paradigms_by_id(ids: list[int]) -> dict[int, Paradigm]:
+    """The stored paradigms among `ids` (one query; an id evicted meanwhile is simply absent)."""
+    return Paradigm.objects.in_bulk(ids)

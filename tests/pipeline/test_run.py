@@ -189,10 +189,13 @@ def test_without_ranked_readings_the_builtin_engine_has_nothing_else(demo_store:
 class RecordingLibrary:
     learned: list[tuple[str, str]] = field(default_factory=list)
 
+    def structure(self, question: str) -> QstTree | None:
+        return {"label": "select"}
+
     def lookup(self, question: str, qst: QstTree) -> ParadigmHit | None:
         return ParadigmHit("p1", "总市值超过500亿的股票", GOLD, 0.25)
 
-    def learn(self, question: str, qst: QstTree, sql: str) -> str | None:
+    def learn(self, question: str, qst: QstTree, sql: str, *, status: str = "verified") -> str | None:
         self.learned.append((question, sql))
         return "p2"
 

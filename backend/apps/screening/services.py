@@ -25,6 +25,7 @@ from backend.domain.market.errors import MarketError, StoreBusy
 from backend.domain.pipeline.generators import BuiltinGenerator, LlmGenerator
 from backend.domain.pipeline.run import PipelineOutcome, PipelineSettings, Ports, run_pipeline
 from backend.domain.pipeline.validate.checklist import default_vocabulary
+from paradigms.library import paradigm_library
 
 logger = logging.getLogger(__name__)
 
@@ -124,7 +125,8 @@ def answer_question(question: str, *, candidate_sql: str | None = None, correct:
         )
     context_ms = _elapsed_ms(started)
     generator: Generator = LlmGenerator(chosen, context) if chosen else BuiltinGenerator(context)
-    ports = Ports(store, generator, default_vocabulary(), store.database)
+    library = paradigm_library(context)
+    ports = Ports(store, generator, default_vocabulary(), store.database, library=library)
     pipeline_settings = PipelineSettings(max_rounds=settings.PIPELINE_MAX_ROUNDS if correct else 0)
     outcome = run_pipeline(text, ports, pipeline_settings, candidate_sql=candidate_sql)
     answer = to_answer(outcome, engine)

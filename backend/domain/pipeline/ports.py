@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from backend.domain.language.translation import Generator
+from backend.domain.language.translation import Generator, LlmCall
 
 if TYPE_CHECKING:
     from backend.domain.pipeline.trace import RecordedEvent
@@ -53,29 +53,45 @@ class MarketReader(Protocol):
 
 @dataclass(frozen=True)
 class ParadigmHit:
-    """A stored, verified paradigm near the question (tree edit distance within τ)."""
+    """A stored, verified paradigm near the question (tree edit distance within τ).
+
+    `adapted`: `sql` is the paradigm's SQL adapted to this question (slots filled, or rewritten by the
+    adapter role); it replaces sql0 and is validated like any generated SQL. Otherwise `sql` is the
+    paradigm's own SQL, given to the generator as an example."""
 
     paradigm_id: str
     question: str
     sql: str
     distance: float
+    adapted: bool = False
+    how: str = ""  # how it was adapted: "filled" (slot filling) or "llm" (the adapter role)
+    llm_calls: tuple[LlmCall, ...] = ()  # the adapter role's calls
 
 
 class ParadigmLibrary(Protocol):
+    def structure(self, question: str) -> QstTree | None:
+        """The question's QST as the library matches it (None: the library cannot read it), computed
+        before any generation so that a hit can stand in for the generator."""
+        ...
+
     def lookup(self, question: str, qst: QstTree) -> ParadigmHit | None: ...
 
-    def learn(self, question: str, qst: QstTree, sql: str) -> str | None:
-        """Store a verified (question, QST, SQL) triple; its id, or None when it was not stored."""
+    def learn(self, question: str, qst: QstTree, sql: str, *, status: str = "verified") -> str | None:
+        """Store a validated (question, QST, SQL) triple — `status` verified or corrected; its new id,
+        or None when it was not stored (already there, or refused)."""
         ...
 
 
 class NoParadigmLibrary:
     """The default when no library is wired: nothing is ever found, nothing is stored."""
 
+    def structure(self, question: str) -> QstTree | None:
+        return None
+
     def lookup(self, question: str, qst: QstTree) -> ParadigmHit | None:
         return None
 
-    def learn(self, question: str, qst: QstTree, sql: str) -> str | None:
+    def learn(self, question: str, qst: QstTree, sql: str, *, status: str = "verified") -> str | None:
         return None
 
 

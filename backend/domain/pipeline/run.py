@@ -27,6 +27,7 @@ from backend.domain.pipeline.ports import (
     EventSink,
     MarketReader,
     NoParadigmLibrary,
+    ParadigmHit,
     ParadigmLibrary,
     QstTree,
     ResultRows,
@@ -148,6 +149,7 @@ class _Run:
         self.evidence: tuple[Evidence, ...] = ()
         self.examples: tuple[Example, ...] = ()
         self.generations: list[Translation] = []
+        self.qst: QstTree | None = None  # the library's reading of the question (its paradigm key)
 
     # --- steps ---------------------------------------------------------------------------------
     def _step(self, step: StepName, round_number: int) -> float:
@@ -256,15 +258,29 @@ class _Run:
             self.reading = read(self.question, self.constraints, self.ports.vocabulary, self.evidence)
         translation: Translation | None = None
         if self.candidate_sql is None:
-            translation = self._generate(GenerationRequest(self.question, self.evidence), 0)
+            self.qst = self.ports.library.structure(self.question)
+            hit = self._paradigm_lookup(self.qst) if self.qst is not None else None
+            if hit is not None and hit.adapted:
+                # The paradigm's SQL adapted to this question stands for sql0: no generation.
+                translation = Translation(
+                    self.question,
+                    "ok",
+                    sql=hit.sql,
+                    qst=dict(self.qst or {}),
+                    message=f"adapted from paradigm {hit.paradigm_id} ({hit.how})",
+                    llm_calls=list(hit.llm_calls),
+                    engine=self.ports.generator.name,
+                )
+                self.generations.append(translation)
+            else:
+                request = GenerationRequest(self.question, self.evidence, self.examples)
+                translation = self._generate(request, 0)
             if translation.status != "ok" or not translation.sql:
                 status: FinalStatus = "error" if translation.status == "error" else "not_understood"
                 return self._finish(status, translation=translation, message=translation.message)
             sql0 = translation.sql
         else:
             sql0 = self.candidate_sql
-        if translation is not None and translation.qst is not None:
-            self._paradigm_lookup(translation.qst)
         first = self._validate(0, sql0)
         attempts = [first]
         if isinstance(first.error, StoreUnavailable):
@@ -272,7 +288,7 @@ class _Run:
         if not settings.validate:
             return self._unverified(first, translation, attempts, not_run=True)
         if first.passed:
-            self._learn(translation, first)
+            self._learn(translation, first, "verified")
             return self._finish("verified", translation=translation, answer=first, attempts=attempts)
         latest = first
         for round_number in range(1, settings.max_rounds + 1):
@@ -300,7 +316,7 @@ class _Run:
             latest = self._validate(round_number, corrected.sql)
             attempts.append(latest)
             if latest.passed:
-                self._learn(corrected, latest)
+                self._learn(corrected, latest, "corrected")
                 return self._finish(
                     "corrected",
                     translation=translation,
@@ -313,26 +329,36 @@ class _Run:
         return self._unverified(first, translation, attempts, not_run=False)
 
     # --- endings -------------------------------------------------------------------------------
-    def _paradigm_lookup(self, qst: QstTree) -> None:
+    def _paradigm_lookup(self, qst: QstTree) -> ParadigmHit | None:
         started = self._step("paradigm", 0)
         hit = self.ports.library.lookup(self.question, qst)
         if hit is None:
             self.trace.record(ParadigmEvent(outcome="miss", paradigm_id=None, distance=None, detail=""))
             self._done("paradigm", 0, started, "ok", "miss")
-            return
+            return None
         self.examples = (Example(hit.question, hit.sql),)
         self.trace.record(
             ParadigmEvent(
                 outcome="hit", paradigm_id=hit.paradigm_id, distance=hit.distance, detail=hit.question
             )
         )
-        self._done("paradigm", 0, started, "ok", f"hit {hit.paradigm_id}")
+        if hit.adapted:
+            self.trace.record(
+                ParadigmEvent(
+                    outcome="adapted", paradigm_id=hit.paradigm_id, distance=hit.distance, detail=hit.how
+                )
+            )
+        summary = f"{'adapted' if hit.adapted else 'hit'} {hit.paradigm_id}"
+        self._done("paradigm", 0, started, "ok", summary, hit.sql if hit.adapted else None)
+        return hit
 
-    def _learn(self, translation: Translation | None, attempt: Attempt) -> None:
-        """A verified or corrected (question, QST, SQL) goes into the paradigm library."""
-        if translation is None or translation.qst is None:
+    def _learn(self, translation: Translation | None, attempt: Attempt, status: FinalStatus) -> None:
+        """A verified or corrected answer goes into the paradigm library, keyed by the QST the
+        lookup saw (so that asking again finds it) with the SQL that passed — the corrected one."""
+        qst = self.qst if self.qst is not None else (translation.qst if translation is not None else None)
+        if qst is None:
             return
-        learned = self.ports.library.learn(self.question, translation.qst, attempt.sql)
+        learned = self.ports.library.learn(self.question, qst, attempt.sql, status=status)
         if learned is not None:
             self.trace.record(ParadigmEvent(outcome="learned", paradigm_id=learned, distance=None, detail=""))
 

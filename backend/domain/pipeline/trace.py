@@ -32,7 +32,7 @@ STEP_NAMES: tuple[StepName, ...] = (
 StepOutcome = Literal["ok", "failed", "skipped"]
 CheckVerdictValue = Literal["pass", "fail", "undecidable"]
 CheckStage = Literal["checklist", "reverse"]
-ParadigmOutcome = Literal["hit", "miss", "learned"]
+ParadigmOutcome = Literal["hit", "adapted", "miss", "learned"]
 FinalStatus = Literal["verified", "corrected", "unverified", "not_understood", "error"]
 FINAL_STATUSES: tuple[FinalStatus, ...] = ("verified", "corrected", "unverified", "not_understood", "error")
 
@@ -123,6 +123,9 @@ class CorrectionRound(_Event):
 
 @dataclass(frozen=True)
 class ParadigmEvent(_Event):
+    """The library on the question: `hit` (nearest paradigm, id and distance), `adapted` (its SQL
+    adapted to the question stands for sql0; detail says how), `miss`, `learned` (new id)."""
+
     type: ClassVar[str] = "paradigm"
     outcome: ParadigmOutcome
     paradigm_id: str | None

@@ -1,0 +1,149 @@
+"""The pipeline's ParadigmLibrary port on the paradigm tables (issue 10 items 3 and 4).
+
+- `structure`: the question's QST as the built-in engine reads it — the key paradigms are stored and
+  matched under, computed before any generation so that a hit can stand in for the generator;
+- `lookup`: `nearest_paradigms` → the nearest paradigm whose template fills from the question's QST
+  (deterministic); when none fills and the LLM is configured, the paradigm-adapter role rewrites the
+  nearest one. A hit counts a use; nothing within τ counts a miss;
+- `learn`: stores a verified or corrected run's (question, QST, SQL) — the SQL that passed, the
+  corrected one after a correction — with LFU eviction at capacity (services.insert_paradigm).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+from django.conf import settings
+from django.db import DatabaseError
+
+from backend.domain.language.context import LanguageContext
+from backend.domain.language.engine import BuiltinTranslator
+from backend.domain.language.llm.roles import ParadigmAdapterRole
+from backend.domain.language.qst import QstError
+from backend.domain.language.translation import LlmCall
+from backend.domain.market.errors import QueryRejected
+from backend.domain.paradigms.adaptation import Adaptation, NotAdapted, SqlAdapter, adapt, source_sql
+from backend.domain.paradigms.eviction import NothingToEvict
+from backend.domain.paradigms.templates import TemplateError
+from backend.domain.pipeline.ports import ParadigmHit, QstTree
+from paradigms import selectors, services
+from paradigms.models import Origin, Paradigm, ValidationStatus
+
+logger = logging.getLogger(__name__)
+
+LEARNED_STATUSES = {"verified": ValidationStatus.VERIFIED, "corrected": ValidationStatus.CORRECTED}
+
+
+def configured_adapter(context: LanguageContext) -> SqlAdapter | None:
+    """The LLM's paradigm-adapter role when LLM_PROVIDER is not builtin; None: slot filling only."""
+    if settings.LLM_PROVIDER == "builtin":
+        return None
+    role = ParadigmAdapterRole.from_settings(settings.LLM_SETTINGS.role("paradigm_adapter"))
+    schema_text = context.schema_prompt()
+
+    def rewrite(
+        question: str,
+        paradigm_question: str,
+        paradigm_sql: str,
+        differences: Sequence[str],
+        calls: list[LlmCall],
+    ) -> str:
+        return role.adapt(question, paradigm_question, paradigm_sql, differences, schema_text, calls=calls)
+
+    return rewrite
+
+
+class DatabaseParadigmLibrary:
+    def __init__(
+        self,
+        context: LanguageContext,
+        *,
+        adapter: SqlAdapter | None = None,
+        translator: BuiltinTranslator | None = None,
+    ) -> None:
+        self._context = context
+        self._adapter = adapter
+        self._translator = translator or BuiltinTranslator()
+
+    def structure(self, question: str) -> QstTree | None:
+        translation = self._translator.translate(question, self._context)
+        return translation.qst if translation.status == "ok" else None
+
+    def _adapt(
+        self, paradigm: Paradigm, qst: QstTree, question: str, adapter: SqlAdapter | None
+    ) -> Adaptation:
+        return adapt(
+            selectors.paradigm_template(paradigm),
+            dict(qst),
+            question=question,
+            paradigm_question=paradigm.question,
+            market_day=self._context.latest_trade_date,
+            adapter=adapter,
+        )
+
+    def lookup(self, question: str, qst: QstTree) -> ParadigmHit | None:
+        try:
+            matches = selectors.nearest_paradigms(dict(qst))
+            stored = selectors.paradigms_by_id([match.paradigm_id for match in matches])
+            found = [(match, stored[match.paradigm_id]) for match in matches if match.paradigm_id in stored]
+            if not found:
+                services.record_miss()
+                return None
+            for match, paradigm in found:
+                try:
+                    adaptation = self._adapt(paradigm, qst, question, None)
+                except NotAdapted:
+                    continue
+                if services.record_use(paradigm.pk):
+                    return _hit(paradigm, match.distance, adaptation)
+            match, paradigm = found[0]
+            if self._adapter is not None:
+                try:
+                    adaptation = self._adapt(paradigm, qst, question, self._adapter)
+                except NotAdapted as refusal:
+                    logger.info("paradigm %s not adapted: %s", paradigm.pk, refusal)
+                else:
+                    if services.record_use(paradigm.pk):
+                        return _hit(paradigm, match.distance, adaptation)
+            services.record_use(paradigm.pk)
+            example = source_sql(selectors.paradigm_template(paradigm))
+            return ParadigmHit(str(paradigm.pk), paradigm.question, example, match.distance)
+        except DatabaseError as error:  # e.g. a terminal on an unmigrated database: answer without it
+            logger.info("paradigm library unavailable: %s", error)
+            return None
+
+    def learn(self, question: str, qst: QstTree, sql: str, *, status: str = "verified") -> str | None:
+        validation_status = LEARNED_STATUSES.get(status)
+        if validation_status is None:
+            return None
+        try:
+            outcome = services.insert_paradigm(
+                question=question,
+                qst=dict(qst),
+                sql=sql,
+                origin=Origin.LEARNED,
+                validation_status=validation_status,
+                resolved_on=self._context.latest_trade_date,
+            )
+        except (QstError, QueryRejected, TemplateError, NothingToEvict, DatabaseError) as refusal:
+            logger.info("paradigm not learned: %s", refusal)
+            return None
+        return str(outcome.paradigm.pk) if outcome.created else None
+
+
+def _hit(paradigm: Paradigm, distance: float, adaptation: Adaptation) -> ParadigmHit:
+    return ParadigmHit(
+        str(paradigm.pk),
+        paradigm.question,
+        adaptation.sql,
+        distance,
+        adapted=True,
+        how=adaptation.how,
+        llm_calls=adaptation.llm_calls,
+    )
+
+
+def paradigm_library(context: LanguageContext) -> DatabaseParadigmLibrary:
+    """The library the ask services wire into the pipeline (LLM adapter when configured)."""
+    return DatabaseParadigmLibrary(context, adapter=configured_adapter(context))
