@@ -10,6 +10,7 @@ from pathlib import Path
 
 import environ
 
+from backend.apps.marketdata.schedule import crontab_from
 from backend.domain.language.llm.settings import LlmSettings
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
@@ -21,9 +22,26 @@ if (BASE_DIR / ".env").is_file():
 DATA_DIR = Path(env.str("VERISCREEN_DATA_DIR", default=str(BASE_DIR / "var")))
 DATA_DIR.mkdir(parents=True, exist_ok=True)  # SQLite and chdb need their directory to exist
 
-SECRET_KEY = env.str("DJANGO_SECRET_KEY", default="embedded-development-key-change-me-in-production")
+DEFAULT_SECRET_KEY = "embedded-development-key-change-me-in-production"
+SECRET_KEY = env.str("DJANGO_SECRET_KEY", default=DEFAULT_SECRET_KEY)
 DEBUG = env.bool("DJANGO_DEBUG", default=False)
 ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "testserver"])
+
+# --- Production: VERISCREEN_PRODUCTION=1 (explicit; nothing is guessed from other variables) turns on
+# the HTTPS-only settings `manage.py check --deploy` asks for, and refuses to start with the default or
+# an empty secret key, or with debug on. TLS ends at the proxy, which sends X-Forwarded-Proto.
+PRODUCTION = env.bool("VERISCREEN_PRODUCTION", default=False)
+if PRODUCTION and SECRET_KEY in {DEFAULT_SECRET_KEY, ""}:
+    raise SystemExit("VERISCREEN_PRODUCTION=1 refuses the default DJANGO_SECRET_KEY: set a long random one")
+if PRODUCTION and DEBUG:
+    raise SystemExit("VERISCREEN_PRODUCTION=1 refuses DJANGO_DEBUG=1: debug pages leak settings and data")
+SECURE_SSL_REDIRECT = env.bool("DJANGO_SECURE_SSL_REDIRECT", default=PRODUCTION)
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if PRODUCTION else None
+SECURE_HSTS_SECONDS = env.int("DJANGO_SECURE_HSTS_SECONDS", default=31_536_000 if PRODUCTION else 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = PRODUCTION
+SECURE_HSTS_PRELOAD = PRODUCTION
+SESSION_COOKIE_SECURE = PRODUCTION
+CSRF_COOKIE_SECURE = PRODUCTION
 
 INSTALLED_APPS = [
     "daphne",
@@ -37,7 +55,12 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI assets served locally: no CDN needed offline
     "channels",
+    "rest_framework.authtoken",
     "backend.apps.web",
+    "backend.apps.accounts",
+    "backend.apps.jobs",
+    "backend.apps.screens",
+    "backend.apps.semantic",
     "backend.apps.marketdata",
     "backend.apps.screening",
     "backend.apps.equivalence",
@@ -102,6 +125,23 @@ REST_FRAMEWORK = {
         "rest_framework.parsers.FormParser",
         "rest_framework.parsers.MultiPartParser",
     ],
+    # Tokens first: an anonymous request is answered 401 with `WWW-Authenticate: Token`. The browser's
+    # session works too (with CSRF on unsafe methods).
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_THROTTLE_CLASSES": [
+        "rest_framework.throttling.AnonRateThrottle",
+        "rest_framework.throttling.UserRateThrottle",
+    ],
+    # Requests per client: anonymous per address, signed-in per user (DRF rate syntax: N/second|minute|…).
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": env.str("API_THROTTLE_ANON", default="300/minute"),
+        "user": env.str("API_THROTTLE_USER", default="1200/minute"),
+    },
+    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    "PAGE_SIZE": 50,
 }
 # Largest request body in bytes; a larger one is refused with 413 request_too_large before it is parsed.
 # The API takes a question or one SQL statement (at most 20,000 characters): 1 MiB is ample.
@@ -131,6 +171,20 @@ CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=not REDI
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TIMEZONE = TIME_ZONE
 
+# --- Jobs: where asked questions run (threads = inside the web process; celery = on the workers) -----
+JOB_RUNNER = env.str("JOB_RUNNER", default="celery" if REDIS_URL else "threads")
+JOB_THREADS = env.int("JOB_THREADS", default=4)  # jobs running at once in the web process (threads)
+# A running job writes a heartbeat this often; one silent for JOB_STALE_SECONDS is failed (worker_lost)
+# when a worker or the embedded runner starts.
+JOB_HEARTBEAT_SECONDS = env.int("JOB_HEARTBEAT_SECONDS", default=10)
+JOB_STALE_SECONDS = env.int("JOB_STALE_SECONDS", default=120)
+
+# Cache (throttling counters, market stats per data fingerprint): Redis in production, else in memory.
+if REDIS_URL:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
 # --- Market data (ClickHouse) ------------------------------------------------------------------
 # chdb:///<dir> runs ClickHouse in-process; clickhouse://user:password@host:8123 talks to a server.
 CLICKHOUSE_URL = env.str("CLICKHOUSE_URL", default=f"chdb:///{DATA_DIR / 'chdb'}")
@@ -143,6 +197,21 @@ QUERY_MAX_MEMORY_BYTES = env.int("QUERY_MAX_MEMORY_BYTES", default=4 * 1024**3)
 QUERY_MAX_CONCURRENCY = env.int("QUERY_MAX_CONCURRENCY", default=4)
 QUERY_PER_USER_RUNNING = env.int("QUERY_PER_USER_RUNNING", default=3)
 QUERY_QUEUE_LIMIT = env.int("QUERY_QUEUE_LIMIT", default=64)
+
+# --- Daily sync of real A-share data (manage.py market sync; celery beat runs it when started) ------
+# Tushare Pro token; MARKET_SYNC_CRON is "minute hour day-of-month month day-of-week" in TIME_ZONE
+# (default 18:30 on weekdays, after the 15:00 close once Tushare has published); empty = no schedule.
+# Embedded mode has no beat: run `manage.py market sync` yourself. The task goes to the market_sync
+# queue, for a worker whose CLICKHOUSE_URL is the loader user (the web app's user is read-only).
+TUSHARE_TOKEN = env.str("TUSHARE_TOKEN", default="")
+MARKET_SYNC_CRON = env.str("MARKET_SYNC_CRON", default="30 18 * * 1-5")
+CELERY_TASK_ROUTES = {"marketdata.sync_market": {"queue": "market_sync"}}
+CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {}
+if MARKET_SYNC_CRON:
+    CELERY_BEAT_SCHEDULE["market-sync-after-close"] = {
+        "task": "marketdata.sync_market",
+        "schedule": crontab_from(MARKET_SYNC_CRON),
+    }
 
 # --- Paradigm library: reuse threshold τ (tree edit distance), capacity (LFU eviction), matches returned
 PARADIGM_TAU = env.float("PARADIGM_TAU", default=3.0)

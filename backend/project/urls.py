@@ -12,6 +12,11 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("api/", include("backend.apps.marketdata.urls")),
+    path("api/", include("backend.apps.accounts.urls")),
+    path("api/", include("backend.apps.jobs.urls")),
+    path("api/", include("backend.apps.screens.urls")),
+    path("api/", include("backend.apps.semantic.urls")),
+    path("api/", include("backend.apps.web.urls")),
     path("", include("backend.apps.screening.urls")),
 ]
 

@@ -23,6 +23,7 @@ from backend.domain.language.llm.translator import LlmTranslator, build_translat
 from backend.domain.language.translation import Generator
 from backend.domain.market.errors import MarketError, StoreBusy
 from backend.domain.pipeline.generators import BuiltinGenerator, LlmGenerator
+from backend.domain.pipeline.ports import EventSink
 from backend.domain.pipeline.run import PipelineOutcome, PipelineSettings, Ports, run_pipeline
 from backend.domain.pipeline.validate.checklist import default_vocabulary
 from paradigms.library import paradigm_library
@@ -102,10 +103,12 @@ def record_run(outcome: PipelineOutcome, answer: AskAnswer, candidate_sql: str |
     return run.id
 
 
-def answer_question(question: str, *, candidate_sql: str | None = None, correct: bool = True) -> AskAnswer:
+def answer_question(
+    question: str, *, candidate_sql: str | None = None, correct: bool = True, sink: EventSink | None = None
+) -> AskAnswer:
     """Answer (or, with `candidate_sql`, validate a given SQL for) one question. Raises
     InvalidQuestion, and StoreBusy when the store's queue is full (the caller should retry later);
-    every other failure is an answer."""
+    every other failure is an answer. `sink` receives every pipeline event as it happens (jobs)."""
     text = clean_question(question)
     started = time.perf_counter()
     store = get_market_store()
@@ -126,7 +129,7 @@ def answer_question(question: str, *, candidate_sql: str | None = None, correct:
     context_ms = _elapsed_ms(started)
     generator: Generator = LlmGenerator(chosen, context) if chosen else BuiltinGenerator(context)
     library = paradigm_library(context)
-    ports = Ports(store, generator, default_vocabulary(), store.database, library=library)
+    ports = Ports(store, generator, default_vocabulary(), store.database, library=library, sink=sink)
     pipeline_settings = PipelineSettings(max_rounds=settings.PIPELINE_MAX_ROUNDS if correct else 0)
     outcome = run_pipeline(text, ports, pipeline_settings, candidate_sql=candidate_sql)
     answer = to_answer(outcome, engine)

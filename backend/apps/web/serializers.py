@@ -22,3 +22,15 @@ class ErrorDetailSerializer(serializers.Serializer[Any]):
 
 class ErrorSerializer(serializers.Serializer[Any]):
     error = ErrorDetailSerializer()
+
+
+class HealthCheckSerializer(serializers.Serializer[Any]):
+    name = serializers.ChoiceField(choices=["orm", "channel_layer", "broker", "clickhouse"])
+    state = serializers.ChoiceField(choices=["ok", "failed", "skipped"])
+    detail = serializers.CharField(allow_blank=True)
+    ms = serializers.FloatField()
+
+
+class HealthSerializer(serializers.Serializer[Any]):
+    status = serializers.ChoiceField(choices=["ok", "unavailable"])
+    checks = HealthCheckSerializer(many=True)

@@ -1,0 +1,1 @@
+"""Jobs: one asked question run in the background, its pipeline events persisted and streamed live."""
