@@ -27,6 +27,8 @@ class AskAnswer:
     `error` — or, when no SQL could run at all, the code of the market error that stopped it
     (`query_failed`, `query_rejected`, `query_timeout`, `result_too_large`, `store_unavailable`, …).
     `checks` are the returned answer's checks, `rounds` every candidate tried, `trace` the run's events.
+    `paradigms` is what the paradigm library did for the question: its trace's paradigm events (hit with
+    id and distance, adapted, miss, learned with the new id).
     """
 
     question: str
@@ -47,6 +49,7 @@ class AskAnswer:
     correction_round: int | None = None
     trace: list[dict[str, Any]] = field(default_factory=list)
     run_id: int | None = None
+    paradigms: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def answered(self) -> bool:

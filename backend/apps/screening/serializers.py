@@ -93,3 +93,7 @@ class AskAnswerSerializer(serializers.Serializer[Any]):
         child=serializers.JSONField(), help_text="The run's events (backend/domain/pipeline/trace.py)"
     )
     run_id = serializers.IntegerField(allow_null=True, help_text="The recorded run")
+    paradigms = serializers.ListField(
+        child=serializers.JSONField(),
+        help_text="The paradigm library on the question: hit (id, distance), adapted, miss, learned (new id)",
+    )

@@ -30,6 +30,8 @@ from paradigms.library import paradigm_library
 
 logger = logging.getLogger(__name__)
 
+PARADIGM_FIELDS = ("outcome", "paradigm_id", "distance", "detail")  # a paradigm event, for `paradigms`
+
 
 def configured_translator() -> LlmTranslator | None:
     """The LLM translator when LLM_PROVIDER asks for one; None means the built-in engine."""
@@ -70,6 +72,11 @@ def to_answer(outcome: PipelineOutcome, engine: str) -> AskAnswer:
         rounds=[json_cell(item.summary()) for item in outcome.attempts],
         correction_round=outcome.correction_round,
         trace=[json_cell(event) for event in outcome.trace.to_list()],
+        paradigms=[
+            {"query": "question", **{key: event[key] for key in PARADIGM_FIELDS}}
+            for event in outcome.trace.to_list()
+            if event["type"] == "paradigm"
+        ],
     )
 
 
