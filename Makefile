@@ -48,6 +48,7 @@ migrate: python
 demo: python
 	$(PY) manage.py market init
 	$(PY) manage.py market generate --if-empty
+	$(PY) manage.py paradigms load --if-empty
 
 lint: python
 	$(VENV)/bin/ruff check .
