@@ -22,6 +22,7 @@ from backend.domain.language.compiler.sql import (
 )
 from backend.domain.language.compiler.state import QueryBuild
 from backend.domain.language.compiler.time_resolution import is_window
+from backend.domain.language.compiler.units import in_display_unit
 from backend.domain.language.compiler.values import value
 from backend.domain.language.ir import Aggregate, Order, Screen, TimeSpec
 
@@ -43,24 +44,17 @@ def aggregate_query(screen: Screen, build: QueryBuild, where: list[exp.Expr]) ->
     aggregates = list(screen.aggregates)
     order_key: str | None = None
     order_aggregate = _order_aggregate(screen.order)
-    if order_aggregate is not None:
-        if order_aggregate not in aggregates:
-            aggregates.append(order_aggregate)
-        order_key = aggregate_name(order_aggregate)
+    if order_aggregate is not None and order_aggregate not in aggregates:
+        aggregates.append(order_aggregate)
     if not aggregates:
         aggregates.append(Aggregate("count"))
     for aggregate in aggregates:
         expression = aggregate_expr(build, aggregate, screen.time)
-        select.append(exp.alias_(expression, aggregate_name(aggregate)))
-        measured = build.model.metrics.get(aggregate.metric or "")
-        if (
-            build.display_unit
-            and measured is not None
-            and measured.unit_kind == "money"
-            and aggregate.fn != "count"
-        ):
-            converted = _in_display_unit(expression.copy(), measured.stored_unit.factor, build.display_unit)
-            select.append(exp.alias_(converted, f"{aggregate_name(aggregate)}_in_unit"))
+        metric = None if aggregate.fn in {"count", "share"} else aggregate.metric
+        name, shown = in_display_unit(build, aggregate_name(aggregate), expression, metric)
+        select.append(exp.alias_(shown, name))
+        if aggregate == order_aggregate:
+            order_key = name
     having = [
         comparison(
             aggregate_expr(build, Aggregate(condition.agg or "avg", condition.metric), screen.time), condition
@@ -131,10 +125,3 @@ def _filtered(build: QueryBuild, aggregate: Aggregate, time: TimeSpec) -> exp.Ex
     if not isinstance(unfiltered, exp.Anonymous):
         raise CompileError(f"cannot restrict {aggregate.fn} to the stocks where a condition holds")
     return derived(call(f"{unfiltered.name}If", *unfiltered.expressions, holds))
-
-
-def _in_display_unit(expression: exp.Expr, stored_factor: float, unit: float | None) -> exp.Expr:
-    """A money value in the unit the question asked for (市值是多少亿元 → total_mv × 1e4 / 1e8)."""
-    return exp.Div(
-        this=exp.Mul(this=expression, expression=number(stored_factor)), expression=number(unit or 1.0)
-    )

@@ -16,6 +16,7 @@ from backend.domain.language.compiler.sources import daily_alias, join_all, seri
 from backend.domain.language.compiler.sql import col, conjunction, number, ordered, table
 from backend.domain.language.compiler.state import QueryBuild
 from backend.domain.language.compiler.top_k import top_per_group
+from backend.domain.language.compiler.units import shown_columns
 from backend.domain.language.compiler.values import value
 from backend.domain.language.ir import Not, Scope, Screen
 
@@ -83,7 +84,7 @@ def _select_stocks(build: QueryBuild, where: list[exp.Expr]) -> exp.Select:
     ]
     if build.date_column is not None:
         columns.append(exp.alias_(build.date_column[1], build.date_column[0]))
-    columns += [exp.alias_(expression, name) for name, expression in build.value_columns()]
+    columns += [exp.alias_(expression, name) for name, expression in shown_columns(build)]
     query = join_all(exp.select(*columns).from_(table(build.context, "stock_basic", "b")), build)
     if where:
         query = query.where(conjunction(where))

@@ -24,7 +24,8 @@ class QueryBuild:
     columns: list[tuple[str, exp.Expr]] = field(default_factory=list)  # shown values, by output name
     warnings: list[str] = field(default_factory=list)
     date_column: tuple[str, exp.Expr] | None = None  # the trade_date shown next to each stock
-    display_unit: float | None = None
+    display_unit: float | None = None  # shown money/share values in this unit (units.py)
+    column_metrics: dict[str, str] = field(default_factory=dict)  # shown column → the metric it shows
     window: Window | None = None
     per_day: bool = False  # grouped by trade_date: daily values row by row over the window
     index_members: dict[str, date] = field(default_factory=dict)  # index code → snapshot of its scope

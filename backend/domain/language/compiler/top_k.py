@@ -10,6 +10,7 @@ from backend.domain.language.compiler.naming import aggregate_name
 from backend.domain.language.compiler.sources import dimension
 from backend.domain.language.compiler.sql import call, col, number, ordered
 from backend.domain.language.compiler.state import QueryBuild
+from backend.domain.language.compiler.units import shown_columns
 from backend.domain.language.ir import Screen
 
 
@@ -32,7 +33,12 @@ def top_per_group(
     ]
     if build.date_column is not None:
         outer_columns.append(exp.column(build.date_column[0]))
-    outer_columns += [exp.column(name) for name, _ in build.value_columns()]
+    shown = shown_columns(build)
+    outer_columns += [exp.column(name) for name, _ in shown]
+    # a value shown in the question's unit is aggregated in that unit, under its shown name
+    shown_names = {
+        name: shown_name for (name, _), (shown_name, _) in zip(build.value_columns(), shown, strict=True)
+    }
     metric_columns = {name for name, _ in build.columns}
     for aggregate in screen.aggregates:
         if aggregate.metric is None:
@@ -40,10 +46,12 @@ def top_per_group(
         source = build.model.metrics[aggregate.metric].column
         if source not in metric_columns:
             raise CompileError(f"cannot aggregate {aggregate.metric} within the groups")
+        shown_source = shown_names.get(source, source)
         group_value = exp.Window(
-            this=call(aggregate.fn, exp.column(source)), partition_by=[exp.column(screen.group_by)]
+            this=call(aggregate.fn, exp.column(shown_source)), partition_by=[exp.column(screen.group_by)]
         )
-        outer_columns.append(exp.alias_(group_value, f"group_{aggregate_name(aggregate)}"))
+        unit_suffix = shown_source[len(source) :]
+        outer_columns.append(exp.alias_(group_value, f"group_{aggregate_name(aggregate)}{unit_suffix}"))
     return (
         exp.select(*outer_columns)
         .from_(exp.alias_(exp.Subquery(this=inner), "ranked", table=True))

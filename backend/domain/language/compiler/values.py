@@ -36,6 +36,14 @@ def value(
     build: QueryBuild, metric_key: str, time: TimeSpec | None, agg: str | None = None
 ) -> tuple[exp.Expr, str]:
     """(expression, output name) of a metric; `agg` picks a window aggregate or single_quarter."""
+    expression, name = _value(build, metric_key, time, agg)
+    build.column_metrics.setdefault(name, metric_key)  # shown in the question's unit (units.py)
+    return expression, name
+
+
+def _value(
+    build: QueryBuild, metric_key: str, time: TimeSpec | None, agg: str | None
+) -> tuple[exp.Expr, str]:
     context = build.context
     metric = build.model.metrics[metric_key]
     spec = time or TimeSpec()
