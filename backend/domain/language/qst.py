@@ -112,7 +112,8 @@ def condition_node(condition: Condition) -> Node:
         )
     if isinstance(condition, Technical):
         factor = _number(condition.factor) if condition.factor is not None else None
-        return _node(f"technical:{condition.kind}", _number(condition.n), factor)
+        own_day = time_node(condition.time) if condition.time else None
+        return _node(f"technical:{condition.kind}", _number(condition.n), factor, own_day)
     if isinstance(condition, GrowthStreak):
         return _node(
             "fundamental:growth_streak",
@@ -314,18 +315,24 @@ def condition_from_node(node: Node) -> Condition:
             raise QstError(f"unknown operator {op!r}")
         numbers = [_as_number(value, "condition:compare") for value in _values(node, "value:number")]
         attributes = [_kind(child)[1] for child in _children(node) if _kind(child)[0] == "attribute"]
-        if len(attributes) == 2 and not numbers:
-            return Compare(metric=attributes[0], op=op, value=0.0, other=attributes[1])
+        if len(attributes) == 2 and not numbers:  # 收盘价高于开盘价, on the condition's own day if any
+            return Compare(
+                attributes[0],
+                op,
+                0.0,
+                other=attributes[1],
+                time=_time_child(node),
+                agg=_optional(node, "window"),
+            )
         if not numbers or (op == "between" and len(numbers) < 2):
             raise QstError("condition:compare is missing its value")
-        times = [child for child in _children(node) if str(child.get("label", "")).startswith("time:")]
         texts = [child.get("text", "") for child in _children(node) if child.get("label") == "value:number"]
         return Compare(
             metric=_one(node, "attribute"),
             op=op,
             value=numbers[0],
             value2=numbers[1] if op == "between" else None,
-            time=time_from_node(times[0]) if times else None,
+            time=_time_child(node),
             agg=_optional(node, "window"),
             text=str(texts[0] or ""),
         )
@@ -344,7 +351,8 @@ def condition_from_node(node: Node) -> Condition:
         numbers = [_as_number(value, node["label"]) for value in _values(node, "value:number")]
         if not numbers or numbers[0] < 1:
             raise QstError(f"technical:{kind} needs a positive window length")
-        return Technical(kind=kind, n=int(numbers[0]), factor=numbers[1] if len(numbers) > 1 else None)
+        factor = numbers[1] if len(numbers) > 1 else None
+        return Technical(kind=kind, n=int(numbers[0]), factor=factor, time=_time_child(node))
     if head == "fundamental" and kind == "growth_streak":
         numbers = [_as_number(value, node["label"]) for value in _values(node, "value:number")]
         if not numbers or numbers[0] < 1:

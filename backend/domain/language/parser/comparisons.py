@@ -6,6 +6,8 @@ the IR and the QST never carry a number in the question's unit.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from backend.domain.language.ir import Compare, Condition, Sustained, Technical, TimeSpec, VersusGroup
 from backend.domain.language.lexicon import Token
 from backend.domain.language.parser.rewriting import Match, kind_at, metric_of, synthetic
@@ -86,6 +88,10 @@ def compare(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     if agg == "sum" and metric.key == "pct_chg":
         agg = None  # 累计涨幅 = the gain over the window
     comparison = _make_compare(metric, op, first, second, time, agg)
+    if direction == "down" and metric.key in YOY_OF.values() and comparison.value >= 0:
+        # 营收同比下滑超过20%: a growth rate below −20%, not above +20%
+        second_value = -comparison.value2 if comparison.value2 is not None else None
+        comparison = replace(comparison, op=FLIPPED[op], value=-comparison.value, value2=second_value)
     result: Condition = comparison if held is None else Sustained(comparison, held[0], held[1])
     return end - i, [synthetic("cond", result, tokens[i:end]), *kept]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from backend.domain.language.ir import BoolOp, Compare, Condition, Not, Screen, TimeSpec
+from backend.domain.language.ir import BoolOp, Compare, Condition, Not, Screen, Technical, TimeSpec
 from backend.domain.language.lexicon import Token
 from backend.domain.language.parser.errors import NotUnderstood
 from backend.domain.language.semantic import Metric, SemanticModel
@@ -18,26 +18,44 @@ def attach_second_times(
     conditions: list[PlacedCondition], starts: list[int], times: list[Token]
 ) -> list[PlacedCondition]:
     """近10个交易日涨幅超过20%且今日换手率大于10%: the first market time is the question's; a later,
-    different one belongs to the comparison written next to it."""
+    different one belongs to the comparisons it governs — in Chinese those written after it (今天收阳
+    并且涨幅超过5%) up to the next time, in English those written before it (closed up and gained
+    5% today) back to the previous time; if none, the comparison written next to it. A day's test
+    (涨停, 站上20日均线) takes a later single day the same way (昨天涨停、今天跌停)."""
     market_times = [token for token in times if token.value.label not in REPORT_LIKE]
     if not market_times:
         return conditions
     first = market_times[0].value
     result = list(conditions)
-    for token in market_times[1:]:
+    bounds = [token.start for token in market_times]
+    for position, token in enumerate(market_times[1:], start=1):
         if token.value == first:
             continue
         candidates = [
             k for k, (condition, is_scope, _c) in enumerate(result)
-            if isinstance(condition, Compare) and condition.time is None and not is_scope
+            if not is_scope and _takes_time(condition, token.value)
         ]  # fmt: skip
         if not candidates:
             continue
+        if token.text.isascii():
+            governed = [k for k in candidates if bounds[position - 1] < starts[k] < token.start]
+        else:
+            following = (
+                bounds[position + 1] if position + 1 < len(bounds) else max([*starts, token.start]) + 1
+            )
+            governed = [k for k in candidates if token.start < starts[k] < following]
         nearest = min(candidates, key=lambda k: (abs(starts[k] - token.start), starts[k] < token.start))
-        condition, is_scope, connector = result[nearest]
-        assert isinstance(condition, Compare)
-        result[nearest] = (replace(condition, time=token.value), is_scope, connector)
+        for k in governed or [nearest]:
+            condition, is_scope, connector = result[k]
+            assert isinstance(condition, Compare | Technical)
+            result[k] = (replace(condition, time=token.value), is_scope, connector)
     return result
+
+
+def _takes_time(condition: Condition, spec: TimeSpec) -> bool:
+    if isinstance(condition, Technical):
+        return condition.time is None and spec.is_single_day
+    return isinstance(condition, Compare) and condition.time is None
 
 
 def place_times(model: SemanticModel, screen: Screen, times: list[Token]) -> None:
