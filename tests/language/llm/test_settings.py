@@ -14,6 +14,7 @@ from backend.domain.language.llm import (
     SqlGeneratorRole,
     build_chat_model,
 )
+from backend.domain.language.llm.settings import DEFAULT_PROMPT_TOKEN_BUDGET
 
 
 def test_defaults_use_the_builtin_engine_and_function_calling() -> None:
@@ -78,11 +79,23 @@ def test_shared_values_apply_to_every_role_and_each_role_can_override_them() -> 
         ({"LLM_SQL_GENERATOR_MAX_RETRIES": "-1"}, "LLM_SQL_GENERATOR_MAX_RETRIES"),
         ({"LLM_JUDGE_STRUCTURED_OUTPUT": "xml"}, "LLM_JUDGE_STRUCTURED_OUTPUT"),
         ({"LLM_PROVIDER": "anthropic"}, "LLM_PROVIDER"),
+        ({"LLM_PROMPT_TOKEN_BUDGET": "0"}, "LLM_PROMPT_TOKEN_BUDGET"),
+        ({"LLM_QST_PARSER_PROMPT_TOKEN_BUDGET": "4k"}, "LLM_QST_PARSER_PROMPT_TOKEN_BUDGET"),
     ],
 )
 def test_invalid_values_name_the_variable_to_fix(env: dict[str, str], variable: str) -> None:
     with pytest.raises(LlmConfigurationError, match=variable):
         LlmSettings.from_mapping(env)
+
+
+def test_the_prompt_token_budget_fits_a_4k_context_by_default_and_is_set_per_role() -> None:
+    default = LlmSettings.from_mapping({}).role("sql_generator").prompt_token_budget
+    assert default == DEFAULT_PROMPT_TOKEN_BUDGET and default + 1000 <= 4096  # room for the answer
+    settings = LlmSettings.from_mapping(
+        {"LLM_PROMPT_TOKEN_BUDGET": "12000", "LLM_QST_PARSER_PROMPT_TOKEN_BUDGET": "2500"}
+    )
+    assert settings.role("sql_generator").prompt_token_budget == 12000
+    assert settings.role("qst_parser").prompt_token_budget == 2500
 
 
 def test_unknown_role_is_refused_with_the_known_roles() -> None:

@@ -7,12 +7,13 @@ The whole schema with every word, industry and convention is ~11,600 characters,
   derived metrics as their formula and the columns it reads;
 - concepts of the catalogue (阳线, 破净, 创N日新高 …) whose words appear: the attributes of their
   definition, their family's table, and their title as a hint;
-- dimensions (industry, board, exchange, area, listing date) the question or the probe evidence
-  names, with the stored values of the industries, indexes, exchanges and boards it names;
+- the stored values of the industries, indexes, exchanges and boards the question names, and the
+  tables the probe evidence points to;
 - columns and tables written in the correction guidance and in example SQL;
 - the conventions whose subject the question touches (a convention without a trigger is always sent).
 
-stock_basic's code and name are always there: answers list stocks by both.
+stock_basic is always there but for symbol and pinyin initials (the evidence resolves names): its
+dimensions cost ~100 tokens, and 'listed before 2000' or 'per province' name them in words of any kind.
 """
 
 from __future__ import annotations
@@ -31,6 +32,9 @@ from backend.domain.market.schema import TABLES, TABLES_BY_NAME
 _NUMBER = r"(?:\d+(?:\.\d+)?|[零一二两三四五六七八九十百千]+)"
 # Placeholders in catalogue wording ("创N日新高", "up N days in a row", "k倍"), after lower-casing.
 _PLACEHOLDER = re.compile(r"(?<![a-z])[nmk](?![a-z])")
+_STOCK_COLUMNS = tuple(
+    c for c in TABLES_BY_NAME["stock_basic"].column_names if c not in ("symbol", "cnspell")
+)
 _EVIDENCE = re.compile(r"^'(?P<mention>.*)' is the (?P<kind>\w+) (?P<value>.*)$")
 
 # The table a catalogue family's grammar concepts read (their definitions name no attribute).
@@ -149,15 +153,15 @@ def link_schema(
 ) -> LinkedSchema:
     text = normalize_text(question)
     linked = LinkedSchema(context)
-    linked.add("stock_basic", "ts_code", "name")
+    linked.add("stock_basic", *_STOCK_COLUMNS)
     _link_metrics(text, linked)
     _link_concepts(text, linked)
-    _link_vocabulary(text, linked)
+    grouped = _link_vocabulary(text, linked)
     for item in evidence:
         _link_evidence(item, linked)
     sql_texts = [sql for _question, sql in examples] + ([guidance] if guidance else [])
     _link_identifiers(" ".join(sql_texts), linked)
-    if linked.tables == ["stock_basic"] and not _names_stock_dimensions(linked):
+    if linked.tables == ["stock_basic"] and not grouped and not linked.values:
         # Nothing else named: a price question is the likeliest ("the strongest stocks today").
         linked.add_table("daily")
         linked.add("daily", "close", "pct_chg", "vol", "amount")
@@ -204,47 +208,32 @@ def _link_concepts(text: str, linked: LinkedSchema) -> None:
                 linked.add("daily", "open", "high", "low", "close", "pre_close", "pct_chg", "vol")
 
 
-def _link_vocabulary(text: str, linked: LinkedSchema) -> None:
-    """Dimension words and named values; a value's words are masked once matched, so that the 沪 of
-    沪深300 or the 创业板 of 创业板指 is not read again as an exchange or a board."""
+def _link_vocabulary(text: str, linked: LinkedSchema) -> bool:
+    """Named values, and whether a dimension is named (for grouping). Once matched, a value's words are
+    masked: the 沪 of 沪深300 or the 创业板 of 创业板指 is not read again as an exchange or a board."""
     model = linked.context.model
-    for dimension in model.dimensions.values():
-        if any(_has(text, word) for word in dimension.words):
-            linked.add("stock_basic", dimension.column)
-    named: list[tuple[tuple[str, ...], str, str]] = [  # (words, column, SQL condition)
-        ((name, *model.index_synonyms.get(code, ())), "index_code", f"index_weight.index_code = '{code}'")
+    grouped = any(_has(text, word) for dimension in model.dimensions.values() for word in dimension.words)
+    named: list[tuple[tuple[str, ...], str]] = [  # (words, the stored value as an SQL condition)
+        ((name, *model.index_synonyms.get(code, ())), f"index_weight.index_code = '{code}'")
         for code, name in sorted(linked.context.indexes.items())
     ]
-    named += [
-        (
-            group.words,
-            "industry",
-            "stock_basic.industry IN (" + ", ".join(f"'{i}'" for i in group.industries) + ")",
-        )
-        for group in model.industry_groups.values()
-    ]
-    named += [
-        (
-            (industry, *model.industry_synonyms.get(industry, ())),
-            "industry",
-            f"stock_basic.industry = '{industry}'",
-        )
-        for industry in linked.context.industries
-    ]
-    named += [(words, "market", f"stock_basic.market = '{board}'") for board, words in model.boards.items()]
-    named += [
-        (words, "exchange", f"stock_basic.exchange = '{code}'") for code, words in model.exchanges.items()
-    ]
-    for words, column, condition in named:
+    for group in model.industry_groups.values():
+        members = ", ".join(f"'{industry}'" for industry in group.industries)
+        named.append((group.words, f"stock_basic.industry IN ({members})"))
+    for industry in linked.context.industries:
+        words = (industry, *model.industry_synonyms.get(industry, ()))
+        named.append((words, f"stock_basic.industry = '{industry}'"))
+    named += [(words, f"stock_basic.market = '{board}'") for board, words in model.boards.items()]
+    named += [(words, f"stock_basic.exchange = '{code}'") for code, words in model.exchanges.items()]
+    for words, condition in named:
         match = next((m for w in _longest_first(words) if (m := _pattern(w).search(text))), None)
         if match is None:
             continue
         text = text[: match.start()] + " " * len(match[0]) + text[match.end() :]
-        if column == "index_code":
+        if condition.startswith("index_weight"):
             _add_index(linked)
-        else:
-            linked.add("stock_basic", column)
         linked.values.append(f"'{match[0]}' → {condition}")
+    return grouped
 
 
 def _add_index(linked: LinkedSchema) -> None:
@@ -258,11 +247,7 @@ def _link_evidence(item: str, linked: LinkedSchema) -> None:
     if match is None:
         return
     kind = match["kind"]
-    if kind in ("industry", "exchange"):
-        linked.add("stock_basic", kind)
-    elif kind == "board":
-        linked.add("stock_basic", "market")
-    elif kind == "index":
+    if kind == "index":
         _add_index(linked)
     elif kind == "report_period":
         linked.add_table("income")
@@ -281,10 +266,6 @@ def _link_identifiers(sql: str, linked: LinkedSchema) -> None:
     for metric in linked.context.model.metrics.values():
         if metric.expression and metric.key in words:
             _add_metric(metric, linked)
-
-
-def _names_stock_dimensions(linked: LinkedSchema) -> bool:
-    return len(linked.columns["stock_basic"]) > 2 or bool(linked.values)
 
 
 def _conventions(text: str, linked: LinkedSchema) -> list[str]:

@@ -136,10 +136,6 @@ class _Role:
             self.name, model, method=method, max_retries=max_retries, prompt_token_budget=prompt_token_budget
         )
 
-    @property
-    def prompt_token_budget(self) -> int:
-        return self._caller.prompt_token_budget
-
     @classmethod
     def from_settings(cls, settings: RoleSettings) -> Self:
         return cls(
