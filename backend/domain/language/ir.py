@@ -57,6 +57,7 @@ class Technical:
     kind: str
     n: int
     factor: float | None = None  # volume_surge multiple; the long window of ma_golden/death_cross
+    time: TimeSpec | None = None  # a day of its own (昨天涨停、今天跌停); else the question's day
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from sqlglot import exp
 
 from backend.domain.language.compiler.errors import CompileError
@@ -20,6 +22,7 @@ from backend.domain.language.compiler.state import QueryBuild
 from backend.domain.language.compiler.streaks import growth_stocks, sustained_stocks
 from backend.domain.language.compiler.subsets import frequent_stocks, top_stocks, versus_group
 from backend.domain.language.compiler.technical import technical_stocks
+from backend.domain.language.compiler.time_resolution import resolve_day
 from backend.domain.language.compiler.values import reading_time, value
 from backend.domain.language.ir import (
     BoolOp,
@@ -55,14 +58,16 @@ def condition_expr(build: QueryBuild, condition: Condition, time: TimeSpec) -> e
     if isinstance(condition, Frequency):
         return in_query(col("ts_code", "b"), frequent_stocks(build, condition, time, condition_expr))
     if isinstance(condition, Technical) and condition.kind in {"limit_up", "limit_down"}:
-        return _price_limit(build, condition.kind == "limit_up")
+        return _price_limit(build, condition.kind == "limit_up", condition.time)
     if build.per_day:
         # a test over each stock's last bars is decided on the question's day, not on each day
         raise CompileError(f"cannot evaluate {type(condition).__name__.lower()} on each day of a window")
     if isinstance(condition, Technical):
-        close, name = value(build, "close", None)
+        close, name = value(build, "close", condition.time)
         build.add_column(name, close)
-        return in_query(col("ts_code", "b"), technical_stocks(build, condition))
+        # a test on a day of its own (昨天站上20日均线) reads the bars ending that day
+        own_day = replace(build, day=resolve_day(build.context, condition.time)) if condition.time else build
+        return in_query(col("ts_code", "b"), technical_stocks(own_day, condition))
     if isinstance(condition, GrowthStreak):
         return in_query(col("ts_code", "b"), growth_stocks(build, condition, time))
     if isinstance(condition, Sustained):
@@ -86,13 +91,13 @@ def _compare(build: QueryBuild, condition: Compare, time: TimeSpec) -> exp.Expr:
     return comparison(expression, condition)
 
 
-def _price_limit(build: QueryBuild, up: bool) -> exp.Expr:
+def _price_limit(build: QueryBuild, up: bool, time: TimeSpec | None) -> exp.Expr:
     """Closed at the daily limit price of the stock's board: round(pre_close × (1 ± limit%), 2)."""
-    close, name = value(build, "close", None)
+    close, name = value(build, "close", time)
     build.add_column(name, close)
-    pre_close, _name = value(build, "pre_close", None)
-    pct, _pct_name = value(build, "pct_chg", None)
-    build.add_column("pct_chg", pct)
+    pre_close, _name = value(build, "pre_close", time)
+    pct, pct_name = value(build, "pct_chg", time)
+    build.add_column(pct_name, pct)
     branches: list[exp.Expr] = []
     for board, limit in DAILY_LIMIT_PCT.items():
         branches += [exp.EQ(this=col("market", "b"), expression=string(board)), number(limit)]
