@@ -153,7 +153,9 @@ def test_server_errors_are_retried_by_the_client_then_reported_unavailable(opena
 def test_a_server_that_hangs_times_out_as_unavailable(openai_stub: OpenAiStub) -> None:
     openai_stub.replies = [Reply(tool_args={"sql": SQL}, hang_s=30)]
     settings = role_settings(openai_stub, LLM_TIMEOUT="0.3", LLM_MAX_RETRIES="0")
-    with pytest.raises(LlmUnavailable, match=r"model server of the sql_generator role .* did not answer within 0.3 s"):
+    with pytest.raises(
+        LlmUnavailable, match=r"model server of the sql_generator role .* did not answer within 0.3 s"
+    ):
         SqlGeneratorRole.from_settings(settings).generate(QUESTION, SCHEMA)
     assert len(openai_stub.requests) == 1
 
@@ -179,7 +181,9 @@ def test_a_rejected_json_schema_request_suggests_function_calling(openai_stub: O
 
 def test_a_refused_key_says_so(openai_stub: OpenAiStub) -> None:
     openai_stub.replies = [Reply(status=401)]
-    with pytest.raises(LlmUnavailable, match=r"refused the API key \(HTTP 401: stub status 401\) — check the API key") as raised:
+    with pytest.raises(
+        LlmUnavailable, match=r"refused the API key \(HTTP 401: stub status 401\) — check the API key"
+    ) as raised:
         SqlGeneratorRole.from_settings(role_settings(openai_stub)).generate(QUESTION, SCHEMA)
     assert "retries" not in str(raised.value)
     assert len(openai_stub.requests) == 1  # authentication failures are not retried
