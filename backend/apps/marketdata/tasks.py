@@ -6,6 +6,7 @@ from typing import Any
 
 from celery import shared_task
 
+from backend.apps.marketdata import services
 from backend.apps.marketdata.selectors import run_console_query
 
 
@@ -18,3 +19,10 @@ def run_guarded_query(sql: str) -> dict[str, Any]:
     """
     result = run_console_query(sql)
     return {"columns": result.columns, "rows": result.rows, "elapsed_ms": result.elapsed_ms}
+
+
+@shared_task(name="marketdata.sync_market")
+def sync_market() -> dict[str, Any]:
+    """The scheduled daily sync (settings.CELERY_BEAT_SCHEDULE): rows written per table."""
+    report = services.sync_market(source="tushare")
+    return {"source": report.source, "rows": {table: synced.rows for table, synced in report.tables.items()}}

@@ -1,4 +1,4 @@
-"""`manage.py market init|generate|import|stats|bench`: thin wrapper over services and the domain.
+"""`manage.py market init|generate|import|sync|stats|bench`: thin wrapper over services and the domain.
 
 `stats` reads, so it works beside a running server (forwarded to it); the other actions write and
 refuse to run while a server owns the data. The domain and services are imported inside each action:
@@ -18,6 +18,7 @@ from backend.apps.marketdata.forwarding import TerminalCommand
 from backend.domain.market.errors import MarketError, StoreUnavailable
 from backend.domain.market.ownership import DirectoryInUse
 from backend.domain.market.schema import TABLES_BY_NAME
+from backend.domain.market.sync.plan import SYNC_TABLES
 
 if TYPE_CHECKING:
     from backend.domain.market.bench import BenchReport
@@ -41,7 +42,7 @@ class Command(TerminalCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         actions = parser.add_subparsers(
-            dest="action", required=True, metavar="init|generate|import|stats|bench"
+            dest="action", required=True, metavar="init|generate|import|sync|stats|bench"
         )
         actions.add_parser("init", help="create the database and tables (idempotent)")
         generate = actions.add_parser("generate", help="load the SYNTHETIC A-share demo market")
@@ -74,6 +75,12 @@ class Command(TerminalCommand):
             help="your daily price file (Date,Open,High,Low,Close,Volume,Name); "
             "refused when tickers share one series",
         )
+        sync = actions.add_parser("sync", help="fetch the REAL A-share data the store lacks (Tushare Pro)")
+        sync.add_argument("--source", choices=["tushare"], default="tushare")
+        sync.add_argument(
+            "--since", type=date.fromisoformat, default=None, help="re-fetch from this day (YYYY-MM-DD)"
+        )
+        sync.add_argument("--tables", nargs="+", choices=SYNC_TABLES, default=list(SYNC_TABLES))
         stats = actions.add_parser("stats", help="rows and date ranges per table")
         stats.add_argument("--json", action="store_true")
         bench = actions.add_parser("bench", help="time demo generation and typical screens (scratch store)")
@@ -81,7 +88,7 @@ class Command(TerminalCommand):
         bench.add_argument("--runs", type=int, default=7)
 
     def handle(self, *args: Any, **options: Any) -> None:
-        if options["action"] in {"init", "generate", "import"}:
+        if options["action"] in {"init", "generate", "import", "sync"}:
             self.claim_store()
         try:
             getattr(self, f"_{options['action']}")(options)
@@ -139,6 +146,27 @@ class Command(TerminalCommand):
             self.stdout.write(f"  {table:<15} {rows:>10,}")
         for note in result.notes:
             self.stdout.write(f"  note: {note}")
+
+    def _sync(self, options: dict[str, Any]) -> None:
+        from backend.apps.marketdata import services
+        from backend.domain.market.sync.progress import TextProgress
+
+        report = services.sync_market(
+            source=options["source"],
+            since=options["since"],
+            tables=options["tables"],
+            # The raw stream: Django's wrapper would end every redraw of the bar with a newline.
+            progress=TextProgress(getattr(self.stdout, "_out", self.stdout)),
+        )
+        self.stdout.write(f"REAL data from {report.source}: rows written per table (slices fetched)")
+        for table, synced in report.tables.items():
+            notes = f", {synced.dropped} rows without a required value dropped" if synced.dropped else ""
+            if synced.empty:
+                notes += f", nothing published yet for {', '.join(synced.empty)}"
+            self.stdout.write(f"  {table:<15} {synced.rows:>10,} ({synced.slices} slices{notes})")
+        self.stdout.write("rows in the store:")
+        for table, rows in report.row_counts.items():
+            self.stdout.write(f"  {table:<15} {rows:>10,}")
 
     def _stats(self, options: dict[str, Any]) -> None:
         tables = self._table_stats()
