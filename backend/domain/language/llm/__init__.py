@@ -15,6 +15,7 @@ _EXPORTS = {
     "LlmConfigurationError": "errors",
     "LlmError": "errors",
     "LlmOutputError": "errors",
+    "LlmPromptTooLarge": "errors",
     "LlmUnavailable": "errors",
     "GeneratedSql": "roles",
     "JudgeRole": "roles",
@@ -41,6 +42,7 @@ __all__ = [
     "LlmConfigurationError",
     "LlmError",
     "LlmOutputError",
+    "LlmPromptTooLarge",
     "LlmRoles",
     "LlmSettings",
     "LlmTranslator",
@@ -72,6 +74,7 @@ if TYPE_CHECKING:
         LlmConfigurationError,
         LlmError,
         LlmOutputError,
+        LlmPromptTooLarge,
         LlmUnavailable,
     )
     from backend.domain.language.llm.roles import (

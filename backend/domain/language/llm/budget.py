@@ -45,8 +45,8 @@ def estimate_request_tokens(messages: Sequence[str], schema: type[BaseModel]) ->
     )
 
 
-def check_budget(role: str, messages: Sequence[str], schema: type[BaseModel], budget: int) -> int:
-    """The estimated size; LlmPromptTooLarge (nothing sent) when it exceeds the budget."""
+def check_budget(role: str, messages: Sequence[str], schema: type[BaseModel], budget: int) -> None:
+    """LlmPromptTooLarge, naming the size and the budget, when the request would exceed the budget."""
     size = estimate_request_tokens(messages, schema)
     if size > budget:
         characters = sum(len(text) for text in messages)
@@ -56,4 +56,3 @@ def check_budget(role: str, messages: Sequence[str], schema: type[BaseModel], bu
             f"(LLM_PROMPT_TOKEN_BUDGET or LLM_{role.upper()}_PROMPT_TOKEN_BUDGET); it was not sent. "
             "Ask a shorter question, or raise the budget if the model server's context allows it."
         )
-    return size
