@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import threading
 import uuid
-from datetime import date
+from datetime import date, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Q, Sum
+from django.db.models import Max, Q, QuerySet, Sum
 from django.db.models.functions import Coalesce
 
 from backend.domain.language.qst import Node
+from backend.domain.paradigms.adaptation import source_sql
 from backend.domain.paradigms.eviction import WINDOW_DAYS, EvictionCandidate, window_start
+from backend.domain.paradigms.exchange import ExchangedParadigm
 from backend.domain.paradigms.matching import Match, ParadigmIndex
 from backend.domain.paradigms.templates import Slot, SqlTemplate
 from backend.domain.paradigms.trees import canonical_qst
@@ -124,3 +126,74 @@ def nearest_paradigms(qst: Node, *, tau: float | None = None, top_k: int | None 
 def paradigms_by_id(ids: list[int]) -> dict[int, Paradigm]:
     """The stored paradigms among `ids` (one query; an id evicted meanwhile is simply absent)."""
     return Paradigm.objects.in_bulk(ids)
+
+
+def with_use_figures(queryset: QuerySet[Paradigm], today: date) -> QuerySet[Paradigm]:
+    """Each paradigm with `hits` (all uses), `uses_30d` (the eviction window) and `last_used` (a day),
+    aggregated in the same query."""
+    in_window = Q(daily_uses__day__gte=window_start(today), daily_uses__day__lte=today)
+    return queryset.annotate(
+        hits=Coalesce(Sum("daily_uses__uses"), 0),
+        uses_30d=Coalesce(Sum("daily_uses__uses", filter=in_window), 0),
+        last_used=Max("daily_uses__day"),
+    )
+
+
+def paradigm_list(
+    *, today: date, search: str = "", pinned: bool | None = None, origin: str | None = None
+) -> QuerySet[Paradigm]:
+    """Paradigms for curation, newest first: `search` in the question, optional pinned/origin filters."""
+    queryset = Paradigm.objects.all()
+    if search:
+        queryset = queryset.filter(question__icontains=search)
+    if pinned is not None:
+        queryset = queryset.filter(pinned=pinned)
+    if origin:
+        queryset = queryset.filter(origin=origin)
+    return with_use_figures(queryset, today).order_by("-created_at", "-pk")
+
+
+def paradigm_detail(paradigm_id: int, today: date) -> Paradigm:
+    """One paradigm with its use figures (Paradigm.DoesNotExist when absent)."""
+    return with_use_figures(Paradigm.objects.filter(pk=paradigm_id), today).get()
+
+
+def library_history(today: date, days: int = WINDOW_DAYS) -> list[dict[str, Any]]:
+    """Hits, misses, hit rate, insertions and evictions per day for the `days` days ending today
+    (days without a lookup included, hit rate None)."""
+    first = today - timedelta(days=days - 1)
+    stored = {row.day: row for row in LibraryDay.objects.filter(day__gte=first, day__lte=today)}
+    history = []
+    for offset in range(days):
+        day = first + timedelta(days=offset)
+        row = stored.get(day)
+        hits, misses = (row.hits, row.misses) if row else (0, 0)
+        history.append(
+            {
+                "day": day,
+                "hits": hits,
+                "misses": misses,
+                "hit_rate": round(hits / (hits + misses), 4) if hits + misses else None,
+                "insertions": row.insertions if row else 0,
+                "evictions": row.evictions if row else 0,
+            }
+        )
+    return history
+
+
+def exported_paradigms(ids: list[int] | None = None) -> list[ExchangedParadigm]:
+    """Paradigms as export entries (the SQL as written for their own question), oldest first."""
+    queryset = Paradigm.objects.order_by("pk")
+    if ids is not None:
+        queryset = queryset.filter(pk__in=ids)
+    return [
+        ExchangedParadigm(
+            question=paradigm.question,
+            qst=paradigm.qst,
+            sql=source_sql(paradigm_template(paradigm)),
+            validation_status=paradigm.validation_status,
+            pinned=paradigm.pinned,
+            resolved_on=paradigm.resolved_on,
+        )
+        for paradigm in queryset
+    ]

@@ -21,11 +21,13 @@ from django.utils import timezone
 
 from backend.domain.language.context import LanguageContext
 from backend.domain.language.engine import BuiltinTranslator
-from backend.domain.language.qst import Node, validate_qst
+from backend.domain.language.qst import Node, QstError, validate_qst
+from backend.domain.market.errors import QueryRejected
 from backend.domain.market.guard import check_read_only
 from backend.domain.paradigms.eviction import NothingToEvict, choose_victims
+from backend.domain.paradigms.exchange import ExchangedParadigm
 from backend.domain.paradigms.seeds import SeedEntry
-from backend.domain.paradigms.templates import SqlTemplate, extract_template
+from backend.domain.paradigms.templates import SqlTemplate, TemplateError, extract_template
 from backend.domain.paradigms.trees import qst_signature, shape_signature, to_tree
 from paradigms import selectors
 from paradigms.models import LibraryDay, LibraryState, Origin, Paradigm, ParadigmUse, ValidationStatus
@@ -139,6 +141,37 @@ def set_pinned(paradigm_id: int, pinned: bool) -> Paradigm:
     return paradigm
 
 
+def _touch_revision() -> None:
+    state = _lock_library()
+    state.revision = uuid.uuid4()
+    state.save(update_fields=["revision"])
+
+
+def delete_paradigm(paradigm_id: int) -> bool:
+    """Remove a paradigm (curation); False when it was already gone. Its uses go with it; the
+    library's daily counters stay."""
+    with transaction.atomic():
+        _touch_revision()
+        deleted, _by_model = Paradigm.objects.filter(pk=paradigm_id).delete()
+    return deleted > 0
+
+
+def replace_sql(paradigm_id: int, sql: str, *, resolved_on: date | None) -> Paradigm:
+    """Store new SQL for a paradigm's unchanged QST (an administrator's edit, checked by the caller
+    on the source question): guard, template, origin `admin`, status `verified`.
+    Raises QueryRejected, TemplateError, Paradigm.DoesNotExist."""
+    check_read_only(sql)
+    with transaction.atomic():
+        paradigm = Paradigm.objects.select_for_update().get(pk=paradigm_id)
+        template = extract_template(paradigm.qst, sql, resolved_on=resolved_on)
+        for name, value in _template_fields(template).items():
+            setattr(paradigm, name, value)
+        paradigm.origin = Origin.ADMIN
+        paradigm.validation_status = ValidationStatus.VERIFIED
+        paradigm.save()
+    return paradigm
+
+
 @dataclass
 class SeedLoadReport:
     created: int = 0
@@ -195,4 +228,46 @@ def load_seed_paradigms(entries: list[SeedEntry], context: LanguageContext) -> S
             continue
         Paradigm.objects.filter(pk=existing.pk).update(**fresh)
         report.refreshed += 1
+    return report
+
+
+@dataclass
+class ImportReport:
+    created: int = 0
+    existing: int = 0  # the same QST was already stored: left as it is
+    evicted: int = 0
+    failed: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "created": self.created,
+            "existing": self.existing,
+            "evicted": self.evicted,
+            "failed": self.failed,
+        }
+
+
+def import_paradigms(entries: list[ExchangedParadigm]) -> ImportReport:
+    """Store exported paradigms (origin `admin`), each through insert_paradigm's checks: QST format,
+    the guard, a template of the SQL; LFU eviction at capacity. A failing entry is reported, the
+    others are stored."""
+    report = ImportReport()
+    statuses = {status.value: status for status in ValidationStatus}
+    for number, entry in enumerate(entries, start=1):
+        try:
+            outcome = insert_paradigm(
+                question=entry.question,
+                qst=entry.qst,
+                sql=entry.sql,
+                origin=Origin.ADMIN,
+                validation_status=statuses.get(entry.validation_status, ValidationStatus.UNVALIDATED),
+                resolved_on=entry.resolved_on,
+                pinned=entry.pinned,
+            )
+        except (QstError, QueryRejected, TemplateError, NothingToEvict) as error:
+            report.failed.append(f"entry {number} ({entry.question[:40]}): {error}")
+            continue
+        report.created += outcome.created
+        report.existing += not outcome.created
+        report.evicted += len(outcome.evicted_ids)
     return report

@@ -17,6 +17,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("api/", include("backend.apps.screens.urls")),
     path("api/", include("backend.apps.semantic.urls")),
     path("api/", include("backend.apps.web.urls")),
+    path("api/", include("paradigms.urls")),
     path("", include("backend.apps.screening.urls")),
 ]
 

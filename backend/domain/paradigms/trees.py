@@ -144,3 +144,17 @@ def node_at(canonical: Node, path: Path) -> Node:
     for index in path:
         node = _children(node)[index]
     return node
+
+
+def outline(qst: Node) -> list[str]:
+    """The QST as an indented tree, one node a line (label, then its literal): what curators read."""
+    lines: list[str] = []
+
+    def walk(node: Node, depth: int) -> None:
+        literal = f"  = {literal_key(node['value'])}" if "value" in node else ""
+        lines.append(f"{'  ' * depth}{_label(node)}{literal}")
+        for child in _children(node):
+            walk(child, depth + 1)
+
+    walk(canonical_qst(qst), 0)
+    return lines
