@@ -3,7 +3,7 @@ import reactHooks from "eslint-plugin-react-hooks";
 import globals from "globals";
 import tseslint from "typescript-eslint";
 
-const FEATURES = ["market", "ask", "sql-console"];
+const FEATURES = ["market", "ask", "auth", "screens", "history", "paradigms", "sql-console"];
 
 // bulletproof-react boundaries: app -> features -> shared (components, lib). A feature never
 // imports another feature or the app shell, and reaches its own files through the "@/" alias

@@ -32,9 +32,13 @@ const SYNTHETIC_STATS = {
   ],
 };
 
-function renderAt(path: string, stats: unknown) {
+const ANALYST = { id: 1, username: "ana", email: "", role: "analyst", is_staff: false };
+
+function renderAt(path: string, stats: unknown, me: unknown = ANALYST) {
   const queryClient = createQueryClient();
   queryClient.setQueryData(["market", "stats"], stats);
+  queryClient.setQueryData(["auth", "me"], me);
+  queryClient.setQueryData(["semantic"], { metrics: [], dimensions: [], industries: {}, indexes: {}, exchanges: {}, boards: {}, industry_groups: [] });
   const router = createMemoryRouter(routes, { initialEntries: [path] });
   return renderWithProviders(<RouterProvider router={router} />, { queryClient });
 }
@@ -55,6 +59,20 @@ describe("app layout", () => {
     renderAt("/", { ...SYNTHETIC_STATS, synthetic: false, datasets: [] });
     expect(screen.queryByTestId("synthetic-banner")).toBeNull();
     expect(screen.getByRole("heading", { name: "Ask a question" })).toBeVisible();
+  });
+
+  it("asks who is there: the sign-in form stands in for every page, with the synthetic banner", () => {
+    renderAt("/screens", SYNTHETIC_STATS, null);
+    expect(screen.getByRole("heading", { name: "Sign in" })).toBeVisible();
+    expect(screen.getByLabelText("Password")).toHaveAttribute("type", "password");
+    expect(screen.queryByRole("link", { name: "Screens" })).toBeNull();
+    expect(screen.getByTestId("synthetic-banner")).toBeVisible();
+  });
+
+  it("names the signed-in user and role", () => {
+    renderAt("/", SYNTHETIC_STATS);
+    expect(screen.getByTestId("user-menu")).toHaveTextContent("ana analyst");
+    expect(screen.getByRole("link", { name: "History" })).toBeVisible();
   });
 
   it("switches the whole UI between English and Chinese and remembers the choice", async () => {

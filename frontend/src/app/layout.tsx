@@ -2,6 +2,8 @@ import { useEffect } from "react";
 import { useTranslation } from "react-i18next";
 import { NavLink, Outlet } from "react-router";
 
+import { ErrorNotice } from "@/components/error-notice";
+import { LoginPage, UserMenu, useMe } from "@/features/auth";
 import { SyntheticBanner } from "@/features/market";
 import { type Language, rememberLanguage } from "@/lib/i18n";
 
@@ -24,8 +26,18 @@ function LanguageToggle() {
   );
 }
 
+/** Every page needs a signed-in user: without one the login form stands in for the page. */
+function Signed() {
+  const { t } = useTranslation();
+  const me = useMe();
+  if (me.isPending) return <p className="muted">{t("common.loading")}</p>;
+  if (me.error) return <ErrorNotice error={me.error} />;
+  return me.data ? <Outlet /> : <LoginPage />;
+}
+
 export function Layout() {
   const { t, i18n } = useTranslation();
+  const me = useMe();
   useEffect(() => {
     document.documentElement.lang = i18n.language === "zh" ? "zh-CN" : "en";
   }, [i18n.language]);
@@ -37,27 +49,36 @@ export function Layout() {
           <span className="logo">VeriScreen</span>
           <span className="tagline">{t("app.tagline")}</span>
         </div>
-        <nav className="tabs">
-          <NavLink to="/" end className={tabClass}>
-            {t("nav.ask")}
-          </NavLink>
-          <NavLink to="/console" className={tabClass}>
-            {t("nav.console")}
-          </NavLink>
-          <NavLink to="/market" className={tabClass}>
-            {t("nav.market")}
-          </NavLink>
-        </nav>
+        {me.data && (
+          <nav className="tabs">
+            <NavLink to="/" end className={tabClass}>
+              {t("nav.ask")}
+            </NavLink>
+            <NavLink to="/screens" className={tabClass}>
+              {t("nav.screens")}
+            </NavLink>
+            <NavLink to="/history" className={tabClass}>
+              {t("nav.history")}
+            </NavLink>
+            <NavLink to="/console" className={tabClass}>
+              {t("nav.console")}
+            </NavLink>
+            <NavLink to="/market" className={tabClass}>
+              {t("nav.market")}
+            </NavLink>
+          </nav>
+        )}
         <div className="tools">
           <a href="/api/docs/" className="small">
             {t("app.apiDocs")}
           </a>
+          {me.data && <UserMenu me={me.data} />}
           <LanguageToggle />
         </div>
       </header>
       <SyntheticBanner />
       <main className="content">
-        <Outlet />
+        <Signed />
       </main>
     </div>
   );

@@ -2,8 +2,10 @@ import { useState } from "react";
 import { createBrowserRouter, RouterProvider } from "react-router";
 
 import { Layout } from "@/app/layout";
-import { AskPanel } from "@/features/ask";
+import { AskPage } from "@/features/ask";
+import { HistoryPage } from "@/features/history";
 import { MarketStatus } from "@/features/market";
+import { ScreensPage } from "@/features/screens";
 import { SqlConsole } from "@/features/sql-console";
 
 export const routes = [
@@ -11,7 +13,9 @@ export const routes = [
     path: "/",
     element: <Layout />,
     children: [
-      { index: true, element: <AskPanel /> },
+      { index: true, element: <AskPage /> },
+      { path: "screens", element: <ScreensPage /> },
+      { path: "history", element: <HistoryPage /> },
       { path: "console", element: <SqlConsole /> },
       { path: "market", element: <MarketStatus /> },
     ],

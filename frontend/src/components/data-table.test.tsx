@@ -2,7 +2,7 @@ import { screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { describe, expect, it } from "vitest";
 
-import { DataTable, formatCell, MAX_RENDERED_ROWS } from "@/components/data-table";
+import { DataTable, formatCell, PAGE_SIZE } from "@/components/data-table";
 import { renderWithProviders } from "@/test/render";
 
 function bodyColumn(table: HTMLElement, index: number): string[] {
@@ -49,13 +49,36 @@ describe("DataTable", () => {
     expect(bodyColumn(table, 0)).toEqual(["C", "A", "D", "B"]);
   });
 
-  it("caps the rendered rows and says so", () => {
-    const rows = Array.from({ length: MAX_RENDERED_ROWS + 20 }, (_, index) => [index]);
+  it("pages through long results", async () => {
+    const rows = Array.from({ length: PAGE_SIZE + 5 }, (_, index) => [index]);
     renderWithProviders(<DataTable label="big" columns={["n"]} rows={rows} />);
-    expect(within(screen.getByRole("table", { name: "big" })).getAllByRole("row")).toHaveLength(
-      MAX_RENDERED_ROWS + 1,
+    const table = screen.getByRole("table", { name: "big" });
+    expect(within(table).getAllByRole("row")).toHaveLength(PAGE_SIZE + 1);
+    expect(screen.getByTestId("table-page")).toHaveTextContent("Page 1 of 2");
+    await userEvent.click(screen.getByRole("button", { name: "Next" }));
+    expect(bodyColumn(table, 0)).toEqual(["20", "21", "22", "23", "24"]);
+    expect(screen.getByText("25 rows")).toBeVisible();
+  });
+
+  it("shows numbers in the units of their metric", () => {
+    renderWithProviders(
+      <DataTable
+        label="units"
+        columns={["name", "total_mv", "pe"]}
+        rows={[["贵州茅台", 21_000_000, 25.5]]}
+        unitOf={(column) =>
+          column === "total_mv" ? "万元" : column === "pe" ? "倍" : undefined
+        }
+      />,
+      { language: "zh" },
     );
-    expect(screen.getByText(`Showing the first ${MAX_RENDERED_ROWS} of ${MAX_RENDERED_ROWS + 20} rows.`)).toBeVisible();
+    const cells = within(screen.getByRole("table", { name: "units" })).getAllByRole("cell");
+    expect(cells.map((cell) => cell.textContent)).toEqual(["贵州茅台", "2,100.00亿元", "25.50倍"]);
+  });
+
+  it("links the server's CSV of all the rows", () => {
+    renderWithProviders(<DataTable label="csv" columns={["n"]} rows={[[1]]} csvHref="/api/jobs/7/result/csv/" />);
+    expect(screen.getByRole("link", { name: "Download CSV" })).toHaveAttribute("href", "/api/jobs/7/result/csv/");
   });
 
   it("says when there are no rows", () => {

@@ -1,4 +1,8 @@
 // The one API client: JSON in, JSON out, every failure turned into an ApiError with a code.
+import type { components } from "@/lib/api-types";
+
+/** The API's types, generated from its OpenAPI schema (`npm run gen:schema && npm run gen:api`). */
+export type Schemas = components["schemas"];
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
 
@@ -48,14 +52,14 @@ export interface RequestOptions {
 
 async function request<T>(
   baseUrl: string,
-  method: "GET" | "POST",
+  method: "GET" | "POST" | "PATCH" | "DELETE",
   path: string,
   body?: unknown,
   { timeoutMs = DEFAULT_TIMEOUT_MS, signal }: RequestOptions = {},
 ): Promise<T> {
   const headers: Record<string, string> = { Accept: "application/json" };
   if (body !== undefined) headers["Content-Type"] = "application/json";
-  const token = method === "POST" ? csrfToken() : undefined;
+  const token = method === "GET" ? undefined : csrfToken();
   if (token) headers["X-CSRFToken"] = token;
 
   const timeout = AbortSignal.timeout(timeoutMs);
@@ -81,6 +85,7 @@ async function request<T>(
   if (!response.ok) {
     throw errorFromBody(response.status, payload, `${response.status} ${response.statusText}`.trim());
   }
+  if (response.status === 204) return undefined as T;
   if (payload === null) {
     throw new ApiError(response.status, "invalid_response", "the server did not answer with JSON");
   }
@@ -93,7 +98,15 @@ export function createApiClient(baseUrl = "") {
     get: <T>(path: string, options?: RequestOptions) => request<T>(baseUrl, "GET", path, undefined, options),
     post: <T>(path: string, body: unknown, options?: RequestOptions) =>
       request<T>(baseUrl, "POST", path, body, options),
+    patch: <T>(path: string, body: unknown, options?: RequestOptions) =>
+      request<T>(baseUrl, "PATCH", path, body, options),
+    delete: (path: string, options?: RequestOptions) => request<undefined>(baseUrl, "DELETE", path, undefined, options),
   };
 }
 
 export const apiClient = createApiClient();
+
+/** A WebSocket address on the page's own host (ws: or wss: like the page). */
+export function websocketUrl(path: string, location: Pick<Location, "protocol" | "host"> = window.location): string {
+  return `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}${path}`;
+}

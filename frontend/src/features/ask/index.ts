@@ -1,1 +1,1 @@
-export { AskPanel } from "@/features/ask/components/ask-panel";
+export { AskPage } from "@/features/ask/components/ask-page";

@@ -1,0 +1,1 @@
+export { HistoryPage } from "@/features/history/components/history-page";

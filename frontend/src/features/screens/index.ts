@@ -1,0 +1,1 @@
+export { ScreensPage } from "@/features/screens/components/screens-page";
