@@ -186,6 +186,23 @@ def test_examples_are_left_out_before_the_prompt_is_refused(
     assert "换手率超过某值的股票" not in request.text and request_size(request).tokens <= 3000
 
 
+def test_then_concept_hints_and_triggered_conventions_are_left_out(
+    openai_stub: OpenAiStub, context: LanguageContext
+) -> None:
+    question = "今日5日均线上穿20日均线的股票"
+    openai_stub.replies = [Reply(tool_args={"sql": SQL}), Reply(tool_args={"sql": SQL})]
+    translate(openai_stub, context, question, LLM_PROMPT_TOKEN_BUDGET="100000")
+    full = openai_stub.requests[0]
+    assert "moving_average:" in full.text and "Concepts named in the question:" in full.text
+    budget = request_size(full).tokens - 1
+    translation = translate(openai_stub, context, question, LLM_PROMPT_TOKEN_BUDGET=str(budget))
+    assert translation.status == "ok" and len(openai_stub.requests) == 2
+    terse = openai_stub.requests[1]
+    assert request_size(terse).tokens <= budget
+    assert "moving_average:" not in terse.text and "Concepts named in the question:" not in terse.text
+    assert "latest_trading_day:" in terse.text and "close Float64" in terse.text
+
+
 def test_a_retry_quotes_no_more_of_the_bad_answer_than_the_budget_leaves(openai_stub: OpenAiStub) -> None:
     openai_stub.replies = [Reply(content="这不是JSON。" * 800), Reply(tool_args={"sql": SQL})]
     settings = settings_for(openai_stub, LLM_MAX_RETRIES="1", LLM_PROMPT_TOKEN_BUDGET="1500")

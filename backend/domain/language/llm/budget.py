@@ -13,6 +13,7 @@ import json
 import math
 from collections.abc import Sequence
 
+from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import BaseModel
 
 from backend.domain.language.llm.errors import LlmPromptTooLarge
@@ -36,8 +37,9 @@ def estimate_tokens(text: str) -> int:
 
 
 def estimate_request_tokens(messages: Sequence[str], schema: type[BaseModel]) -> int:
-    """Messages, the output schema sent beside them (as a tool or response format) and the template."""
-    schema_text = json.dumps(schema.model_json_schema(), ensure_ascii=False)
+    """Messages, the output schema sent beside them and the template. The schema is counted as the
+    tool definition the client sends (a response format carries about the same)."""
+    schema_text = json.dumps(convert_to_openai_tool(schema), ensure_ascii=False)
     return (
         sum(estimate_tokens(text) for text in messages)
         + estimate_tokens(schema_text)
