@@ -49,6 +49,7 @@ class Group:
     each: Words  # 各行业 / by industry
     plural: Words  # 行业 / industries
     own: Words  # 所在行业 / their industry
+    one: Words  # 行业 / industry
 
 
 @dataclass(frozen=True)
@@ -164,20 +165,35 @@ GROUPS = (
         Words("各交易所", "by exchange"),
         Words("交易所", "exchanges"),
         Words("所在交易所", "their exchange"),
+        Words("交易所", "exchange"),
     ),
-    Group("market", Words("各板块", "by board"), Words("板块", "boards"), Words("所在板块", "their board")),
+    Group(
+        "market",
+        Words("各板块", "by board"),
+        Words("板块", "boards"),
+        Words("所在板块", "their board"),
+        Words("板块", "board"),
+    ),
     Group(
         "industry",
         Words("各行业", "by industry"),
         Words("行业", "industries"),
         Words("所在行业", "their industry"),
+        Words("行业", "industry"),
     ),
-    Group("area", Words("各地区", "by region"), Words("地区", "regions"), Words("所在地区", "their region")),
+    Group(
+        "area",
+        Words("各地区", "by region"),
+        Words("地区", "regions"),
+        Words("所在地区", "their region"),
+        Words("地区", "region"),
+    ),
     Group(
         "list_year",
         Words("各上市年份", "by listing year"),
         Words("上市年份", "listing years"),
         Words("同一上市年份", "their listing year"),
+        Words("上市年份", "listing year"),
     ),
 )
 SCOPES = (
@@ -196,6 +212,23 @@ UP = "d.pct_chg > 0"
 LIMIT = "round(d.pre_close * (1 {sign} multiIf(s.market = '主板', 10, s.market = '北交所', 30, 20) / 100), 2)"
 LIMIT_UP = f"d.close >= {LIMIT.format(sign='+')} - 0.005"
 LIMIT_DOWN = f"d.close <= {LIMIT.format(sign='-')} + 0.005"
+ANNUAL_2024 = Time(
+    "annual2024", Words("2024年年报", "in the 2024 annual report"), ref.report_period("2024-12-31"), False
+)
+REPORT_QUANTITIES = (
+    Quantity(
+        "roe", Measure("fina_indicator", "roe"), Words("ROE", "ROE"), ">", 10, Words("超过10%", "above 10%")
+    ),
+    Quantity(
+        "revenue",
+        Measure("income", "revenue"),
+        Words("营业收入", "revenue"),
+        ">",
+        2e9,
+        Words("超过20亿", "above 2 billion yuan"),
+    ),
+)
+CSI_300 = "000300.SH"
 DAY_CONDITIONS = (
     (Words("上涨", "closed up"), UP),
     (Words("涨停", "hit limit up"), LIMIT_UP),
@@ -383,6 +416,84 @@ def shares() -> Iterator[Case]:
         yield from _both("share", words, ref.share_of_stocks(time.span, UP, group.key if group else None))
 
 
+def report_figures() -> Iterator[Case]:
+    """A report figure of the 2024 annual report: filtered within a scope, or averaged per group."""
+    for quantity, scope in itertools.product(REPORT_QUANTITIES, SCOPES[:3]):
+        words = Words(
+            f"{ANNUAL_2024.words.zh}{quantity.words.zh}{quantity.limit_words.zh}的{scope.stocks.zh}",
+            f"Which {scope.stocks.en} had a {quantity.words.en} {quantity.limit_words.en} "
+            f"{ANNUAL_2024.words.en}?",
+        )
+        sql = ref.filtered(quantity.measure, ANNUAL_2024.span, quantity.op, quantity.threshold, scope.sql)
+        yield from _both("report", words, sql)
+    for quantity, group in itertools.product(REPORT_QUANTITIES, (None, *GROUPS)):
+        each = group.each if group else Words("", "")
+        words = Words(
+            f"{ANNUAL_2024.words.zh}{each.zh}股票的平均{quantity.words.zh}",
+            f"Average {quantity.words.en} {ANNUAL_2024.words.en} {each.en}".strip(),
+        )
+        sql = ref.aggregated(quantity.measure, ANNUAL_2024.span, "avg", group.key if group else None)
+        yield from _both("report", words, sql)
+
+
+def rankings_per_group() -> Iterator[Case]:
+    """The top 3 of each group; then, of those, how many closed up."""
+    latest = TIMES_DAY[0]
+    for quantity, group in itertools.product((DAY_QUANTITIES[4], DAY_QUANTITIES[2]), GROUPS[:3]):
+        words = Words(
+            f"{latest.words.zh}{group.each.zh}{quantity.words.zh}前3的股票",
+            f"Top 3 stocks by {quantity.words.en} {latest.words.en} in each {group.one.en}",
+        )
+        yield from _both(
+            "top_per_group", words, ref.top_per_group(quantity.measure, latest.span, 3, group.key)
+        )
+        words = Words(
+            f"{group.each.zh}{quantity.words.zh}前3的股票中{latest.words.zh}上涨的有多少只",
+            f"Of the top 3 stocks by {quantity.words.en} in each {group.one.en}, how many closed up "
+            f"{latest.words.en}?",
+        )
+        sql = ref.top_per_group_counted(quantity.measure, latest.span, 3, group.key, UP)
+        yield from _both("top_per_group", words, sql)
+
+
+def negations() -> Iterator[Case]:
+    """Stocks of a scope that did not meet a day's condition."""
+    for (condition, sql_condition), scope, time in itertools.product(
+        DAY_CONDITIONS[:2], (SCOPES[0], SCOPES[3]), TIMES_DAY
+    ):
+        words = Words(
+            f"{time.words.zh}没有{condition.zh}的{scope.stocks.zh}",
+            f"{scope.stocks.en.capitalize()} that did not {_infinitive(condition.en)} {time.words.en}",
+        )
+        yield from _both("negation", words, ref.not_meeting(time.span, sql_condition, scope.sql))
+
+
+def _infinitive(verb_phrase: str) -> str:
+    """closed up → close up, hit limit up → hit limit up (after 'did not')."""
+    return verb_phrase.replace("closed", "close", 1)
+
+
+def index_constituents() -> Iterator[Case]:
+    """CSI 300 constituents: a filter, an average, an average per group."""
+    latest = TIMES_DAY[0]
+    members = ref.index_members(CSI_300, latest.span)
+    for quantity in (DAY_QUANTITIES[1], DAY_QUANTITIES[3], DAY_QUANTITIES[4]):
+        words = Words(
+            f"{latest.words.zh}{quantity.words.zh}{quantity.limit_words.zh}的沪深300成分股",
+            f"CSI 300 constituents with a {quantity.words.en} {quantity.limit_words.en} {latest.words.en}",
+        )
+        sql = ref.filtered(quantity.measure, latest.span, quantity.op, quantity.threshold, members)
+        yield from _both("index", words, sql)
+        for group in (None, *GROUPS[:3]):
+            each = group.each if group else Words("", "")
+            words = Words(
+                f"沪深300成分股{latest.words.zh}{each.zh}的平均{quantity.words.zh}",
+                f"Average {quantity.words.en} of CSI 300 constituents {latest.words.en} {each.en}".strip(),
+            )
+            sql = ref.aggregated(quantity.measure, latest.span, "avg", group.key if group else None, members)
+            yield from _both("index", words, sql)
+
+
 FAMILIES = (
     filters,
     aggregates_by_group,
@@ -394,6 +505,10 @@ FAMILIES = (
     days_counted,
     counts_of_each,
     shares,
+    report_figures,
+    rankings_per_group,
+    negations,
+    index_constituents,
 )
 
 

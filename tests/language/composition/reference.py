@@ -36,9 +36,14 @@ class Span:
     """A time scope: one day (`day`), or a window of trading days with the base day of its gain."""
 
     day: str | None = None  # SQL for a single day
+    period: str | None = None  # ISO end_date of a report period (report figures)
     days: str | None = None  # SQL condition on trade_date for the days of a window
     base: str | None = None  # SQL for the base day of a gain over the window
     end: str | None = None  # SQL for the last day of the window
+
+
+def report_period(iso: str) -> Span:
+    return Span(period=iso)
 
 
 def latest_day() -> Span:
@@ -79,6 +84,9 @@ class Measure:
 
 def values(measure: Measure, span: Span) -> str:
     """SELECT ts_code, v: the measure of every stock on the span."""
+    if span.period is not None:
+        source = f"{DB}.{measure.table}"
+        return f"SELECT ts_code, {measure.column} AS v FROM {source} WHERE end_date = '{span.period}'"
     if span.day is not None:
         return (
             f"SELECT ts_code, {measure.column} AS v FROM {DB}.{measure.table} WHERE trade_date = {span.day}"
@@ -97,7 +105,7 @@ def values(measure: Measure, span: Span) -> str:
 
 def _rounded(measure: Measure, span: Span) -> str:
     """The per-stock value as compared with a threshold (derived values rounded, stored ones not)."""
-    if span.day is not None:
+    if span.day is not None or span.period is not None:
         return "v.v"
     return "round(v.v, 9)" if measure.over_window == "gain" else "round(v.v, 6)"
 
@@ -234,4 +242,45 @@ def share_of_stocks(span: Span, condition: str, group: str | None) -> str:
     return (
         f"SELECT {key}100 * countIf({condition}) / count() AS p FROM {DB}.daily AS d "
         f"INNER JOIN {DB}.stock_basic AS s ON s.ts_code = d.ts_code WHERE d.trade_date = {span.day}{tail}"
+    )
+
+
+def index_members(code: str, span: Span) -> str:
+    """Condition on s: a constituent of the index in its latest snapshot on or before the day."""
+    return (
+        f"s.ts_code IN (SELECT con_code FROM {DB}.index_weight WHERE index_code = '{code}' AND trade_date = "
+        f"(SELECT max(trade_date) FROM {DB}.index_weight "
+        f"WHERE index_code = '{code}' AND trade_date <= {span.day}))"
+    )
+
+
+def _ranked_in_groups(measure: Measure, span: Span, n: int, group: str) -> str:
+    """The n stocks with the highest value in each group (ties by code), as CTE `chosen(ts_code, g)`."""
+    return _with(measure, span) + (
+        f", chosen AS (SELECT v.ts_code AS ts_code, {GROUP_COLUMNS[group]} AS g FROM vals AS v "
+        f"INNER JOIN {DB}.stock_basic AS s ON s.ts_code = v.ts_code "
+        f"ORDER BY v.v DESC, v.ts_code LIMIT {n} BY g) "
+    )
+
+
+def top_per_group(measure: Measure, span: Span, n: int, group: str) -> str:
+    """The n stocks with the highest value in each group."""
+    return _ranked_in_groups(measure, span, n, group) + "SELECT g, ts_code FROM chosen"
+
+
+def top_per_group_counted(measure: Measure, span: Span, n: int, group: str, condition: str) -> str:
+    """Of the n highest in each group, how many met a day's condition (on market.daily d), per group."""
+    return _ranked_in_groups(measure, span, n, group) + (
+        f"SELECT chosen.g AS g, count() AS n FROM chosen "
+        f"INNER JOIN {DB}.daily AS d ON d.ts_code = chosen.ts_code "
+        f"INNER JOIN {DB}.stock_basic AS s ON s.ts_code = chosen.ts_code "
+        f"WHERE d.trade_date = {span.day} AND {condition} GROUP BY g"
+    )
+
+
+def not_meeting(span: Span, condition: str, scope: str) -> str:
+    """Stocks of a scope trading on the day that did not meet a day's condition."""
+    return (
+        f"SELECT d.ts_code FROM {DB}.daily AS d INNER JOIN {DB}.stock_basic AS s ON s.ts_code = d.ts_code "
+        f"WHERE d.trade_date = {span.day} AND NOT ({condition}){_scope(scope)}"
     )

@@ -58,7 +58,12 @@ def assemble(model: SemanticModel, tokens: list[Token], reading: Reading | None 
     _place_limit(screen, found.limit_numbers, found.has_count_unit)
     conditions = attach_second_times(found.conditions, found.condition_starts, found.times)
     conditions = rank_subset(
-        screen, conditions, found.condition_indexes, found.order_index, found.group_index, reading
+        screen,
+        conditions,
+        found.condition_indexes,
+        found.order_index,
+        _ranked_per_group(tokens, found),
+        reading,
     )
     _limit_per_group(screen)
     conditions = _aggregate_compares_to_having(screen, conditions)
@@ -149,6 +154,16 @@ def _collect(model: SemanticModel, tokens: list[Token]) -> _Collected:
 
 def _asks_per_day(token: Token) -> bool:
     return token.kind == "per_day" or (token.kind == "consecutive" and "each" in token.text)
+
+
+def _ranked_per_group(tokens: list[Token], found: _Collected) -> bool:
+    """各行业市值前三 / the top 3 by market cap in each industry: the grouping is written before the
+    ranking or right after it in the same phrase; after a break (市值前100的公司里，各行业…) it groups
+    what the ranking picked."""
+    order, group = found.order_index, found.group_index
+    if group < 0 or order < 0:
+        return False
+    return group < order or all(tokens[k].kind in {"timespec", "count_unit"} for k in range(order + 1, group))
 
 
 def _orders_by_aggregate(screen: Screen) -> bool:

@@ -39,7 +39,7 @@ def rank_subset(
     conditions: list[PlacedCondition],
     indexes: list[int],
     order_index: int,
-    group_index: int,
+    ranked_per_group: bool,
     reading: Reading,
 ) -> list[PlacedCondition]:
     """A ranking that does not order the answer's rows picks the stocks the rest is computed on.
@@ -53,7 +53,7 @@ def rank_subset(
     order = screen.order
     if order is None or order.metric.startswith("agg:") or screen.limit is None:
         return conditions
-    grouped_first = screen.group_by is not None and 0 <= group_index < order_index  # 各行业…前三
+    grouped_first = screen.group_by is not None and ranked_per_group  # 各行业…前三, top 3 … in each industry
     after = [item for item, index in zip(conditions, indexes, strict=True)
              if index > order_index and not (item[1] and index == order_index + 1)]  # fmt: skip
     counts = {aggregate.fn for aggregate in screen.aggregates} & STOCK_COUNTS
