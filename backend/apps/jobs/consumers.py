@@ -18,7 +18,7 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from backend.apps.jobs import selectors
-from backend.apps.jobs.sink import job_group
+from backend.apps.jobs.sink import job_group, remember_server_loop
 
 CLOSE_NOT_AUTHENTICATED = 4401
 CLOSE_NOT_FOUND = 4404
@@ -38,6 +38,7 @@ class JobConsumer(AsyncJsonWebsocketConsumer):
     group: str | None = None
 
     async def connect(self) -> None:
+        remember_server_loop()
         user = self.scope.get("user")
         self.job_id = int(self.scope["url_route"]["kwargs"]["job_id"])
         await self.accept()  # accepted first, so that the close code reaches the client

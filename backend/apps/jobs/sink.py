@@ -5,22 +5,44 @@ that run reverse checks. The sink hands every event to one writer thread per job
 only then sends it to the Channels group: an event a client receives live is always already stored, so
 a client that reads the history after joining the group misses nothing (consumers.py drops repeats).
 The writer also keeps database connections off the pipeline's short-lived threads.
+
+The in-memory channel layer (embedded mode) is not thread-safe: its queues belong to the server's event
+loop, and a message put from another thread's loop may not wake the consumer waiting on it. So the
+consumers record the server's loop when they connect, and the writer hands in-memory sends to it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import queue
 import threading
 from typing import Any
 
 from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
+from channels.layers import BaseChannelLayer, InMemoryChannelLayer, get_channel_layer
 from django.db import close_old_connections, connection
 
 from backend.apps.jobs.models import JobEvent
 from backend.domain.pipeline.trace import RecordedEvent
 
 JOB_EVENT_MESSAGE = "job.event"  # the Channels message type (consumers.JobConsumer.job_event)
+SEND_TIMEOUT_SECONDS = 10.0
+
+_server_loop: asyncio.AbstractEventLoop | None = None
+
+
+def remember_server_loop() -> None:
+    """Called by the consumers, on the loop that serves WebSockets."""
+    global _server_loop
+    _server_loop = asyncio.get_running_loop()
+
+
+def _send(layer: BaseChannelLayer, group: str, message: dict[str, Any]) -> None:
+    loop = _server_loop
+    if isinstance(layer, InMemoryChannelLayer) and loop is not None and loop.is_running():
+        asyncio.run_coroutine_threadsafe(layer.group_send(group, message), loop).result(SEND_TIMEOUT_SECONDS)
+    else:
+        async_to_sync(layer.group_send)(group, message)
 
 
 def job_group(job_id: int) -> str:
@@ -68,7 +90,7 @@ class JobEventSink:
                         job_id=self.job_id, seq=payload["seq"], type=str(payload["type"]), payload=payload
                     )
                     if layer is not None:
-                        async_to_sync(layer.group_send)(group, {"type": JOB_EVENT_MESSAGE, "event": payload})
+                        _send(layer, group, {"type": JOB_EVENT_MESSAGE, "event": payload})
                 except Exception as error:  # handed to the job's thread by close()
                     self._failure = error
         finally:

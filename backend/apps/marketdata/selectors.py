@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import math
 import uuid
 from collections.abc import Sequence
@@ -9,6 +10,8 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
+
+from django.core.cache import cache
 
 from backend.apps.marketdata.store import get_market_store
 from backend.domain.market.stats import TableStats, collect_stats
@@ -96,5 +99,15 @@ def dataset_infos(store: MarketStore) -> list[DatasetInfo]:
 
 
 def market_overview() -> MarketOverview:
+    """Counted once per state of the data (seconds on a large store), then answered from the cache
+    for as long as the data's fingerprint (MarketStore.data_version) stays the same."""
     store = get_market_store()
-    return MarketOverview(database=store.database, tables=collect_stats(store), datasets=dataset_infos(store))
+    version = hashlib.sha256(repr((store.database, store.data_version())).encode()).hexdigest()
+    key = f"market-overview:{version}"
+    overview = cache.get(key)
+    if not isinstance(overview, MarketOverview):
+        overview = MarketOverview(
+            database=store.database, tables=collect_stats(store), datasets=dataset_infos(store)
+        )
+        cache.set(key, overview, timeout=None)
+    return overview

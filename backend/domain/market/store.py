@@ -215,6 +215,18 @@ class MarketStore:
             )
             return [row[0] for row in result.result_rows]
 
+    def data_version(self) -> tuple[tuple[Any, ...], ...]:
+        """A cheap fingerprint of the data: per table, its active parts' rows, count and newest
+        modification time (ClickHouse's metadata, no table is read). Any insert, drop or recreation
+        changes it (a background merge too, which only costs a cache miss)."""
+        with self._handles.lease() as client:
+            result = client.query(
+                "SELECT table, sum(rows), count(), max(modification_time) FROM system.parts "
+                "WHERE database = {db:String} AND active GROUP BY table ORDER BY table",
+                parameters={"db": self._config.database},
+            )
+            return tuple(tuple(row) for row in result.result_rows)
+
     def scratch_client(self) -> Client:
         """A handle of its own for a caller that manages scratch databases (the equivalence checker's
         counterexamples); the caller closes it with `close_scratch_client`."""
