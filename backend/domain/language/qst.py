@@ -41,7 +41,7 @@ FREQUENCY_OPERATORS = (">", ">=", "<", "<=", "=", "every")
 TECHNICAL_KINDS = (
     "ma_above", "ma_below", "ma_cross_above", "ma_cross_below", "n_day_high", "n_day_low",
     "up_streak", "down_streak", "volume_surge", "ma_golden_cross", "ma_death_cross", "limit_up", "limit_down",
-    "volume_up_streak", "volume_down_streak",
+    "volume_up_streak", "volume_down_streak", "ma_bull_stack", "ma_bear_stack",
 )  # fmt: skip
 SCOPE_KINDS = (
     "exchange",

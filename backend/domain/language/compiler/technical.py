@@ -30,6 +30,8 @@ ONE_MORE_BAR = {"ma_cross_above", "ma_cross_below", "volume_surge", "volume_up_s
 # MAs / N-day highs read N + RECENT_SLACK_DAYS trading days for every stock and the whole history
 # only for a stock short of N bars there (measured faster than a wider slice for everyone)
 RECENT_SLACK_DAYS = 20
+# 多头排列 / 空头排列: the moving averages of the stack, shortest first (the longest is Technical.n)
+STACK_AVERAGES = (5, 10, 20)
 
 
 def technical_stocks(build: QueryBuild, technical: Technical) -> exp.Query:
@@ -96,6 +98,11 @@ def technical_stocks(build: QueryBuild, technical: Technical) -> exp.Query:
         for k in range(1, n + 1):
             newer = call("anyIf", col("vol"), rn_eq(k))
             tests.append(compare(this=newer, expression=call("anyIf", col("vol"), rn_eq(k + 1))))
+    elif kind in {"ma_bull_stack", "ma_bear_stack"}:
+        # MA5 > MA10 > MA20 > MA60 on the day (bear: each below the next)
+        averages = [mean_close(rn_le(k)) for k in (*STACK_AVERAGES, n)]
+        compare = exp.GT if kind == "ma_bull_stack" else exp.LT
+        tests += [compare(this=short, expression=long) for short, long in zip(averages, averages[1:])]
     elif kind == "n_day_high":
         tests.append(exp.GTE(this=today_close, expression=call("max", col("close"))))
     elif kind == "n_day_low":
