@@ -4,6 +4,7 @@ highs/lows, streaks, volume surges), used as `b.ts_code IN (…)`."""
 from __future__ import annotations
 
 from datetime import date
+from itertools import pairwise
 
 from sqlglot import exp
 
@@ -102,7 +103,7 @@ def technical_stocks(build: QueryBuild, technical: Technical) -> exp.Query:
         # MA5 > MA10 > MA20 > MA60 on the day (bear: each below the next)
         averages = [mean_close(rn_le(k)) for k in (*STACK_AVERAGES, n)]
         compare = exp.GT if kind == "ma_bull_stack" else exp.LT
-        tests += [compare(this=short, expression=long) for short, long in zip(averages, averages[1:])]
+        tests += [compare(this=short, expression=long) for short, long in pairwise(averages)]
     elif kind == "n_day_high":
         tests.append(exp.GTE(this=today_close, expression=call("max", col("close"))))
     elif kind == "n_day_low":
