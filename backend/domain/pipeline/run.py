@@ -46,6 +46,7 @@ from backend.domain.pipeline.trace import (
     StepStarted,
     Trace,
 )
+from backend.domain.pipeline.validate.answer_unit import money_unit_check
 from backend.domain.pipeline.validate.checklist import Constraint, Vocabulary, extract_constraints
 from backend.domain.pipeline.validate.checklist.question import read_question
 from backend.domain.pipeline.validate.checklist_stage import (
@@ -212,6 +213,8 @@ class _Run:
             attempt.checks += grounded_checks(
                 self.constraints, parsed, self.evidence, self.ports.reader, self.ports.database, self.lang
             )
+            unit = money_unit_check(self.question, parsed, self.lang)
+            attempt.checks += [unit] if unit is not None else []
         for check in attempt.checks:
             self.trace.record(check.event(round_number))
         failed = sum(check.verdict == "fail" for check in attempt.checks)

@@ -45,7 +45,8 @@ _EMPTY_ZH = (
     "有哪些", "哪些", "哪只", "哪个", "哪家", "是哪些", "是什么", "是多少", "什么", "有", "是", "为",
     "今日", "今天", "今", "当日", "当天", "最新", "目前", "当前", "现在",
     "的", "且", "并且", "同时", "和", "与", "及", "以及", "其",
-    "股票", "个股", "公司", "成分股", "成份股", "上市公司", "只", "家", "个", "支", "股",
+    "股票", "个股", "公司", "成分股", "成份股", "上市公司", "只", "家", "个", "支", "股", "业",
+    "统计", "按", "排列", "排名", "排序", "但",
     "中", "里", "之中", "当中", "所有", "全部", "一共", "共", "总共",
 )  # fmt: skip
 _EMPTY_EN = frozenset(
@@ -114,6 +115,7 @@ _EMPTY_EN = frozenset(
         "many",
         "count",
         "report",
+        "but",
     ]
 )
 # The unit an answer is asked in (是多少亿元, in billion yuan): the shown value is the stored one scaled.
@@ -121,6 +123,37 @@ _OUTPUT_UNIT = re.compile(
     r"(?:是)?(?:多少|几)\s*(?P<zh>万亿|千亿|百亿|亿|千万|百万|万)\s*元?"
     r"|\bin\s+(?P<en>trillion|billion|million|thousand)s?(?:\s+(?:yuan|cny|rmb))?\b"
 )
+# Moves a question names without a number: a condition on the day's change or on the period's profit.
+_MOVES_ZH = {
+    "上涨": ("pct_chg", True),
+    "收涨": ("pct_chg", True),
+    "下跌": ("pct_chg", False),
+    "收跌": ("pct_chg", False),
+    "亏损": ("n_income_attr_p", False),
+    "盈利": ("n_income_attr_p", True),
+}
+_MOVES_EN = {
+    "rose": ("pct_chg", True),
+    "gained": ("pct_chg", True),
+    "advanced": ("pct_chg", True),
+    "up": ("pct_chg", True),
+    "fell": ("pct_chg", False),
+    "declined": ("pct_chg", False),
+    "dropped": ("pct_chg", False),
+    "down": ("pct_chg", False),
+}
+_GROWTH_COLUMNS = {"netprofit_yoy", "or_yoy"}
+_GROWTH_WORD = re.compile(
+    r"\s*(?:(?P<up>增长|上升|提高)|(?P<down>下降|下滑|减少))(?!超过|大于|高于|低于|不足|\d)"
+)
+# Time left unread: the answer may then hold several days or periods per stock.
+_TIME_WORDS = re.compile(
+    r"日|天|周|月|年|季|期|以来|连续|每|昨|前|近|过去"
+    r"|\b(?:days?|daily|weeks?|weekly|months?|monthly|years?|yearly|annual|quarters?|since|each|every"
+    r"|consecutive|past|last|previous|prior|yesterday|ago|periods?)\b"
+)
+_PER_TIME = re.compile(r"每天|每日|逐日|每个交易日|分别|\b(?:daily|per day|each day|every day|by day)\b")
+_UNREAD_TIME_KINDS = {Kind.WINDOW, Kind.EVERY_PERIOD, Kind.OPEN_RANGE, Kind.PER_GROUP}
 _OR = re.compile(r"或|或者|要么|\b(?:or|either)\b")
 _WORD = re.compile(r"[a-z][a-z'’]*")
 _CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
@@ -131,7 +164,8 @@ def _metric_tables() -> dict[str, str]:
     """Stored column → the table a question's metric word reads it from (the semantic model)."""
     tables: dict[str, str] = {}
     for metric in default_model().metrics.values():
-        if not metric.expression:
+        # Only tables keyed by (ts_code, day or period): the rules join every reading on ts_code.
+        if not metric.expression and metric.table in (*TRADE_TABLES, *PERIOD_TABLES):
             tables.setdefault(metric.column, metric.table)
     return tables
 
@@ -213,6 +247,9 @@ class Reading:
     count: bool
     group: str | None
     output_scale: float | None  # base units (yuan) per unit of the asked output unit
+    one_day: bool  # the time is read completely: one day or report period, nothing else in time
+    asked: tuple[tuple[str, str], ...]  # (column, table) of the metrics named but not conditioned on
+    series: bool  # rows per group, per day or of a named stock may repeat a stock legitimately
     clean: bool
     complete: bool
     gaps: tuple[str, ...]
@@ -234,12 +271,12 @@ def _output_unit(question: Question) -> tuple[float | None, tuple[int, int] | No
     return question.vocabulary.scale_units[word], match.span()
 
 
-def _residue(question: Question, constraints: list[Constraint], unit: tuple[int, int] | None) -> str:
-    """The question's text once constraints, vocabulary words, the output unit and empty words are
-    taken out."""
+def _residue(question: Question, constraints: list[Constraint], read: list[tuple[int, int]]) -> list[str]:
+    """The words of the question left once constraints, vocabulary words, the spans read otherwise
+    (output unit, growth words) and empty words are taken out (Chinese as runs, English as words)."""
     text = list(question.text)
     spans = [(c.span.start, c.span.end) for c in constraints] + [(h.start, h.end) for h in question.hits]
-    spans += [unit] if unit is not None else []
+    spans += read
     for start, end in spans:
         for position in range(start, end):
             text[position] = " "
@@ -247,10 +284,65 @@ def _residue(question: Question, constraints: list[Constraint], unit: tuple[int,
     pieces: list[str] = []
     for run in _CJK_RUN.findall(rest):
         for word in sorted(_EMPTY_ZH, key=len, reverse=True):
-            run = run.replace(word, "")
-        pieces.append(run)
+            run = run.replace(word, " ")
+        pieces += run.split()
     pieces += [word for word in _WORD.findall(rest) if word not in _EMPTY_EN]
-    return "".join(pieces)
+    return pieces
+
+
+_MOVED_BY = re.compile(
+    r"(?:(?P<up_zh>上涨|涨了|涨)|(?P<down_zh>下跌|跌了|跌)"
+    r"|\b(?:(?P<up>rose|risen|gained|advanced|up)|(?P<down>fell|fallen|declined|dropped|down|lost))\b"
+    r"(?:\s+by)?)\s*$"
+)
+
+
+def _moved_by(question: Question, constraint: Constraint, detail: NumberDetail) -> Filter | None:
+    """A percentage right after a move word is the day's change: fell more than 7% → pct_chg < -7,
+    上涨超过5% → pct_chg > 5."""
+    if "%" not in constraint.span.text and "percent" not in constraint.span.text.lower():
+        return None
+    before = question.text[max(0, constraint.span.start - 12) : constraint.span.start]
+    match = _MOVED_BY.search(before)
+    if match is None:
+        return None
+    up = bool(match["up_zh"] or match["up"])
+    above = detail.side is Side.ABOVE
+    value = detail.value if up else -detail.value
+    return Filter("pct_chg", "daily", above if up else not above, value, constraint.span.text)
+
+
+def _yoy_moves(question: Question) -> tuple[list[Filter], list[tuple[int, int]]]:
+    """同比增长 / 同比下降 right after a growth metric: its sign (净利润同比下降 → netprofit_yoy < 0)."""
+    found: list[Filter] = []
+    spans: list[tuple[int, int]] = []
+    for hit in question.hits_of(Category.METRIC):
+        metric = question.vocabulary.metrics[hit.key]
+        column = next(iter(metric.columns)) if len(metric.columns) == 1 else ""
+        if column not in _GROWTH_COLUMNS:
+            continue
+        match = _GROWTH_WORD.match(question.text, hit.end)
+        if match is not None:
+            found.append(Filter(column, "fina_indicator", match["up"] is not None, 0.0, match.group()))
+            spans.append(match.span())
+    return found, spans
+
+
+def _moves(pieces: list[str], tables: dict[str, str]) -> tuple[list[Filter], list[str]]:
+    """Move words (上涨, fell, 亏损…) as filters, and the words left after them."""
+    filters: list[Filter] = []
+    left: list[str] = []
+    for piece in pieces:
+        for word, (column, above) in _MOVES_ZH.items():
+            if word in piece:
+                filters.append(Filter(column, tables[column], above, 0.0, word))
+                piece = piece.replace(word, "")
+        move = _MOVES_EN.get(piece)
+        if move is not None:
+            filters.append(Filter(move[0], tables[move[0]], move[1], 0.0, piece))
+        elif piece:
+            left.append(piece)
+    return filters, left
 
 
 def _when(dates: list[DateDetail]) -> tuple[When | None, str | None]:
@@ -259,9 +351,18 @@ def _when(dates: list[DateDetail]) -> tuple[When | None, str | None]:
     if len(dates) > 1:
         return None, "more than one date"
     detail = dates[0]
-    if detail.day is None or detail.starts_range or detail.since:
-        return None, "a year or a range, not one day or report period"
+    if detail.starts_range or detail.since:
+        return None, "a range, not one day or report period"
+    if detail.day is None:
+        return None, f"the year {detail.year} alone"
     return When(detail.day, detail.period), None
+
+
+def _annual(dates: list[DateDetail], tables: set[str]) -> When | None:
+    """A year alone on report figures is its annual report (2024年净利润 → period 2024-12-31)."""
+    if len(dates) == 1 and dates[0].day is None and tables and tables <= set(PERIOD_TABLES):
+        return When(date(dates[0].year, 12, 31), True)
+    return None
 
 
 def _scope(entity: EntityRef, negated: bool, evidence: tuple[Evidence, ...]) -> Scope | None:
@@ -325,7 +426,12 @@ def read(
         elif isinstance(detail, NumberDetail):
             table = tables.get(detail.column)
             if not detail.column or detail.stored is None or table is None:
-                gaps.append(f"a number not bound to one stored column: {constraint.span.text}")
+                moved = _moved_by(read_back, constraint, detail)
+                if moved is None:
+                    gaps.append(f"a number not bound to one stored column: {constraint.span.text}")
+                else:
+                    filters.append(moved)
+                    used_columns.add(moved.column)
                 continue
             filters.append(
                 Filter(detail.column, table, detail.side is Side.ABOVE, detail.stored, constraint.span.text)
@@ -372,19 +478,43 @@ def read(
             gaps.append(
                 f"a {detail.kind.value} constraint the reverse checks do not read: {constraint.span.text}"
             )
+    output_scale, unit_span = _output_unit(read_back)
+    growth, growth_spans = _yoy_moves(read_back)
+    read_spans = [*growth_spans, *([unit_span] if unit_span is not None else [])]
+    moves, residue = _moves(_residue(read_back, constraints, read_spans), tables)
+    filters += [*growth, *moves]
+    used_columns |= {item.column for item in (*growth, *moves)}
+    read_tables = {item.table for item in filters} | {
+        part.table for part in (ranking, aggregate) if part is not None
+    }
+    annual = _annual(dates, read_tables) if when is None else None
+    if annual is not None and date_gap is not None:
+        when = annual
+        gaps.remove(date_gap)
     for item in filters:
         if when is not None and (item.table in PERIOD_TABLES) != when.period:
             gaps.append(f"{item.text}: its table and the date asked do not fit together")
     if _OR.search(read_back.text):
         gaps.append("alternatives (or)")
-    output_scale, unit_span = _output_unit(read_back)
-    residue = _residue(read_back, constraints, unit_span)
     if residue:
-        gaps.append(f"words not read: {residue}")
+        gaps.append(f"words not read: {' '.join(residue)}")
+    one_day = (
+        when is not None
+        and not any(c.kind in _UNREAD_TIME_KINDS for c in constraints)
+        and not any(_TIME_WORDS.search(piece) for piece in residue)
+    )
     if sum(detail.kind is Kind.TOP_K for detail in (c.detail for c in constraints)) > 1:
         gaps.append("more than one ranking")
     if ranking is not None and (aggregate is not None or count or group is not None):
         gaps.append("a ranking of groups or of a statistic")
+    if aggregate is not None and any(item.column == aggregate.column for item in filters):
+        gaps.append("a threshold on the aggregated metric: on the rows or on the aggregate?")
+    grouped_spans = [c.span for c in constraints if c.kind is Kind.PER_GROUP]
+    if (aggregate is not None or count) and any(
+        not any(span.start <= hit.start < span.end for span in grouped_spans)
+        for hit in read_back.hits_of(Category.DIMENSION)
+    ):
+        gaps.append("a statistic with a dimension named outside a per-group cue (which industries…)")
     clean = not gaps
     unread_metrics = {
         column
@@ -393,6 +523,17 @@ def read(
         if column not in used_columns
     }
     complete = clean and not unread_metrics
+    named_stock = any(
+        isinstance(c.detail, EntityDetail)
+        and (c.detail.entity.category is None or c.detail.entity.column in ("ts_code", "symbol"))
+        for c in constraints
+    )
+    series = (
+        named_stock
+        or any(c.kind is Kind.PER_GROUP for c in constraints)
+        or _PER_TIME.search(read_back.text) is not None
+    )
+    asked = tuple((column, tables[column]) for column in sorted(unread_metrics) if column in tables)
     return Reading(
         question=read_back,
         when=when,
@@ -403,6 +544,9 @@ def read(
         count=count,
         group=group,
         output_scale=output_scale,
+        one_day=one_day,
+        asked=asked if len(asked) == len(unread_metrics) else (),
+        series=series,
         clean=clean,
         complete=complete,
         gaps=(*gaps, *(f"a metric named but not read: {column}" for column in sorted(unread_metrics))),

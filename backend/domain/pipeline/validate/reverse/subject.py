@@ -85,11 +85,15 @@ class Subject:
 
     @cached_property
     def codes(self) -> tuple[str, ...] | None:
-        """The stock codes r0 returns, in order (duplicates kept); None when r0 does not list stocks."""
+        """The stock codes r0 returns, in order (duplicates kept); None when r0 does not list stocks.
+        An empty answer lists no stock (the store may not even name its columns then)."""
+        if not self.result.rows:
+            return ()
         index = code_column(self.result)
-        if index is None or len(self.result.rows) > MAX_CODES:
+        if index is None:
             return None
-        return tuple(str(row[index]) for row in self.result.rows)
+        codes = tuple(str(row[index]) for row in self.result.rows)
+        return codes if len(set(codes)) <= MAX_CODES else None
 
     @property
     def lists_stocks(self) -> bool:

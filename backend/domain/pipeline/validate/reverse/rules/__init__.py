@@ -11,6 +11,7 @@ from backend.domain.pipeline.validate.reverse.rules import (
     count,
     duplicates,
     filter_violation,
+    lookup,
     missing,
     scope,
     time_scope,
@@ -29,4 +30,6 @@ RULES: tuple[Rule, ...] = (
     aggregate.build,
     count.build,
     duplicates.build,
+    lookup.build,
+    lookup.build_values,
 )

@@ -90,6 +90,8 @@ def build(subject: Subject) -> list[ReverseCheck]:
     factor = _factor(aggregate.column, reading.output_scale)
     what = f"{function}({aggregate.column})"
     if reading.group is None:
+        if len(result.rows) != 1:
+            return []  # several rows for one aggregate: the answer reads the question another way
         sql = f"SELECT {function}(t.{aggregate.column}) FROM {table} AS t WHERE {' AND '.join(where)}"
         text = subject.says(
             f"从原始行重新计算 {what}（{when.describe(True)}），是否与答案一致？",

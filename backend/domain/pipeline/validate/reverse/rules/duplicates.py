@@ -1,5 +1,7 @@
-"""Does the answer list each stock once, and only stocks that exist? A join that repeats a stock, or
-that returns codes of the wrong table (an index code, a constituent of another index), shows here."""
+"""Does the answer list each stock once, and only stocks that exist? A question that asks which stocks
+— not a series per day, per group or of a named stock — lists each once: a stock listed twice means
+a join that repeats it or a lost date condition; a code that is no stock, a join on the wrong table.
+The rest of the question need not be read."""
 
 from __future__ import annotations
 
@@ -24,7 +26,7 @@ def _decide(r0: ResultRows, own: ResultRows) -> Judgement:
 
 def build(subject: Subject) -> list[ReverseCheck]:
     reading, codes = subject.reading, subject.codes
-    if not reading.clean or not codes or not subject.lists_stocks:
+    if reading.series or not codes or not subject.lists_stocks:
         return []
     sql = (
         f"SELECT ts_code FROM {subject.table('stock_basic')} "

@@ -1,0 +1,80 @@
+"""`manage.py validation_bench`: the error benchmark of the validation pipeline (issue 9 item 7).
+
+Result-changing mutants of the dev set's gold SQL by error type (detection), the unmutated gold
+(false alarms), the blind set's gold the same way (reported apart), a noisy generator (EX without →
+with validation), the built-in engine's answers (share verified, wrong answers labelled verified),
+and latency. Needs the default demo data (`manage.py market generate`).
+"""
+
+from __future__ import annotations
+
+import json
+from argparse import ArgumentParser
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError
+
+from backend.apps.marketdata.store import get_market_store
+from backend.domain.language.context import LanguageContext
+from backend.domain.language_bench import DEFAULT_DEV_SET, DevSetError, load_dev_set
+from backend.domain.market.errors import MarketError
+from backend.domain.pipeline.bench.runner import BenchSettings, format_report, run_benchmark
+from backend.domain.pipeline.generators import BuiltinGenerator
+from backend.domain.pipeline.run import Ports
+from backend.domain.pipeline.validate.checklist import default_vocabulary
+
+DEFAULT_BLIND_SET = DEFAULT_DEV_SET.parent / "blind_round1.yaml"
+
+
+class Command(BaseCommand):
+    help = "Measure the validation pipeline: error detection per type, false alarms, noisy EX, latency."
+
+    def add_arguments(self, parser: ArgumentParser) -> None:
+        defaults = BenchSettings()
+        parser.add_argument("--dev-set", default=str(DEFAULT_DEV_SET))
+        parser.add_argument("--blind-set", default=str(DEFAULT_BLIND_SET))
+        parser.add_argument(
+            "--per-type", type=int, default=defaults.per_type, help="mutants per item and type"
+        )
+        parser.add_argument(
+            "--noise", type=float, default=defaults.noise, help="noisy-generator mutation rate"
+        )
+        parser.add_argument("--seed", type=int, default=defaults.seed)
+        parser.add_argument("--workers", type=int, default=defaults.workers, help="reverse-check threads")
+        parser.add_argument("--max-rounds", type=int, default=defaults.max_rounds)
+        parser.add_argument(
+            "--repeats", type=int, default=defaults.repeats, help="timings: runs per question"
+        )
+        parser.add_argument("--json-out", default="reports/validation_bench.json")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        try:
+            dev = load_dev_set(options["dev_set"])
+            blind = load_dev_set(options["blind_set"])
+        except (OSError, DevSetError) as error:
+            raise CommandError(str(error)) from error
+        store = get_market_store()
+        try:
+            if not store.query("SELECT count() FROM market.daily").rows[0][0]:
+                raise CommandError("the market store is empty: load data first (manage.py market generate)")
+            context = LanguageContext.from_store(store)
+        except MarketError as error:
+            raise CommandError(str(error)) from error
+        ports = Ports(store, BuiltinGenerator(context), default_vocabulary(), store.database)
+        settings = BenchSettings(
+            per_type=options["per_type"],
+            noise=options["noise"],
+            seed=options["seed"],
+            workers=options["workers"],
+            max_rounds=options["max_rounds"],
+            repeats=options["repeats"],
+        )
+        report = run_benchmark(
+            ports, store, dev, blind, settings, lambda line: self.stderr.write(f"… {line}")
+        )
+        self.stdout.write(format_report(report))
+        path = Path(options["json_out"])
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(report, ensure_ascii=False, indent=2, default=str), encoding="utf-8")
+        self.stdout.write(f"\nreport written to {path}")
