@@ -83,7 +83,8 @@ class Sustained:
 
 @dataclass(frozen=True)
 class Scope:
-    """kind: exchange, board, industry, group, index, stock, area, list_date, listed_years."""
+    """kind: exchange, board, industry, group, index, stock, area, list_date, listed_years,
+    name_marker (a marker in the stock's name: ST)."""
 
     kind: str
     values: tuple[str, ...] = ()

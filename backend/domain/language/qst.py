@@ -53,6 +53,7 @@ SCOPE_KINDS = (
     "area",
     "list_date",
     "listed_years",
+    "name_marker",
 )
 
 

@@ -1,5 +1,6 @@
 """Entity scopes → conditions on `stock_basic b`: exchange, board, industry (group), stock, area,
-index constituents (on the snapshot in force on the question's day) and listing date."""
+index constituents (on the snapshot in force on the question's day), listing date and a marker in
+the name (ST)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from sqlglot import exp
 
 from backend.domain.language.compiler.errors import CompileError
 from backend.domain.language.compiler.sources import index_snapshot_filter
-from backend.domain.language.compiler.sql import OPS, col, date_literal, in_query, membership, table
+from backend.domain.language.compiler.sql import OPS, col, date_literal, in_query, membership, string, table
 from backend.domain.language.compiler.state import QueryBuild
 from backend.domain.language.compiler.time_resolution import years_back
 from backend.domain.language.ir import Scope
@@ -26,6 +27,12 @@ def scope_condition(build: QueryBuild, scope: Scope) -> exp.Expr:
     if scope.kind == "index":
         parts = [_index_members(build, code) for code in scope.values]
         return exp.or_(*parts) if len(parts) > 1 else parts[0]
+    if scope.kind == "name_marker":
+        # ST / *ST: the exchange marks special treatment in the short name (剔除ST: name LIKE '%ST%')
+        marked = [
+            exp.Like(this=col("name", "b"), expression=string(f"%{marker}%")) for marker in scope.values
+        ]
+        return exp.or_(*marked) if len(marked) > 1 else marked[0]
     if scope.kind == "list_date" and scope.day is not None:
         return OPS[scope.op](this=col("list_date", "b"), expression=date_literal(scope.day))
     if scope.kind == "listed_years" and scope.number is not None:
