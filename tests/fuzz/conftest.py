@@ -1,0 +1,29 @@
+"""Hostile-input fuzzing (issue 12 item 6): hypothesis properties at FUZZ_EXAMPLES examples each.
+
+CI runs them at 10,000 examples (the default); `VERISCREEN_FUZZ_EXAMPLES=200` makes a quick local
+run. Each test is marked `fuzz` (`pytest -m fuzz` runs only these; `-m "not fuzz"` skips them).
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+FUZZ_EXAMPLES = int(os.environ.get("VERISCREEN_FUZZ_EXAMPLES", "10000"))
+
+FUZZ = settings(
+    max_examples=FUZZ_EXAMPLES,
+    deadline=None,
+    database=None,
+    suppress_health_check=[
+        HealthCheck.function_scoped_fixture,
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+    ],
+)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "fuzz: hypothesis fuzzing at 10,000 examples (tests/fuzz)")
