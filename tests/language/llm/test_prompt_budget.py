@@ -4,19 +4,23 @@ Everything goes through the real ChatOpenAI client to the loopback chat-completi
 sizes asserted are those of the requests a llama.cpp or Ollama server would receive.
 """
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+import yaml
 
 from backend.domain.language.context import LanguageContext
 from backend.domain.language.llm import LlmSettings, SqlGeneratorRole, build_translator
 from backend.domain.language.llm.budget import estimate_tokens
+from backend.domain.language.llm.linking import link_schema
 from backend.domain.language.llm.qst_format import EXAMPLE_QST
 from backend.domain.language.translation import Translation
+from backend.domain.market.schema import TABLES
 from backend.domain.market.store import MarketStore
 from tests.language.llm.openai_stub import OpenAiStub, Reply
-from tests.language.llm.prompt_sizes import measure, request_size, table
+from tests.language.llm.prompt_sizes import DEV_SET, measure, request_size, table
 
 SQL = "SELECT ts_code FROM market.daily_basic WHERE trade_date = '2025-12-31' AND turnover_rate > 10"
 UNRELATED_TABLES = ("income", "fina_indicator", "index_basic", "index_weight", "trade_cal", "dataset_info")
@@ -95,12 +99,12 @@ def test_the_prompt_of_a_simple_question_is_well_under_the_default_budget(
         (
             "市盈率低于15的上交所股票",
             ["pe Nullable(Float64)", "stock_basic.exchange = 'SSE'", "trade_date Date"],
-            ["turnover_rate", "total_mv", "TABLE market.daily —"],
+            ["turnover_rate", "total_mv", "pe_ttm"],
         ),
         (
             "Banks with a dividend yield above 4%",
             ["dv_ratio Nullable(Float64)", "stock_basic.industry = '银行'", "industry LowCardinality"],
-            ["pe_ttm", "TABLE market.daily —"],
+            ["pe_ttm", "dv_ttm", "total_mv"],
         ),
         (
             "今日收盘价创60日新高的股票",
@@ -309,3 +313,39 @@ def test_a_correction_round_reuses_the_qst_and_calls_only_the_generator(
     assert first.qst == corrected.qst == EXAMPLE_QST
     assert (len(openai_stub.requests), len(second_stub.requests)) == (2, 1)
     assert [call.role for call in corrected.llm_calls] == ["sql_generator"]
+
+
+# --- linking recall on the benchmark sets -----------------------------------------------------------
+
+
+def gold_identifiers(sql: str) -> set[tuple[str, str]]:
+    """(table, column) pairs a gold SQL reads; the latest-day subquery is not counted (the prompt
+    states the latest trading day)."""
+    text = re.sub(r"\(\s*select max\(trade_date\) from market\.daily\s*\)", "D", sql.lower())
+    pairs = set()
+    for spec in TABLES:
+        if re.search(rf"market\.{spec.name}\b", text):
+            pairs |= {(spec.name, c) for c in spec.column_names if re.search(rf"\b{c}\b", text)}
+            pairs.add((spec.name, ""))
+    return pairs
+
+
+@pytest.mark.parametrize(
+    ("name", "least"), [("dev_set", 1.0), ("blind_round1", 0.97), ("blind_round2", 0.97)]
+)
+def test_the_linked_schema_holds_every_table_and_column_of_the_gold_sql(
+    context: LanguageContext, name: str, least: float
+) -> None:
+    items = yaml.safe_load((DEV_SET.parent / f"{name}.yaml").read_text("utf-8"))["items"]
+    missed = []
+    for item in (item for item in items if item.get("gold_sql")):
+        linked = link_schema(item["question"], context)
+        have = {(table, "") for table in linked.tables}
+        have |= {(table, column) for table, columns in linked.columns.items() for column in columns}
+        # A column read through another table's alias (ts_code, trade_date) is there under any table.
+        names = {column for _table, column in have}
+        lacking = {(t, c) for t, c in gold_identifiers(item["gold_sql"]) - have if c == "" or c not in names}
+        if lacking:
+            missed.append((item["id"], sorted(lacking)))
+    total = sum(1 for item in items if item.get("gold_sql"))
+    assert (total - len(missed)) / total >= least, missed

@@ -5,15 +5,18 @@ The whole schema with every word, industry and convention is ~11,600 characters,
 
 - metrics whose words (semantic_model.yaml) appear in the question, with their table's keys;
   derived metrics as their formula and the columns it reads;
-- concepts of the catalogue (阳线, 破净, 创N日新高 …) whose words appear: the attributes of their
-  definition, their family's table, and their title as a hint;
+- concepts of the catalogue (阳线, 破净, 创N日新高, 亏损 …) whose words appear: the attributes of a
+  phrase's definition or the usual columns of the concept's family, and its title as a hint;
 - the stored values of the industries, indexes, exchanges and boards the question names, and the
   tables the probe evidence points to;
 - columns and tables written in the correction guidance and in example SQL;
-- the conventions whose subject the question touches (a convention without a trigger is always sent).
+- the conventions whose subject the question touches (a convention without a trigger is always
+  sent), and the columns those conventions name (the yoy convention names netprofit_yoy, or_yoy).
 
-stock_basic is always there but for symbol and pinyin initials (the evidence resolves names): its
-dimensions cost ~100 tokens, and 'listed before 2000' or 'per province' name them in words of any kind.
+Always there, for ~250 tokens: stock_basic but for symbol and pinyin initials (the evidence resolves
+names), because 'listed before 2000' or 'per province' name its dimensions in words of any kind; and
+daily's close and change, because 'today' is the last day with daily bars and 'rose', 'closed
+higher', 'best performers' are said in more ways than any word list holds.
 """
 
 from __future__ import annotations
@@ -35,18 +38,26 @@ _PLACEHOLDER = re.compile(r"(?<![a-z])[nmk](?![a-z])")
 _STOCK_COLUMNS = tuple(
     c for c in TABLES_BY_NAME["stock_basic"].column_names if c not in ("symbol", "cnspell")
 )
+# Column names found in one table only: written anywhere, they say which table is meant.
+_UNIQUE_COLUMNS = {
+    table.name: {
+        column for column in table.column_names if sum(column in other.column_names for other in TABLES) == 1
+    }
+    for table in TABLES
+}
 _EVIDENCE = re.compile(r"^'(?P<mention>.*)' is the (?P<kind>\w+) (?P<value>.*)$")
 
-# The table a catalogue family's grammar concepts read (their definitions name no attribute).
-_FAMILY_TABLES = {
-    "prices": "daily",
-    "returns": "daily",
-    "candles": "daily",
-    "technical": "daily",
-    "breadth": "daily",
-    "valuation": "daily_basic",
-    "reports": "income",
-    "index": "index_weight",
+_DAILY_BARS = ("open", "high", "low", "close", "pre_close", "pct_chg", "vol")
+# What a catalogue family's grammar concepts read (their definitions show one example, not a meaning).
+_FAMILY_COLUMNS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "prices": ("daily", _DAILY_BARS),
+    "returns": ("daily", _DAILY_BARS),
+    "candles": ("daily", _DAILY_BARS),
+    "technical": ("daily", _DAILY_BARS),
+    "breadth": ("daily", _DAILY_BARS),
+    "valuation": ("daily_basic", ()),
+    "reports": ("income", ("revenue", "n_income_attr_p")),
+    "index": ("index_weight", ("index_code", "con_code", "weight")),
 }
 
 # When a convention of semantic_model.yaml is worth its characters: a pattern over the normalized
@@ -62,7 +73,7 @@ _CONVENTION_TRIGGERS: dict[str, tuple[str, tuple[str, ...]]] = {
     "volume_surge": (r"放量|surge|volume spike", ()),
     "annual_figures": (r"年报|年度|annual|fiscal", ("income", "fina_indicator")),
     "growth_streak": (r"连续.{0,4}年|years? in a row|every year|每年", ()),
-    "yoy": (r"同比|yoy|year over year|year-on-year", ()),
+    "yoy": (r"同比|yoy|year (?:over|on) year", ()),  # normalize_text made year-on-year 'year on year'
     "index_membership": (r"成分|constituent|member", ("index_weight",)),
     "numbers": (
         rf"{_NUMBER} ?(?:[亿万千倍元块手股%]|x\b|times|percent|pct|[mb]n?\b|[mb]illion|trillion)|"
@@ -154,21 +165,20 @@ def link_schema(
     text = normalize_text(question)
     linked = LinkedSchema(context)
     linked.add("stock_basic", *_STOCK_COLUMNS)
+    linked.add_table("daily")
+    linked.add("daily", "close", "pct_chg")
     _link_metrics(text, linked)
     _link_concepts(text, linked)
-    grouped = _link_vocabulary(text, linked)
+    _link_vocabulary(text, linked)
     for item in evidence:
         _link_evidence(item, linked)
     sql_texts = [sql for _question, sql in examples] + ([guidance] if guidance else [])
     _link_identifiers(" ".join(sql_texts), linked)
-    if linked.tables == ["stock_basic"] and not grouped and not linked.values:
-        # Nothing else named: a price question is the likeliest ("the strongest stocks today").
-        linked.add_table("daily")
-        linked.add("daily", "close", "pct_chg", "vol", "amount")
     linked.units = [
         f"{word}={factor:g}" for word, factor in context.model.scale_units.items() if _has(text, word)
     ]
     linked.conventions = _conventions(text, linked)
+    _link_identifiers(" ".join(context.model.conventions[key] for key in linked.conventions), linked)
     return linked
 
 
@@ -203,16 +213,15 @@ def _link_concepts(text: str, linked: LinkedSchema) -> None:
         for metric in attributes:
             _add_metric(metric, linked)
         if not attributes:
-            linked.add_table(_FAMILY_TABLES[concept.family])
-            if _FAMILY_TABLES[concept.family] == "daily":
-                linked.add("daily", "open", "high", "low", "close", "pre_close", "pct_chg", "vol")
+            table, columns = _FAMILY_COLUMNS[concept.family]
+            linked.add_table(table)
+            linked.add(table, *columns)
 
 
-def _link_vocabulary(text: str, linked: LinkedSchema) -> bool:
-    """Named values, and whether a dimension is named (for grouping). Once matched, a value's words are
-    masked: the 沪 of 沪深300 or the 创业板 of 创业板指 is not read again as an exchange or a board."""
+def _link_vocabulary(text: str, linked: LinkedSchema) -> None:
+    """Named values. Once matched, a value's words are masked: the 沪 of 沪深300 or the 创业板 of
+    创业板指 is not read again as an exchange or a board."""
     model = linked.context.model
-    grouped = any(_has(text, word) for dimension in model.dimensions.values() for word in dimension.words)
     named: list[tuple[tuple[str, ...], str]] = [  # (words, the stored value as an SQL condition)
         ((name, *model.index_synonyms.get(code, ())), f"index_weight.index_code = '{code}'")
         for code, name in sorted(linked.context.indexes.items())
@@ -233,7 +242,6 @@ def _link_vocabulary(text: str, linked: LinkedSchema) -> bool:
         if condition.startswith("index_weight"):
             _add_index(linked)
         linked.values.append(f"'{match[0]}' → {condition}")
-    return grouped
 
 
 def _add_index(linked: LinkedSchema) -> None:
@@ -254,12 +262,15 @@ def _link_evidence(item: str, linked: LinkedSchema) -> None:
 
 
 def _link_identifiers(sql: str, linked: LinkedSchema) -> None:
-    """Tables and columns written in guidance or example SQL: the model must be able to look them up."""
+    """Tables and columns written in guidance, example SQL or a convention: the model must be able to
+    look them up. A plain word (close, revenue) counts as a column only on a table already linked or
+    named; a name no English text uses (netprofit_yoy) brings its table along."""
     if not sql:
         return
     words = set(re.findall(r"[a-z_][a-z0-9_]*", sql.lower()))
     for table in TABLES:
-        if table.name in words and table.name != "dataset_info":
+        named = table.name in words or any("_" in c and c in words for c in _UNIQUE_COLUMNS[table.name])
+        if named and table.name != "dataset_info":
             linked.add_table(table.name)
     for name in list(linked.tables):
         linked.add(name, *(column for column in TABLES_BY_NAME[name].column_names if column in words))
@@ -300,12 +311,15 @@ def _has(text: str, word: str) -> bool:
 @cache
 def _pattern(word: str, placeholders: bool = False) -> re.Pattern[str]:
     """A word as found in normalized text: Latin words not inside longer ones ('pe' is not in 'open',
-    '亿' and 'm' may follow a number); with `placeholders`, N/M/k stand for any number."""
+    '亿' and 'm' may follow a number) but inflected (gained, gap ups); with `placeholders`, N/M/k
+    stand for any number."""
     folded = normalize_text(word)
     parts = _PLACEHOLDER.split(folded) if placeholders else [folded]
     body = _NUMBER.join(re.escape(part) for part in parts)
     start = r"(?<![a-z])" if folded[:1].isascii() and folded[:1].isalpha() else ""
-    end = r"(?![a-z])" if folded[-1:].isascii() and folded[-1:].isalpha() else ""
+    end = ""
+    if folded[-1:].isascii() and folded[-1:].isalpha():
+        end = r"(?:s|es|ed|d|ing)?(?![a-z])" if len(folded) >= 3 else r"(?![a-z])"
     return re.compile(start + body + end)
 
 
