@@ -15,6 +15,7 @@ import unicodedata
 import weakref
 from dataclasses import dataclass, field
 from datetime import date, datetime
+from functools import cached_property
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
@@ -105,6 +106,18 @@ class LanguageContext:
         return eligible[-1] if eligible else None
 
     # --- dictionaries -------------------------------------------------------------------------
+    @cached_property
+    def stock_codes(self) -> dict[str, str]:
+        """Codes the lexicon recognises → ts_code: the symbol (600519) and the code's number part;
+        built once per context, not for every question."""
+        codes = {stock.symbol: stock.ts_code for stock in self.stocks if stock.symbol}
+        codes.update({stock.ts_code.split(".")[0]: stock.ts_code for stock in self.stocks})
+        return codes
+
+    @cached_property
+    def stock_names(self) -> dict[str, str]:
+        return {stock.ts_code: stock.name for stock in self.stocks}
+
     @property
     def lexicon(self) -> Lexicon:
         if self._lexicon is None:

@@ -67,11 +67,8 @@ class Parser:
     def __init__(self, context: LanguageContext) -> None:
         self.context = context
         self.model = context.model
-        # stock codes the lexicon recognises: the symbol (600519) and the code's number part
-        codes = {stock.symbol: stock.ts_code for stock in context.stocks if stock.symbol}
-        codes.update({stock.ts_code.split(".")[0]: stock.ts_code for stock in context.stocks})
-        self.codes = codes
-        self.names = {stock.ts_code: stock.name for stock in context.stocks}
+        self.codes = context.stock_codes
+        self.names = context.stock_names
 
     def parse(self, question: str) -> Screen:
         """The first reading of the question (NotUnderstood, naming the words, if it has none)."""
