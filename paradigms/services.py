@@ -271,3 +271,12 @@ def import_paradigms(entries: list[ExchangedParadigm]) -> ImportReport:
         report.existing += not outcome.created
         report.evicted += len(outcome.evicted_ids)
     return report
+
+
+def clear_library() -> int:
+    """Remove every paradigm (the experiments start from an empty library inside a transaction they
+    roll back); the number removed."""
+    with transaction.atomic():
+        _touch_revision()
+        deleted, _by_model = Paradigm.objects.all().delete()
+    return deleted

@@ -1,11 +1,14 @@
-"""`manage.py paradigms load|stats|bench`: the paradigm library from the terminal.
+"""`manage.py paradigms load|stats|bench|experiments`: the paradigm library from the terminal.
 
 - `load` reads the cold-start files (paradigms/seed/*.yaml) and stores each question's paradigm,
   built by the engine on the current market data (idempotent; `--if-empty` only fills an empty library);
 - `stats` prints size, capacity, τ, hits, misses, insertions and evictions;
 - `bench` times matching on libraries of 1,000 and 10,000 paradigms grown from the dev set's QSTs,
   with the exhaustive zss scan measured in the same run on a subsample, and writes
-  reports/paradigm_match.json.
+  reports/paradigm_match.json;
+- `experiments` prints the τ-sensitivity table (leave-one-out on the dev set, EX against gold) and the
+  measured hit-rate experiment (streams of 0–100% repeats, stub LLM counting calls, with and without
+  the library), and writes reports/paradigm_experiments.json. The library is left as it was.
 """
 
 from __future__ import annotations
@@ -21,10 +24,11 @@ from backend.apps.marketdata.store import get_market_store
 from backend.domain.language.context import LanguageContext
 from backend.domain.language.engine import BuiltinTranslator
 from backend.domain.language.speed import dev_set_questions
+from backend.domain.language_bench.dataset import load_dev_set
 from backend.domain.market.errors import MarketError
 from backend.domain.paradigms.bench import run_benchmark
 from backend.domain.paradigms.seeds import SeedFileError, read_seed_directory
-from paradigms import selectors, services
+from paradigms import experiments, selectors, services
 
 SEED_DIR = Path(__file__).resolve().parents[2] / "seed"
 DEV_SET = Path(settings.BASE_DIR) / "benchmarks" / "language" / "dev_set.yaml"
@@ -62,7 +66,7 @@ class Command(BaseCommand):
     help = "Paradigm library: load the cold-start files, show statistics, benchmark matching."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        actions = parser.add_subparsers(dest="action", required=True, metavar="load|stats|bench")
+        actions = parser.add_subparsers(dest="action", required=True, metavar="load|stats|bench|experiments")
         load = actions.add_parser("load", help="store the cold-start paradigms (idempotent)")
         load.add_argument("--dir", type=Path, default=SEED_DIR, help="directory of *.yaml seed files")
         load.add_argument("--if-empty", action="store_true", help="do nothing when the library has paradigms")
@@ -81,6 +85,17 @@ class Command(BaseCommand):
         )
         bench.add_argument("--seed", type=int, default=20250908)
         bench.add_argument("--json-out", type=Path, default=Path("reports/paradigm_match.json"))
+        measure = actions.add_parser("experiments", help="τ-sensitivity table and hit-rate experiment")
+        measure.add_argument("--known", type=int, default=40, help="known questions the library learns first")
+        measure.add_argument("--length", type=int, default=20, help="questions per stream")
+        measure.add_argument("--seed", type=int, default=20250908)
+        measure.add_argument(
+            "--llm-latency-ms",
+            type=float,
+            default=0.0,
+            help="the stub LLM sleeps this long per call (0: none)",
+        )
+        measure.add_argument("--json-out", type=Path, default=Path("reports/paradigm_experiments.json"))
 
     def handle(self, *args: Any, **options: Any) -> None:
         getattr(self, f"_{options['action']}")(options)
@@ -145,3 +160,73 @@ class Command(BaseCommand):
         self.stdout.write(f"report written to {path}")
         if not report["identical"]:
             raise CommandError("pruned matching differs from the exhaustive zss scan (see the report)")
+
+    def _experiments(self, options: dict[str, Any]) -> None:
+        store = get_market_store()
+        context = _language_context()
+        gold = experiments.gold_questions(load_dev_set(DEV_SET), context)
+        if len(gold) <= options["known"] + options["length"]:
+            raise CommandError(
+                f"{len(gold)} dev-set questions are read by the engine: too few for these sizes"
+            )
+        self.stdout.write(f"{len(gold)} dev-set questions with gold SQL are read by the built-in engine")
+        taus = experiments.tau_table(gold, store, context)
+        self.stdout.write(
+            f"τ-sensitivity, leave-one-out ({taus['storable']} of them storable as paradigms); "
+            "shares of all questions:"
+        )
+        self.stdout.write(f"{'τ':>4} {'matched':>8} {'adapted':>8} {'EX right':>9} {'right/adapted':>14}")
+        for row in taus["rows"]:
+            precision = "-" if row["precision"] is None else f"{row['precision']:.1%}"
+            self.stdout.write(
+                f"{row['tau']:>4g} {row['matched_share']:>8.1%} {row['adapted_share']:>8.1%} "
+                f"{row['right_share']:>9.1%} {precision:>14}"
+            )
+        hits = experiments.hit_rate_experiment(
+            gold,
+            store,
+            context,
+            known=options["known"],
+            length=options["length"],
+            seed=options["seed"],
+            latency_s=options["llm_latency_ms"] / 1000,
+        )
+        warm = hits["warm_up"]
+        self.stdout.write(
+            f"hit-rate experiment: {warm['learned']} of {warm['asked']} known questions learned, streams of "
+            f"{options['length']}; stub LLM counting calls, {options['llm_latency_ms']:g} ms per call"
+        )
+        header = (
+            "repeats",
+            "lib ms/valid",
+            "lib LLM/q",
+            "hits",
+            "lib r0",
+            "none ms/valid",
+            "none LLM/q",
+            "none r0",
+        )
+        self.stdout.write(" ".join(f"{name:>13}" for name in (*header, "time saved")))
+        for item in hits["streams"]:
+            lib, none = item["with_library"], item["without_library"]
+            saved = (
+                f"{1 - lib['ms_per_validated'] / none['ms_per_validated']:.0%}"
+                if lib["ms_per_validated"] and none["ms_per_validated"]
+                else "-"
+            )
+            cells = (
+                f"{item['repeat_percent']}%",
+                lib["ms_per_validated"],
+                lib["llm_calls_per_question"],
+                lib["hits"],
+                lib["verified_round0"],
+                none["ms_per_validated"],
+                none["llm_calls_per_question"],
+                none["verified_round0"],
+                saved,
+            )
+            self.stdout.write(" ".join(f"{cell!s:>13}" for cell in cells))
+        path: Path = options["json_out"]
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"tau_sensitivity": taus, "hit_rate": hits}, ensure_ascii=False, indent=2))
+        self.stdout.write(f"report written to {path}")

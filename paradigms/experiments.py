@@ -1,0 +1,145 @@
+"""`manage.py paradigms experiments`: the τ-sensitivity table and the measured hit-rate experiment
+(issue 10 "Show"). Logic in backend/domain/paradigms/experiments.py; this module drives the pipeline
+and the database library. Everything it stores is rolled back: the library is left as it was."""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+
+from backend.domain.language.context import LanguageContext
+from backend.domain.language.engine import BuiltinTranslator
+from backend.domain.language.llm.roles import SqlGeneratorRole
+from backend.domain.language.llm.translator import LlmTranslator
+from backend.domain.language_bench.compare import ResultTable
+from backend.domain.language_bench.dataset import DevItem
+from backend.domain.market.errors import MarketError
+from backend.domain.market.store import MarketStore
+from backend.domain.paradigms.experiments import (
+    REPEAT_SHARES,
+    GoldChatModel,
+    GoldQuestion,
+    stream,
+    summarise_arm,
+    tau_sensitivity,
+)
+from backend.domain.pipeline.generators import LlmGenerator
+from backend.domain.pipeline.ports import NoParadigmLibrary, ParadigmLibrary
+from backend.domain.pipeline.run import PipelineSettings, Ports, run_pipeline
+from backend.domain.pipeline.validate.checklist import default_vocabulary
+from paradigms import services
+from paradigms.library import DatabaseParadigmLibrary
+
+
+def gold_questions(items: list[DevItem], context: LanguageContext) -> list[GoldQuestion]:
+    """Dev-set items with gold SQL that the built-in engine reads (the library's key needs a QST)."""
+    translator = BuiltinTranslator()
+    found = []
+    for item in items:
+        if not item.gold_sql:
+            continue
+        translation = translator.translate(item.question, context)
+        if translation.status == "ok" and translation.qst is not None:
+            found.append(GoldQuestion(item.question, translation.qst, item.gold_sql, item.order_matters))
+    return found
+
+
+def tau_table(gold: list[GoldQuestion], store: MarketStore, context: LanguageContext) -> dict[str, Any]:
+    def run_sql(sql: str) -> ResultTable | None:
+        try:
+            result = store.query(sql)
+        except MarketError:
+            return None
+        return ResultTable(columns=result.columns, rows=result.rows)
+
+    return tau_sensitivity(gold, run_sql, market_day=context.latest_trade_date)
+
+
+def _arm(
+    questions: list[tuple[str, bool]],
+    library: ParadigmLibrary,
+    answers: dict[str, str],
+    store: MarketStore,
+    context: LanguageContext,
+    latency_s: float,
+) -> list[dict[str, Any]]:
+    model = GoldChatModel(answers=answers, latency_s=latency_s)
+    generator = LlmGenerator(LlmTranslator(SqlGeneratorRole(model)), context)
+    ports = Ports(store, generator, default_vocabulary(), store.database, library=library)
+    pipeline_settings = PipelineSettings(max_rounds=settings.PIPELINE_MAX_ROUNDS)
+    runs = []
+    for question, repeat in questions:
+        calls, started = model.calls, time.perf_counter()
+        outcome = run_pipeline(question, ports, pipeline_settings)
+        events = outcome.trace.to_list()
+        runs.append(
+            {
+                "question": question,
+                "repeat": repeat,
+                "status": outcome.status,
+                "ms": round((time.perf_counter() - started) * 1000, 3),
+                "llm_calls": model.calls - calls,
+                "adapted": any(e["type"] == "paradigm" and e["outcome"] == "adapted" for e in events),
+                "steps_ms": outcome.timings_ms,
+            }
+        )
+    return runs
+
+
+def hit_rate_experiment(
+    gold: list[GoldQuestion],
+    store: MarketStore,
+    context: LanguageContext,
+    *,
+    known: int,
+    length: int,
+    seed: int,
+    latency_s: float = 0.0,
+) -> dict[str, Any]:
+    """Streams with 0–100% repeats of known questions, with the library (warmed on the known
+    questions) and without one; the stub LLM answers with the gold SQL and counts calls."""
+    answers = {item.question: item.gold_sql for item in gold}
+    order = [item.question for item in gold]
+    random.Random(seed).shuffle(order)
+    known_questions, unseen = order[:known], order[known:]
+    report: dict[str, Any] = {
+        "known": known,
+        "length": length,
+        "seed": seed,
+        "llm_latency_s": latency_s,
+        "streams": [],
+    }
+    with transaction.atomic():
+        services.clear_library()
+        warm = _arm(
+            [(q, False) for q in known_questions],
+            DatabaseParadigmLibrary(context),
+            answers,
+            store,
+            context,
+            0.0,
+        )  # untimed: no latency needed
+        learned = [run["question"] for run in warm if run["status"] in ("verified", "corrected")]
+        report["warm_up"] = {"asked": len(warm), "learned": len(learned)}
+        for percent in REPEAT_SHARES:
+            questions = stream(learned, unseen, repeat_percent=percent, length=length, seed=seed)
+            with transaction.atomic():
+                with_library = _arm(
+                    questions, DatabaseParadigmLibrary(context), answers, store, context, latency_s
+                )
+                transaction.set_rollback(True)  # each stream starts from the warmed library
+            without = _arm(questions, NoParadigmLibrary(), answers, store, context, latency_s)
+            report["streams"].append(
+                {
+                    "repeat_percent": percent,
+                    "with_library": summarise_arm(with_library),
+                    "without_library": summarise_arm(without),
+                    "runs": {"with_library": with_library, "without_library": without},
+                }
+            )
+        transaction.set_rollback(True)  # the library is left as it was
+    return report
