@@ -264,12 +264,14 @@ def test_a_context_refusal_says_what_to_change(openai_stub: OpenAiStub, context:
 def test_a_slow_server_hits_the_timeout_with_a_clear_message(
     openai_stub: OpenAiStub, context: LanguageContext
 ) -> None:
-    openai_stub.replies = [Reply(tool_args={"sql": SQL}, hang_s=30)]
-    translation = translate(openai_stub, context, "今日换手率超过10%的股票", LLM_TIMEOUT="0.3")
+    openai_stub.replies = [Reply(tool_args={"sql": SQL}, hang_s=30) for _ in range(3)]
+    translation = translate(
+        openai_stub, context, "今日换手率超过10%的股票", LLM_TIMEOUT="0.3", LLM_MAX_RETRIES="2"
+    )
     assert translation.status == "error"
-    assert "did not answer within 0.3 s (after 0 retries)" in translation.message
+    assert "did not answer within 0.3 s (not retried" in translation.message
     assert "LLM_TIMEOUT" in translation.message
-    assert len(openai_stub.requests) == 1
+    assert len(openai_stub.requests) == 1  # a retry would queue behind the request the server still runs
 
 
 # --- roles in order -----------------------------------------------------------------------------------
@@ -349,3 +351,11 @@ def test_the_linked_schema_holds_every_table_and_column_of_the_gold_sql(
             missed.append((item["id"], sorted(lacking)))
     total = sum(1 for item in items if item.get("gold_sql"))
     assert (total - len(missed)) / total >= least, missed
+
+
+def test_a_busy_server_is_asked_again_after_its_retry_after(
+    openai_stub: OpenAiStub, context: LanguageContext
+) -> None:
+    openai_stub.replies = [Reply(status=429), Reply(tool_args={"sql": SQL})]
+    translation = translate(openai_stub, context, "今日换手率超过10%的股票", LLM_MAX_RETRIES="1")
+    assert translation.status == "ok" and len(openai_stub.requests) == 2

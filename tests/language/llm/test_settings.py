@@ -125,7 +125,9 @@ def test_build_chat_model_configures_chat_openai_from_the_role_settings() -> Non
     assert model.model_name == "sqlcoder"
     assert model.openai_api_base == "http://127.0.0.1:9/v1"
     assert isinstance(model.openai_api_key, SecretStr) and model.openai_api_key.get_secret_value() == "sk-x"
-    assert (model.request_timeout, model.max_retries, model.temperature) == (12.5, 5, 0.2)
+    # The client itself never retries: calling.py does (5 times here), but not after a timeout.
+    assert (model.request_timeout, model.max_retries, model.temperature) == (12.5, 0, 0.2)
+    assert role.max_retries == 5
 
 
 def test_a_local_server_needs_no_key_but_a_model_is_required() -> None:

@@ -34,6 +34,8 @@ _FEEDBACK_QUOTE_LIMIT = 2000
 # What the client raises on a body that is not a chat completion (HTML from a proxy, no choices,
 # an error object with status 200): JSON, key and type errors from the OpenAI client and LangChain.
 _MALFORMED_ANSWER = (ValueError, TypeError, LookupError)
+_TIMEOUTS = (openai.APITimeoutError, httpx.TimeoutException, TimeoutError)
+_MAX_RETRY_DELAY_S = 10.0
 _TRANSPORT_ERRORS = (openai.APIError, httpx.HTTPError, TimeoutError, ConnectionError, *_MALFORMED_ANSWER)
 
 
@@ -128,33 +130,43 @@ class StructuredCaller:
         started: float,
         record: list[LlmCall],
     ) -> AIMessage:
-        try:
-            output = runnable.invoke(list(conversation))
-        except _TRANSPORT_ERRORS as error:
-            message = self._unavailable_message(error)
-            latency_ms = round((time.perf_counter() - started) * 1000, 3)
-            record.append(
-                LlmCall(self.role, _configured_name(self.model), latency_ms, attempt=attempt, error=message)
-            )
-            raise LlmUnavailable(message) from error
+        retries = 0
+        while True:
+            try:
+                output = runnable.invoke(list(conversation))
+                break
+            except _TRANSPORT_ERRORS as error:
+                if retries < self.max_retries and _worth_retrying(error):
+                    retries += 1
+                    time.sleep(_retry_delay(error, retries))
+                    continue
+                message = self._unavailable_message(error, retries)
+                latency_ms = round((time.perf_counter() - started) * 1000, 3)
+                record.append(
+                    LlmCall(
+                        self.role, _configured_name(self.model), latency_ms, attempt=attempt, error=message
+                    )
+                )
+                raise LlmUnavailable(message) from error
         raw = output["raw"] if isinstance(output, dict) else output
         if not isinstance(raw, AIMessage):
             raise LlmOutputError(f"the {self.role} model returned {type(raw).__name__}, not a chat message")
         return raw
 
-    def _unavailable_message(self, error: Exception) -> str:
+    def _unavailable_message(self, error: Exception, retried: int) -> str:
         server = f"the model server of the {self.role} role ({describe_endpoint(self.model)})"
-        retries = f"after {self.max_retries} retr{'y' if self.max_retries == 1 else 'ies'}"
-        if isinstance(error, openai.APITimeoutError | httpx.TimeoutException | TimeoutError):
+        retries = f"after {retried} retr{'y' if retried == 1 else 'ies'}"
+        if isinstance(error, _TIMEOUTS):
             timeout = getattr(self.model, "request_timeout", None)
             limit = f" within {timeout} s" if isinstance(timeout, int | float) else ""
             return (
-                f"{server} did not answer{limit} ({retries}); a local model on a small machine may need "
-                f"a larger LLM_TIMEOUT (or LLM_{self.role.upper()}_TIMEOUT)"
+                f"{server} did not answer{limit} (not retried: the server may still be working on it); "
+                f"a local model on a small machine may need a larger LLM_TIMEOUT "
+                f"(or LLM_{self.role.upper()}_TIMEOUT)"
             )
         if isinstance(error, openai.APIStatusError):
             return f"{server} {_status_problem(error, self.role, self.method)}" + (
-                f" ({retries})" if _client_retries(error.status_code) else ""
+                f" ({retries})" if _retried_status(error.status_code) else ""
             )
         if isinstance(error, _MALFORMED_ANSWER):
             detail = f"{type(error).__name__}: {str(error)[:200]}"
@@ -254,9 +266,31 @@ def _texts(conversation: Sequence[BaseMessage]) -> list[str]:
     return [message.text for message in conversation]
 
 
-def _client_retries(status: int) -> bool:
-    """The statuses the OpenAI client retries by itself; the others fail at once."""
+def _retried_status(status: int) -> bool:
+    """Statuses worth another try (the OpenAI client's own list); the others fail at once."""
     return status in (408, 409, 429) or status >= 500
+
+
+def _worth_retrying(error: Exception) -> bool:
+    """A busy or failing server, or a dropped connection. Never a timeout: a local server goes on
+    with the request it was sent, so a retry would only queue behind it (3 × 60 s on 2 cores)."""
+    if isinstance(error, _TIMEOUTS):
+        return False
+    if isinstance(error, openai.APIStatusError):
+        return _retried_status(error.status_code)
+    return isinstance(error, openai.APIConnectionError | httpx.TransportError | ConnectionError)
+
+
+def _retry_delay(error: Exception, retry: int) -> float:
+    """The server's Retry-After when it sends one (capped), else 0.5 s doubling."""
+    if isinstance(error, openai.APIStatusError):
+        headers = error.response.headers
+        for header, divisor in (("retry-after-ms", 1000), ("retry-after", 1)):
+            try:
+                return min(float(headers.get(header, "")) / divisor, _MAX_RETRY_DELAY_S)
+            except ValueError:
+                continue
+    return min(0.5 * 2 ** (retry - 1), _MAX_RETRY_DELAY_S)
 
 
 _CONTEXT_WORDS = re.compile(

@@ -22,6 +22,7 @@ def build_chat_model(settings: RoleSettings) -> BaseChatModel:
         base_url=settings.base_url or None,
         api_key=SecretStr(settings.api_key or _KEY_FOR_SERVERS_WITHOUT_AUTH),
         timeout=settings.timeout_s,
-        max_retries=settings.max_retries,
+        # Retries are the caller's (calling.py), which never retries a timeout.
+        max_retries=0,
         temperature=settings.temperature,
     )
