@@ -38,6 +38,7 @@ ANSWER_KEYS = {
     "correction_round",
     "trace",
     "run_id",
+    "paradigms",
 }
 
 
