@@ -7,9 +7,13 @@ run. Each test is marked `fuzz` (`pytest -m fuzz` runs only these; `-m "not fuzz
 from __future__ import annotations
 
 import os
+from datetime import date
 
 import pytest
 from hypothesis import HealthCheck, settings
+
+from backend.domain.language.context import LanguageContext
+from backend.domain.market.store import MarketStore
 
 FUZZ_EXAMPLES = int(os.environ.get("VERISCREEN_FUZZ_EXAMPLES", "10000"))
 
@@ -27,3 +31,8 @@ FUZZ = settings(
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "fuzz: hypothesis fuzzing at 10,000 examples (tests/fuzz)")
+
+
+@pytest.fixture(scope="session")
+def language_context(demo_store: MarketStore) -> LanguageContext:
+    return LanguageContext.from_store(demo_store, today=date(2026, 11, 30))
