@@ -162,7 +162,7 @@ class Command(TerminalCommand):
         for table, synced in report.tables.items():
             notes = f", {synced.dropped} rows without a required value dropped" if synced.dropped else ""
             if synced.empty:
-                notes += f", nothing published yet for {', '.join(synced.empty)}"
+                notes += f", the source returned nothing for {', '.join(synced.empty)}"
             self.stdout.write(f"  {table:<15} {synced.rows:>10,} ({synced.slices} slices{notes})")
         self.stdout.write("rows in the store:")
         for table, rows in report.row_counts.items():
