@@ -59,35 +59,38 @@ def tau_table(gold: list[GoldQuestion], store: MarketStore, context: LanguageCon
     return tau_sensitivity(gold, run_sql, market_day=context.latest_trade_date)
 
 
-def _arm(
-    questions: list[tuple[str, bool]],
-    library: ParadigmLibrary,
-    answers: dict[str, str],
-    store: MarketStore,
-    context: LanguageContext,
-    latency_s: float,
-) -> list[dict[str, Any]]:
-    model = GoldChatModel(answers=answers, latency_s=latency_s)
-    generator = LlmGenerator(LlmTranslator(SqlGeneratorRole(model)), context)
-    ports = Ports(store, generator, default_vocabulary(), store.database, library=library)
-    pipeline_settings = PipelineSettings(max_rounds=settings.PIPELINE_MAX_ROUNDS)
-    runs = []
-    for question, repeat in questions:
-        calls, started = model.calls, time.perf_counter()
-        outcome = run_pipeline(question, ports, pipeline_settings)
+class _Arm:
+    """One side of the experiment: the pipeline with its own stub LLM and library."""
+
+    def __init__(
+        self,
+        library: ParadigmLibrary,
+        answers: dict[str, str],
+        store: MarketStore,
+        context: LanguageContext,
+        latency_s: float,
+    ) -> None:
+        self.model = GoldChatModel(answers=answers, latency_s=latency_s)
+        generator = LlmGenerator(LlmTranslator(SqlGeneratorRole(self.model)), context)
+        self.ports = Ports(store, generator, default_vocabulary(), store.database, library=library)
+        self.settings = PipelineSettings(max_rounds=settings.PIPELINE_MAX_ROUNDS)
+        self.runs: list[dict[str, Any]] = []
+
+    def ask(self, question: str, repeat: bool) -> dict[str, Any]:
+        calls, started = self.model.calls, time.perf_counter()
+        outcome = run_pipeline(question, self.ports, self.settings)
         events = outcome.trace.to_list()
-        runs.append(
-            {
-                "question": question,
-                "repeat": repeat,
-                "status": outcome.status,
-                "ms": round((time.perf_counter() - started) * 1000, 3),
-                "llm_calls": model.calls - calls,
-                "adapted": any(e["type"] == "paradigm" and e["outcome"] == "adapted" for e in events),
-                "steps_ms": outcome.timings_ms,
-            }
-        )
-    return runs
+        run = {
+            "question": question,
+            "repeat": repeat,
+            "status": outcome.status,
+            "ms": round((time.perf_counter() - started) * 1000, 3),
+            "llm_calls": self.model.calls - calls,
+            "adapted": any(e["type"] == "paradigm" and e["outcome"] == "adapted" for e in events),
+            "steps_ms": outcome.timings_ms,
+        }
+        self.runs.append(run)
+        return run
 
 
 def hit_rate_experiment(
@@ -115,30 +118,26 @@ def hit_rate_experiment(
     }
     with transaction.atomic():
         services.clear_library()
-        warm = _arm(
-            [(q, False) for q in known_questions],
-            DatabaseParadigmLibrary(context),
-            answers,
-            store,
-            context,
-            0.0,
-        )  # untimed: no latency needed
-        learned = [run["question"] for run in warm if run["status"] in ("verified", "corrected")]
-        report["warm_up"] = {"asked": len(warm), "learned": len(learned)}
+        warm = _Arm(DatabaseParadigmLibrary(context), answers, store, context, 0.0)  # untimed
+        learned = [q for q in known_questions if warm.ask(q, False)["status"] in ("verified", "corrected")]
+        report["warm_up"] = {"asked": len(known_questions), "learned": len(learned)}
         for percent in REPEAT_SHARES:
             questions = stream(learned, unseen, repeat_percent=percent, length=length, seed=seed)
             with transaction.atomic():
-                with_library = _arm(
-                    questions, DatabaseParadigmLibrary(context), answers, store, context, latency_s
-                )
+                library = _Arm(DatabaseParadigmLibrary(context), answers, store, context, latency_s)
+                alone = _Arm(NoParadigmLibrary(), answers, store, context, latency_s)
+                # Question by question, the two sides in alternating order, so that a changing
+                # machine load and warm caches fall on both alike.
+                for number, (question, repeat) in enumerate(questions):
+                    for side in (library, alone) if number % 2 == 0 else (alone, library):
+                        side.ask(question, repeat)
                 transaction.set_rollback(True)  # each stream starts from the warmed library
-            without = _arm(questions, NoParadigmLibrary(), answers, store, context, latency_s)
             report["streams"].append(
                 {
                     "repeat_percent": percent,
-                    "with_library": summarise_arm(with_library),
-                    "without_library": summarise_arm(without),
-                    "runs": {"with_library": with_library, "without_library": without},
+                    "with_library": summarise_arm(library.runs),
+                    "without_library": summarise_arm(alone.runs),
+                    "runs": {"with_library": library.runs, "without_library": alone.runs},
                 }
             )
         transaction.set_rollback(True)  # the library is left as it was
