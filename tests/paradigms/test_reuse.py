@@ -111,7 +111,12 @@ class ScriptedAdapter:
     told: list[Sequence[str]] = field(default_factory=list)
 
     def __call__(
-        self, question: str, paradigm_question: str, paradigm_sql: str, differences: Sequence[str], calls: list[LlmCall]
+        self,
+        question: str,
+        paradigm_question: str,
+        paradigm_sql: str,
+        differences: Sequence[str],
+        calls: list[LlmCall],
     ) -> str:
         self.told.append(differences)
         return self.sql
