@@ -6,6 +6,7 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from backend.domain.language.context import LanguageContext
@@ -67,23 +68,22 @@ class LlmTranslator:
         def generate() -> GeneratedSql:
             return self._generate(question, context, evidence, examples, guidance, generation_calls)
 
-        def parse() -> dict[str, Any]:
-            assert parser is not None
+        def parse(role: QstParserRole) -> dict[str, Any]:
             schema_text = _schema_text(question, context, evidence, (), None, terse=True)
-            return parser.parse(question, schema_text, calls=qst_calls)
+            return role.parse(question, schema_text, calls=qst_calls)
 
         timings: dict[str, float] = {}
         qst_error: LlmError | None = None
         qst = self._qst_of.get(question) if guidance is not None else None
         if parser is not None and self.parallel:
             with ThreadPoolExecutor(max_workers=2) as pool:
-                sql_job, qst_job = pool.submit(_timed, generate), pool.submit(_timed, parse)
+                sql_job, qst_job = pool.submit(_timed, generate), pool.submit(_timed, partial(parse, parser))
                 generated, sql_error, timings["generate"] = sql_job.result()
                 qst, qst_error, timings["qst"] = qst_job.result()
         else:
             generated, sql_error, timings["generate"] = _timed(generate)
             if parser is not None and sql_error is None:
-                qst, qst_error, timings["qst"] = _timed(parse)
+                qst, qst_error, timings["qst"] = _timed(partial(parse, parser))
         if qst is not None:
             self._qst_of = {question: qst}  # one question at a time: only its rounds reuse it
 
