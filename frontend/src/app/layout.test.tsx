@@ -73,6 +73,12 @@ describe("app layout", () => {
     renderAt("/", SYNTHETIC_STATS);
     expect(screen.getByTestId("user-menu")).toHaveTextContent("ana analyst");
     expect(screen.getByRole("link", { name: "History" })).toBeVisible();
+    expect(screen.queryByRole("link", { name: "Paradigms" })).toBeNull(); // admins only
+  });
+
+  it("shows the paradigm library to admins only", () => {
+    renderAt("/paradigms", SYNTHETIC_STATS);
+    expect(screen.getByText("Only administrators may open this page.")).toBeVisible();
   });
 
   it("switches the whole UI between English and Chinese and remembers the choice", async () => {

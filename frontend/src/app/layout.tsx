@@ -1,4 +1,4 @@
-import { useEffect } from "react";
+import { type ReactNode, useEffect } from "react";
 import { useTranslation } from "react-i18next";
 import { NavLink, Outlet } from "react-router";
 
@@ -35,6 +35,13 @@ function Signed() {
   return me.data ? <Outlet /> : <LoginPage />;
 }
 
+/** Pages for admins only (the API refuses analysts too; this keeps them from a page of errors). */
+export function AdminOnly({ children }: { children: ReactNode }) {
+  const { t } = useTranslation();
+  const me = useMe();
+  return me.data?.role === "admin" ? children : <p className="notice notice-warn">{t("auth.adminsOnly")}</p>;
+}
+
 export function Layout() {
   const { t, i18n } = useTranslation();
   const me = useMe();
@@ -60,6 +67,11 @@ export function Layout() {
             <NavLink to="/history" className={tabClass}>
               {t("nav.history")}
             </NavLink>
+            {me.data.role === "admin" && (
+              <NavLink to="/paradigms" className={tabClass}>
+                {t("nav.paradigms")}
+              </NavLink>
+            )}
             <NavLink to="/console" className={tabClass}>
               {t("nav.console")}
             </NavLink>

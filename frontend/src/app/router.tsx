@@ -1,10 +1,11 @@
 import { useState } from "react";
 import { createBrowserRouter, RouterProvider } from "react-router";
 
-import { Layout } from "@/app/layout";
+import { AdminOnly, Layout } from "@/app/layout";
 import { AskPage } from "@/features/ask";
 import { HistoryPage } from "@/features/history";
 import { MarketStatus } from "@/features/market";
+import { ParadigmsPage } from "@/features/paradigms";
 import { ScreensPage } from "@/features/screens";
 import { SqlConsole } from "@/features/sql-console";
 
@@ -16,6 +17,14 @@ export const routes = [
       { index: true, element: <AskPage /> },
       { path: "screens", element: <ScreensPage /> },
       { path: "history", element: <HistoryPage /> },
+      {
+        path: "paradigms",
+        element: (
+          <AdminOnly>
+            <ParadigmsPage />
+          </AdminOnly>
+        ),
+      },
       { path: "console", element: <SqlConsole /> },
       { path: "market", element: <MarketStatus /> },
     ],

@@ -47,6 +47,17 @@ describe("chooseChart", () => {
     expect(choice).toEqual({ kind: "histogram", value: 3 });
   });
 
+  it("top N per group: the measure the SQL ranks by, never the rank itself", () => {
+    const rows = Array.from({ length: 12 }, (_, i) => [`行业${i % 4}`, (i % 3) + 1, `${i}.SH`, `s${i}`, 3 + i, 1e6 * i]);
+    const choice = chooseChart({
+      columns: ["industry", "rank_in_group", "ts_code", "name", "pct_chg", "total_mv"],
+      columnTypes: ["String", "UInt64", "String", "String", "Float64", "Float64"],
+      rows,
+      sql: "SELECT … row_number() OVER (PARTITION BY b.industry ORDER BY d.pct_chg DESC, b.ts_code) AS rank_in_group …",
+    });
+    expect(choice).toEqual({ kind: "histogram", value: 4 });
+  });
+
   it("no chart for a single row, a count, or rows without a measure", () => {
     const base = { columnTypes: ["String", "UInt64"], sql: null };
     expect(chooseChart({ ...base, columns: ["name", "n"], rows: [["a", 1]] }).kind).toBe("none");

@@ -15,7 +15,7 @@ export interface ChartInput {
 }
 
 const STOCK_KEYS = new Set(["ts_code", "name", "code", "symbol"]);
-const NOT_MEASURES = /^(ts_code|code|symbol|rank|rn|row_number|year|month|list_date|end_date|ann_date|trade_date)$|_rank$|_year$/;
+const NOT_MEASURES = /^(ts_code|code|symbol|rn|row_number|year|month|list_date|end_date|ann_date|trade_date)$|rank|_year$/;
 const MAX_BARS = 40;
 const MIN_HISTOGRAM_ROWS = 8;
 
@@ -29,6 +29,16 @@ function measures(input: ChartInput): number[] {
     .map(({ index }) => index);
 }
 
+/** The measure the SQL orders by (what a ranking ranks), else the first measure. */
+function preferredMeasure(input: ChartInput, numeric: number[]): number | undefined {
+  const orderings = [...(input.sql ?? "").matchAll(/order\s+by\s+([^)]*?)(?=\blimit\b|\)|$)/gi)].map((match) => match[1] ?? "");
+  const ordered = numeric.find((index) => {
+    const column = (input.columns[index] ?? "").replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    return orderings.some((clause) => new RegExp(`\\b${column}\\b`, "i").test(clause));
+  });
+  return ordered ?? numeric[0];
+}
+
 function distinct(rows: ChartInput["rows"], index: number): number {
   return new Set(rows.map((row) => row[index])).size;
 }
@@ -37,7 +47,7 @@ export function chooseChart(input: ChartInput): ChartChoice {
   const { columns, columnTypes, rows } = input;
   if (rows.length < 2) return { kind: "none" };
   const numeric = measures(input);
-  const first = numeric[0];
+  const first = preferredMeasure(input, numeric);
   if (first === undefined) return { kind: "none" };
 
   const code = columns.indexOf("ts_code");

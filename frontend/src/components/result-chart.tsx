@@ -1,15 +1,9 @@
-import { BarChart, LineChart } from "echarts/charts";
-import { DataZoomComponent, GridComponent, LegendComponent, TooltipComponent } from "echarts/components";
-import * as echarts from "echarts/core";
-import { SVGRenderer } from "echarts/renderers";
-import ReactEChartsCore from "echarts-for-react/lib/core";
 import { useMemo } from "react";
 import { useTranslation } from "react-i18next";
 
 import { type ChartChoice, type ChartInput, chooseChart, histogram, movingAverage } from "@/components/chart-choice";
+import { EChart } from "@/components/echart";
 import { formatWithUnit, type Locale, type StoredUnit } from "@/lib/units";
-
-echarts.use([BarChart, LineChart, GridComponent, TooltipComponent, LegendComponent, DataZoomComponent, SVGRenderer]);
 
 const MA_WINDOWS = [5, 20, 60];
 const asNumber = (value: unknown): number | null => (typeof value === "number" && Number.isFinite(value) ? value : null);
@@ -87,7 +81,7 @@ export function ResultChart({ result: input, unitOf }: ResultChartProps) {
   return (
     <figure className="chart" data-testid="result-chart" data-kind={choice.kind}>
       <figcaption className="small">{title}</figcaption>
-      <ReactEChartsCore echarts={echarts} option={chart} notMerge style={{ height: 320, width: "100%" }} opts={{ renderer: "svg" }} />
+      <EChart option={chart} />
     </figure>
   );
 }

@@ -289,6 +289,110 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/paradigms/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List and search the paradigm library (newest first) */
+        get: operations["paradigms_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/paradigms/{paradigm_id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One paradigm: question, QST (JSON and indented tree), SQL template, use figures */
+        get: operations["paradigms_detail"];
+        put?: never;
+        post?: never;
+        /** Delete a paradigm (its uses go with it; daily library counters stay) */
+        delete: operations["paradigms_delete"];
+        options?: never;
+        head?: never;
+        /** Replace a paradigm's SQL: guard-checked and verified on its own question first */
+        patch: operations["paradigms_edit_sql"];
+        trace?: never;
+    };
+    "/api/paradigms/{paradigm_id}/pin/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Pin (never evicted) or unpin a paradigm */
+        post: operations["paradigms_pin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/paradigms/export/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Export the library as a YAML file (question, QST, SQL, status, pinned) */
+        get: operations["paradigms_export"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/paradigms/import/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Import an export file: each paradigm through the insert checks (QST, guard, template) */
+        post: operations["paradigms_import"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/paradigms/stats/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Library statistics: size, capacity, τ, hits, misses, evictions, hit rate per day */
+        get: operations["paradigms_stats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/schema/": {
         parameters: {
             query?: never;
@@ -608,6 +712,16 @@ export interface components {
          * @enum {string}
          */
         HealthStatusEnum: "ok" | "unavailable";
+        Import: {
+            /** @description an export file's text */
+            yaml: string;
+        };
+        ImportReport: {
+            created: number;
+            existing: number;
+            evicted: number;
+            failed: string[];
+        };
         IndustryGroup: {
             key: string;
             words: string[];
@@ -680,6 +794,32 @@ export interface components {
          * @enum {string}
          */
         LevelEnum: "syntax" | "execution" | "constraint" | "result";
+        LibraryDay: {
+            /** Format: date */
+            day: string;
+            hits: number;
+            misses: number;
+            /** Format: double */
+            hit_rate: number | null;
+            insertions: number;
+            evictions: number;
+        };
+        LibraryStats: {
+            size: number;
+            pinned: number;
+            capacity: number;
+            /** Format: double */
+            tau: number;
+            top_k: number;
+            hits: number;
+            misses: number;
+            insertions: number;
+            evictions: number;
+            /** Format: double */
+            hit_rate: number | null;
+            /** @description the last 30 days, oldest first */
+            history: components["schemas"]["LibraryDay"][];
+        };
         LlmCall: {
             role: string;
             model: string;
@@ -733,6 +873,13 @@ export interface components {
          * @enum {string}
          */
         NameEnum: "orm" | "channel_layer" | "broker" | "clickhouse";
+        /**
+         * @description * `seed` - cold-start file
+         *     * `learned` - learned from a validated answer
+         *     * `admin` - written by an administrator
+         * @enum {string}
+         */
+        OriginEnum: "seed" | "learned" | "admin";
         PaginatedJobList: {
             /** @example 123 */
             count: number;
@@ -763,11 +910,71 @@ export interface components {
             previous?: string | null;
             results: components["schemas"]["Screen"][];
         };
+        ParadigmDetail: {
+            readonly id: number;
+            question: string;
+            origin: components["schemas"]["OriginEnum"];
+            validation_status: components["schemas"]["ValidationStatusEnum"];
+            pinned?: boolean;
+            /** Format: date-time */
+            created_at?: string;
+            /** Format: int64 */
+            node_count: number;
+            /** @description uses since it was stored */
+            readonly hits: number;
+            /** @description uses in the 30-day eviction window */
+            readonly uses_30d: number;
+            /** Format: date */
+            readonly last_used: string | null;
+            qst: unknown;
+            /** @description the QST as an indented tree, one node a line */
+            readonly qst_tree: string[];
+            /** @description SQL with {slot_N:Type} parameters in place of literals */
+            sql_template: string;
+            /** @description typed slots tied to the QST's value nodes */
+            slots?: unknown;
+            /** @description dates of the SQL that no slot explains */
+            fixed_dates?: unknown;
+            /**
+             * Format: date
+             * @description market day the SQL's dates were resolved on
+             */
+            resolved_on?: string | null;
+        };
+        ParadigmPage: {
+            count: number;
+            results: components["schemas"]["ParadigmSummary"][];
+        };
+        ParadigmSummary: {
+            readonly id: number;
+            question: string;
+            origin: components["schemas"]["OriginEnum"];
+            validation_status: components["schemas"]["ValidationStatusEnum"];
+            pinned?: boolean;
+            /** Format: date-time */
+            created_at?: string;
+            /** Format: int64 */
+            node_count: number;
+            /** @description uses since it was stored */
+            readonly hits: number;
+            /** @description uses in the 30-day eviction window */
+            readonly uses_30d: number;
+            /** Format: date */
+            readonly last_used: string | null;
+        };
         PatchedScreenUpdate: {
             name?: string;
             question?: string;
             description?: string;
             shared?: boolean;
+        };
+        PatchedSqlEdit: {
+            /** @description the paradigm's SQL for its own question (literals written out); it is guard-checked, validated on the question and templated again before it is saved */
+            sql?: string;
+        };
+        Pin: {
+            /** @description pinned paradigms are never evicted */
+            pinned: boolean;
         };
         /**
          * @description * `analyst` - analyst
@@ -874,6 +1081,13 @@ export interface components {
              */
             correct: boolean;
         };
+        /**
+         * @description * `verified` - verified by the validation
+         *     * `corrected` - corrected by the validation
+         *     * `unvalidated` - not validated (cold-start files are checked by tests instead)
+         * @enum {string}
+         */
+        ValidationStatusEnum: "verified" | "corrected" | "unvalidated";
         /**
          * @description * `pass` - pass
          *     * `fail` - fail
@@ -1602,6 +1816,404 @@ export interface operations {
                 };
             };
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    paradigms_list: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+                /**
+                 * @description * `seed` - cold-start file
+                 *     * `learned` - learned from a validated answer
+                 *     * `admin` - written by an administrator
+                 */
+                origin?: "seed" | "learned" | "admin";
+                pinned?: boolean | null;
+                /** @description words of the question */
+                search?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ParadigmPage"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    paradigms_detail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                paradigm_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ParadigmDetail"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    paradigms_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                paradigm_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    paradigms_edit_sql: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                paradigm_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["PatchedSqlEdit"];
+                "application/x-www-form-urlencoded": components["schemas"]["PatchedSqlEdit"];
+                "multipart/form-data": components["schemas"]["PatchedSqlEdit"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ParadigmDetail"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description refused: guard, validation or template */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    paradigms_pin: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                paradigm_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Pin"];
+                "application/x-www-form-urlencoded": components["schemas"]["Pin"];
+                "multipart/form-data": components["schemas"]["Pin"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ParadigmDetail"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    paradigms_export: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/yaml": string;
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    paradigms_import: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Import"];
+                "application/x-www-form-urlencoded": components["schemas"]["Import"];
+                "multipart/form-data": components["schemas"]["Import"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportReport"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    paradigms_stats: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LibraryStats"];
+                };
+            };
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -71,20 +71,8 @@ export function AnswerView({ result, model }: AnswerViewProps) {
         warnings={result.warnings}
         correctionRound={result.correction_round}
       />
-      {job.sql && (
-        <div className="answer-sql">
-          <h3>{t("ask.sql")}</h3>
-          <SqlBlock sql={job.sql} label="answer-sql" copyable />
-          {corrected && result.initial_sql && (
-            <details className="diff" open>
-              <summary>{t("ask.diff")}</summary>
-              <SqlDiff before={result.initial_sql} after={job.sql} label="sql-diff" />
-            </details>
-          )}
-        </div>
-      )}
       {answered && (
-        <div className="answer-grid">
+        <div className="stack">
           <div>
             <h3>{t("ask.result")}</h3>
             <DataTable
@@ -99,6 +87,18 @@ export function AnswerView({ result, model }: AnswerViewProps) {
             )}
           </div>
           <ResultChart result={chartInput} unitOf={unitOf} />
+        </div>
+      )}
+      {job.sql && (
+        <div className="answer-sql">
+          <h3>{t("ask.sql")}</h3>
+          <SqlBlock sql={job.sql} label="answer-sql" copyable />
+          {corrected && result.initial_sql && (
+            <details className="diff" open>
+              <summary>{t("ask.diff")}</summary>
+              <SqlDiff before={result.initial_sql} after={job.sql} label="sql-diff" />
+            </details>
+          )}
         </div>
       )}
       {answered && <SaveScreen question={job.question} />}

@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { type QueryClient, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 
 import { getMe, login, logout, meKey } from "@/features/auth/api/session";
 import { ApiError } from "@/lib/api-client";
@@ -19,12 +19,18 @@ export function useMe() {
   });
 }
 
+/** Nothing cached for one user survives a change of user (the session query itself is kept: the
+ * layout observes it). */
+function forgetOtherUsersData(queryClient: QueryClient) {
+  queryClient.removeQueries({ predicate: (query) => query.queryKey[0] !== meKey[0] });
+}
+
 export function useLogin() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: login,
     onSuccess: (me) => {
-      queryClient.clear(); // nothing cached for another user survives
+      forgetOtherUsersData(queryClient);
       queryClient.setQueryData(meKey, me);
     },
   });
@@ -35,7 +41,7 @@ export function useLogout() {
   return useMutation({
     mutationFn: logout,
     onSuccess: () => {
-      queryClient.clear();
+      forgetOtherUsersData(queryClient);
       queryClient.setQueryData(meKey, null);
     },
   });

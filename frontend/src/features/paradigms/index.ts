@@ -1,0 +1,1 @@
+export { ParadigmsPage } from "@/features/paradigms/components/paradigms-page";
