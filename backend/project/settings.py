@@ -171,7 +171,11 @@ SPECTACULAR_SETTINGS = {
 REDIS_URL = env.str("REDIS_URL", default="")
 if REDIS_URL:
     CHANNEL_LAYERS = {
-        "default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [REDIS_URL]}}
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            # Deployments (or test runs) sharing one Redis keep their groups apart by prefix.
+            "CONFIG": {"hosts": [REDIS_URL], "prefix": env.str("CHANNEL_LAYER_PREFIX", default="veriscreen")},
+        }
     }
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
@@ -181,6 +185,8 @@ CELERY_RESULT_BACKEND = env.str("CELERY_RESULT_BACKEND", default=REDIS_URL or "c
 # Embedded mode: one process serves the web app and runs the jobs.
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=not REDIS_URL)
 CELERY_TASK_EAGER_PROPAGATES = True
+# The queue tasks are sent to and workers consume (deployments sharing one Redis use their own).
+CELERY_TASK_DEFAULT_QUEUE = env.str("CELERY_TASK_DEFAULT_QUEUE", default="celery")
 CELERY_TIMEZONE = TIME_ZONE
 
 # --- Jobs: where asked questions run (threads = inside the web process; celery = on the workers) -----
