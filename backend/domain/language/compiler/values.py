@@ -19,7 +19,7 @@ from backend.domain.language.compiler.sources import (
     series_alias,
     window_alias,
 )
-from backend.domain.language.compiler.sql import col, derived, table
+from backend.domain.language.compiler.sql import call, col, derived, number, table
 from backend.domain.language.compiler.state import QueryBuild
 from backend.domain.language.compiler.time_resolution import (
     is_window,
@@ -50,10 +50,12 @@ def _value(
     if metric.kind == "index":
         return _index_weight(build, metric), metric.column
     if metric.kind == "report":
+        if agg in {"ttm", "qoq"}:
+            return _derived_figure(build, metric, _latest_period(build, time), agg)
         period = resolve_period(context, time, build.day)
         alias = report_alias(build, metric.table, period)
         if agg == "single_quarter":
-            return _single_quarter(build, metric, period, alias)
+            return _single_quarter(build, metric, period)
         name = metric.column if period == _main_period(build) else f"{metric.column}_{period.year}"
         return col(metric.column, alias), name
     same_window = time is None or time == build.screen_time
@@ -78,14 +80,61 @@ def reading_time(build: QueryBuild, metric_key: str, own: TimeSpec | None, time:
     return None
 
 
-def _single_quarter(build: QueryBuild, metric: Metric, period: date, alias: str) -> tuple[exp.Expr, str]:
+def _single_quarter(build: QueryBuild, metric: Metric, period: date) -> tuple[exp.Expr, str]:
     """Income figures are year-to-date: a quarter's own figure is YTD minus the previous quarter's YTD."""
-    name = f"{metric.column}_single_quarter"
+    alone = _quarter_alone(build, metric, period)
+    return (alone if period.month == 3 else derived(alone)), f"{metric.column}_single_quarter"
+
+
+def _quarter_alone(build: QueryBuild, metric: Metric, period: date) -> exp.Expr:
+    """Q = YTD(q) − YTD(q − 1) within the fiscal year; Q1 is its own YTD."""
+    ytd = col(metric.column, report_alias(build, metric.table, period))
     if period.month == 3:
-        return col(metric.column, alias), name
-    previous_alias = report_alias(build, metric.table, quarter_end(period.year, period.month - 3))
-    difference = exp.Sub(this=col(metric.column, alias), expression=col(metric.column, previous_alias))
-    return derived(exp.Paren(this=difference)), name
+        return ytd
+    previous = col(
+        metric.column, report_alias(build, metric.table, quarter_end(period.year, period.month - 3))
+    )
+    return exp.Paren(this=exp.Sub(this=ytd, expression=previous))
+
+
+def _derived_figure(build: QueryBuild, metric: Metric, period: date, agg: str) -> tuple[exp.Expr, str]:
+    """TTM = YTD(q) + annual(y − 1) − YTD(q, y − 1) (the annual figure itself at a year end);
+    QoQ = (Q(q) − Q(q − 1)) / |Q(q − 1)| × 100, each quarter's own figure (NULL when Q(q − 1) = 0)."""
+    if agg == "ttm":
+        ytd = col(metric.column, report_alias(build, metric.table, period))
+        if period.month == 12:
+            return ytd, f"{metric.column}_ttm"
+        last_annual = col(metric.column, report_alias(build, metric.table, date(period.year - 1, 12, 31)))
+        year_before = col(metric.column, report_alias(build, metric.table, _year_before(period)))
+        trailing = exp.Sub(this=exp.Add(this=ytd, expression=last_annual), expression=year_before)
+        return derived(exp.Paren(this=trailing)), f"{metric.column}_ttm"
+    previous_period = _year_before(period) if period.month == 3 else period
+    previous_period = quarter_end(previous_period.year, 12 if period.month == 3 else period.month - 3)
+    this_quarter = _quarter_alone(build, metric, period)
+    previous = _quarter_alone(build, metric, previous_period)
+    change = exp.Mul(
+        this=exp.Div(
+            this=exp.Paren(this=exp.Sub(this=this_quarter, expression=previous.copy())),
+            expression=call("nullIf", call("abs", previous), number(0)),
+        ),
+        expression=number(100),
+    )
+    return derived(change), f"{metric.column}_qoq"
+
+
+def _year_before(period: date) -> date:
+    return quarter_end(period.year - 1, period.month)
+
+
+def _latest_period(build: QueryBuild, time: TimeSpec | None) -> date:
+    """A trailing or quarter-on-quarter figure reads the quarter the question names, else the latest
+    report period (any quarter) on or before the question's day — not the latest annual report."""
+    if time is not None and time.label == "quarter":
+        return resolve_period(build.context, time, build.day)
+    periods = [period for period in build.context.report_periods if period <= build.day]
+    if not periods:
+        raise CompileError(f"no report period was announced by {build.day.isoformat()}")
+    return periods[-1]
 
 
 def _index_weight(build: QueryBuild, metric: Metric) -> exp.Expr:

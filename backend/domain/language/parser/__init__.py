@@ -19,6 +19,7 @@ from backend.domain.language.parser.comparisons import (
     price_move,
     single_word_conditions,
     versus_group_average,
+    versus_other_period,
 )
 from backend.domain.language.parser.concepts import concepts
 from backend.domain.language.parser.errors import NotUnderstood
@@ -27,6 +28,7 @@ from backend.domain.language.parser.grouping import group
 from backend.domain.language.parser.listing import listing
 from backend.domain.language.parser.ordering import ordering
 from backend.domain.language.parser.readings import POINTS, Reading, reread_tokens
+from backend.domain.language.parser.report_windows import report_window
 from backend.domain.language.parser.rewriting import GrammarPass, rewrite
 from backend.domain.language.parser.scopes import scope, scope_conditions, scope_lists
 from backend.domain.language.parser.streaks import streak
@@ -48,8 +50,10 @@ GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
     scope,
     scope_lists,
     scope_conditions,
+    report_window,
     aggregate_metric,
     versus_group_average,
+    versus_other_period,
     compare,
     each_period,
     counted_days,

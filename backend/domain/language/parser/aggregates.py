@@ -15,11 +15,6 @@ DAILY_AVERAGE_WORDS = {"日均", "每日平均"}
 
 def aggregate_metric(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     token = tokens[i]
-    if token.kind == "single_quarter" and kind_at(tokens, i + 1) == "metric":
-        # 单季净利润: the quarter's own figure, not the year-to-date one
-        named = tokens[i + 1]
-        if model.metrics[named.value].table == "income":
-            return 2, [Token("metric", named.value, named.text, named.start, {"single_quarter": True})]
     if token.kind in {"agg", "super", "per_day"} and kind_at(tokens, i + 1) == "daily_values":
         # "average daily turnover", "最大单日涨幅": aggregate each day's value
         rest = aggregate_metric(model, [token, *tokens[i + 2 :]], 0)

@@ -30,7 +30,7 @@ ComparisonTail = tuple[str, Token, Token | None, int]
 def compare(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     """metric [time] [同比] [连续N年] cmp value: one comparison (sustained over periods if counted)."""
     token = tokens[i]
-    if token.kind not in {"metric", "aggmetric", "change_word"}:
+    if token.kind not in {"metric", "aggmetric", "change_word", "report_figure"}:
         return None
     if token.kind == "aggmetric":
         agg, metric_key = token.value
@@ -39,15 +39,18 @@ def compare(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     time = token.extra.get("time")
     j = i + 1
     yoy = False
+    qoq = False
     direction = ""
     kept: list[Token] = []  # markers that belong to the whole question, passed through
-    while kind_at(tokens, j) in {"timespec", "yoy", "up", "down", "agg", "daily_values", "quantifier"}:
+    while kind_at(tokens, j) in {"timespec", "yoy", "qoq", "up", "down", "agg", "daily_values", "quantifier"}:
         if tokens[j].kind in {"daily_values", "quantifier"}:  # 都 is judged once the periods are known
             kept.append(tokens[j])
         elif tokens[j].kind == "timespec":
             time = tokens[j].value
         elif tokens[j].kind == "yoy":
             yoy = True
+        elif tokens[j].kind == "qoq":
+            qoq = True
         elif tokens[j].kind in {"up", "down"}:
             direction = tokens[j].kind
             yoy = yoy or model.metrics[metric_key].kind == "report"
@@ -55,6 +58,10 @@ def compare(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
             agg = tokens[j].value
         j += 1
     metric = model.metrics[metric_key]
+    if qoq:  # 单季营收环比增长超过20%: the quarter's own figure against the quarter before
+        if metric.table != "income":
+            return None
+        yoy, agg = False, "qoq"
     if yoy and metric_key in YOY_OF:
         metric = model.metrics[YOY_OF[metric_key]]
     held = period_count(tokens, j)  # ROE连续三年超过15%: the comparison holds in each period
@@ -80,15 +87,18 @@ def compare(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     if kind_at(tokens, end) == "yoy" and (yoy or metric_key in YOY_OF):  # grew 30% year over year
         metric = model.metrics[YOY_OF.get(metric_key, metric.key)]
         end += 1
+    if kind_at(tokens, end) == "qoq" and model.metrics[metric_key].table == "income":
+        metric, agg = model.metrics[metric_key], "qoq"  # grew 20% quarter on quarter
+        end += 1
     if kind_at(tokens, end) == "vs_prev_close" and metric.key in VS_PREVIOUS_CLOSE:
         metric = model.metrics[VS_PREVIOUS_CLOSE[metric.key]]  # opened 5% above the previous close
         end += 1
-    if token.extra.get("single_quarter"):
-        agg = "single_quarter"
+    if token.kind == "report_figure" and agg != "qoq":
+        agg = token.extra["window"]
     if agg == "sum" and metric.key == "pct_chg":
         agg = None  # 累计涨幅 = the gain over the window
     comparison = _make_compare(metric, op, first, second, time, agg)
-    if direction == "down" and metric.key in YOY_OF.values() and comparison.value >= 0:
+    if direction == "down" and (metric.key in YOY_OF.values() or agg == "qoq") and comparison.value >= 0:
         # 营收同比下滑超过20%: a growth rate below −20%, not above +20%
         second_value = -comparison.value2 if comparison.value2 is not None else None
         comparison = replace(comparison, op=FLIPPED[op], value=-comparison.value, value2=second_value)
@@ -261,3 +271,83 @@ def versus_group_average(model: SemanticModel, tokens: list[Token], i: int) -> M
         metric, op = model.metrics[metric.column], FLIPPED[op]
     condition = VersusGroup(metric.key, op, dimensions[0] if dimensions else None, "avg", time)
     return j - i, [synthetic("cond", condition, tokens[i:j])]
+
+
+def versus_other_period(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """The same figure in two periods: 2024年净利润比2023年多10亿以上 / 今天收盘价高于昨天收盘价 /
+    2024 net profit exceeded their 2023 net profit by more than 1 billion yuan → Compare with
+    `other_time` (the difference against the threshold, 0 when none is said)."""
+    j = i
+    times: list[TimeSpec] = []
+    if kind_at(tokens, j) == "timespec":
+        times.append(tokens[j].value)
+        j += 1
+    if kind_at(tokens, j) not in {"metric", "change_word"}:
+        return None
+    metric = model.metrics[metric_of(tokens[j])]
+    j += 1
+    if not times and kind_at(tokens, j) == "timespec":
+        times.append(tokens[j].value)
+        j += 1
+    op: str | None = None
+    if kind_at(tokens, j) == "cmp" and tokens[j].value in OPS_ORDERED:  # 高于 / exceeded, then the other
+        op = tokens[j].value
+    elif kind_at(tokens, j) != "than":  # 比, the other, then the comparative
+        return None
+    j += 1
+    named_again = _names(tokens, j, metric)  # the figure named again: their 2023 net profit
+    j += named_again
+    if kind_at(tokens, j) != "timespec":
+        return None
+    times.append(tokens[j].value)
+    j += 1
+    if not named_again:
+        j += _names(tokens, j, metric)
+    if op is None:
+        if kind_at(tokens, j) in {"comparative", "cmp"} and tokens[j].value in OPS_ORDERED:
+            op = tokens[j].value
+        elif kind_at(tokens, j) in {"up", "down"}:
+            op = ">" if tokens[j].kind == "up" else "<"
+        else:
+            return None
+        j += 1
+    if len(times) != 2 or times[0] == times[1]:
+        return None
+    threshold, end = _difference(tokens, j)
+    value = 0.0
+    if threshold is not None:
+        value = _stored_value(metric, threshold) * (-1 if op == "<" else 1)  # 少10亿以上: below −1e9
+        op = _threshold_op(op, tokens, j)
+    text = threshold.text if threshold is not None else ""
+    condition = Compare(
+        metric.key, op, value, other=metric.key, time=times[0], text=text, other_time=times[1]
+    )
+    return end - i, [synthetic("cond", condition, tokens[i:end])]
+
+
+def _names(tokens: list[Token], j: int, metric: Metric) -> int:
+    """1 if the token at j names the same figure again, else 0."""
+    named = kind_at(tokens, j) in {"metric", "change_word"} and metric_of(tokens[j]) in {
+        metric.key,
+        metric.column,
+    }
+    return int(named)
+
+
+def _difference(tokens: list[Token], j: int) -> tuple[Token | None, int]:
+    """By how much (多10亿以上 / by more than 1 billion): the threshold token and the index after it."""
+    k = j + (kind_at(tokens, j) == "per")  # by
+    k += kind_at(tokens, k) == "cmp"  # more than
+    if kind_at(tokens, k) == "number":
+        return tokens[k], k + 1 + (kind_at(tokens, k + 1) == "cmp")  # 以上 / 以内
+    return None, j
+
+
+def _threshold_op(op: str, tokens: list[Token], j: int) -> str:
+    """The operator on the difference: 以上 / at least include the threshold; otherwise strict, in the
+    direction of the comparative (多 → >, 少 → <)."""
+    words = [t for t in tokens[j : j + 4] if t.kind == "cmp"]
+    inclusive = any(t.value in {">=", "<="} for t in words)
+    if op == "<":
+        return "<=" if inclusive else "<"
+    return ">=" if inclusive else ">"

@@ -10,7 +10,7 @@ from backend.domain.language.lexicon import Token
 from backend.domain.language.parser.rewriting import Match, kind_at, metric_of, synthetic
 from backend.domain.language.semantic import SemanticModel
 
-ORDERABLE = {"metric", "aggmetric", "change_word"}
+ORDERABLE = {"metric", "aggmetric", "change_word", "report_figure"}
 
 
 def ordering(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
@@ -145,6 +145,13 @@ def _order_token(
             return synthetic("orderspec", order, source, limit=limit)
         return synthetic("orderspec", Order(f"agg:{fn}:{metric_key}", direction), source, limit=limit)
     metric_key = metric_of(metric_token)
+    if metric_token.kind == "report_figure":  # TTM净利润最高: ranked by the derived figure
+        return synthetic(
+            "orderspec",
+            Order(metric_key, direction, time=time, agg=metric_token.extra["window"]),
+            source,
+            limit=limit,
+        )
     metric = model.metrics[metric_key]
     if metric.negated:  # 跌幅最大 = the lowest pct_chg
         direction = "asc" if direction == "desc" else "desc"

@@ -1,0 +1,42 @@
+"""Report figures over a window of their own: 单季净利润 / Q3 2024 alone (a quarter's own figure),
+TTM / 近四个季度净利润合计 (trailing four quarters) → a `report_figure` token (metric + window).
+
+Income figures are stored year-to-date; the compiler derives the window (values.py). Only a
+comparison or a ranking reads a `report_figure`: anywhere else it is left over and the question is
+refused, never answered with the stored year-to-date figure.
+"""
+
+from __future__ import annotations
+
+from backend.domain.language.lexicon import Token
+from backend.domain.language.parser.rewriting import Match, kind_at
+from backend.domain.language.semantic import SemanticModel
+
+WINDOWS = {"single": "single_quarter", "ttm": "ttm"}
+YEAR_TO_DATE_TABLES = {"income"}  # flows summed from the start of the fiscal year
+COMPARISON_TAIL = {"cmp", "number", "between", "betw_end", "to", "and"}
+
+
+def report_window(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    token = tokens[i]
+    if token.kind == "single_quarter" and _year_to_date(model, tokens, i + 1):
+        # 单季净利润 / TTM revenue; 近四个季度净利润合计: the trailing sum is what TTM is
+        used = 2 + (token.value == "ttm" and kind_at(tokens, i + 2) == "agg" and tokens[i + 2].value == "sum")
+        return used, [_figure(tokens[i + 1], WINDOWS[token.value])]
+    if _year_to_date(model, tokens, i):
+        # earned more than 2 billion yuan in Q3 2024 alone: the window word follows the quarter
+        j = i + 1
+        while kind_at(tokens, j) in COMPARISON_TAIL:
+            j += 1
+        if kind_at(tokens, j) == "timespec" and kind_at(tokens, j + 1) == "single_quarter":
+            window = WINDOWS[tokens[j + 1].value]
+            return j + 2 - i, [_figure(token, window), *tokens[i + 1 : j + 1]]
+    return None
+
+
+def _year_to_date(model: SemanticModel, tokens: list[Token], i: int) -> bool:
+    return kind_at(tokens, i) == "metric" and model.metrics[tokens[i].value].table in YEAR_TO_DATE_TABLES
+
+
+def _figure(metric: Token, window: str) -> Token:
+    return Token("report_figure", metric.value, metric.text, metric.start, {"window": window})
