@@ -70,12 +70,13 @@ def _decide_values(r0: ResultRows, own: ResultRows) -> Judgement:
         if r0.rows:
             return broken("the data holds no row for that stock on that day; the answer shows one")
         return holds("neither the data nor the answer has a row for that stock on that day")
+    if not r0.rows:
+        return broken("the answer has no row; the data holds one for that stock on that day")
     if len(r0.rows) != 1:
         return unknown(f"{len(r0.rows)} rows: the lookup check reads one")
+    shown = list(r0.rows[0])
     expected = [(column, number_of(value)) for column, value in zip(own.columns, own.rows[0], strict=True)]
-    missing = [
-        column for column, value in expected if value is not None and not _shown(value, list(r0.rows[0]))
-    ]
+    missing = [column for column, value in expected if value is not None and not _shown(value, shown)]
     if missing:
         return broken(f"the answer does not show {', '.join(missing)} as stored for that stock and day")
     return holds(f"the answer shows {', '.join(column for column, _ in expected)} as stored")
