@@ -118,6 +118,8 @@ class DatabaseParadigmLibrary:
         if validation_status is None:
             return None
         try:
+            if selectors.is_stored(dict(qst)):  # a re-asked question: nothing to template or lock
+                return None
             outcome = services.insert_paradigm(
                 question=question,
                 qst=dict(qst),

@@ -22,7 +22,7 @@ from backend.domain.paradigms.eviction import WINDOW_DAYS, EvictionCandidate, wi
 from backend.domain.paradigms.exchange import ExchangedParadigm
 from backend.domain.paradigms.matching import Match, ParadigmIndex
 from backend.domain.paradigms.templates import Slot, SqlTemplate
-from backend.domain.paradigms.trees import canonical_qst
+from backend.domain.paradigms.trees import canonical_qst, qst_signature
 from paradigms.models import LibraryDay, LibraryState, Paradigm, ParadigmUse
 
 
@@ -197,3 +197,8 @@ def exported_paradigms(ids: list[int] | None = None) -> list[ExchangedParadigm]:
         )
         for paradigm in queryset
     ]
+
+
+def is_stored(qst: Node) -> bool:
+    """A paradigm with exactly this QST (literals included) is in the library."""
+    return Paradigm.objects.filter(qst_signature=qst_signature(qst)).exists()
