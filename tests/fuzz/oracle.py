@@ -30,7 +30,7 @@ DANGEROUS_CALLS = {
 OWNER_KEYWORDS = {"SETTINGS", "OUTFILE", "FORMAT"}
 
 
-def _name(node: exp.Expr) -> str:
+def _name(node: exp.Func) -> str:
     name = node.name if isinstance(node, exp.Anonymous) else node.sql_name()
     return name.lower().replace("_", "")
 
