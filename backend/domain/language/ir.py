@@ -37,16 +37,19 @@ class TimeSpec:
 
 @dataclass(frozen=True)
 class Compare:
-    """attribute OP value (stored unit); between when op == 'between' (value..value2)."""
+    """attribute OP value (stored unit); between when op == 'between' (value..value2). With `other`,
+    (attribute at `time`) − (other at `other_time`) OP value: 收盘价高于开盘价 (value 0), 2024年净利润比
+    2023年多10亿以上 (the same attribute in two periods, by more than 1e9)."""
 
     metric: str
     op: str
     value: float
     value2: float | None = None
-    other: str | None = None  # compare with another attribute (收盘价高于开盘价); value is then unused
+    other: str | None = None  # compare with another attribute, or the same one at `other_time`
     time: TimeSpec | None = None  # overrides the question's time for this condition
     agg: str | None = None  # avg/sum over a window
     text: str = ""  # the words the value came from, for messages and the QST
+    other_time: TimeSpec | None = None  # when `other` is read (its own period); else as `time`
 
 
 @dataclass(frozen=True)

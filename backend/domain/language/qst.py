@@ -101,8 +101,11 @@ def condition_node(condition: Condition) -> Node:
         values = [_number(condition.value, text=condition.text)]
         if condition.value2 is not None:
             values.append(_number(condition.value2))
-        if condition.other is not None:
+        if condition.other is not None and condition.other_time is None and not condition.value:
             values = [_node(f"attribute:{condition.other}")]
+        elif condition.other is not None:  # the other side has a time of its own, or a difference
+            other_time = time_node(condition.other_time) if condition.other_time else None
+            values = [_node("versus", _node(f"attribute:{condition.other}"), other_time), *values]
         return _node(
             "condition:compare",
             _node(f"attribute:{condition.metric}"),
@@ -328,6 +331,18 @@ def condition_from_node(node: Node) -> Condition:
         if not numbers or (op == "between" and len(numbers) < 2):
             raise QstError("condition:compare is missing its value")
         texts = [child.get("text", "") for child in _children(node) if child.get("label") == "value:number"]
+        versus = [child for child in _children(node) if child.get("label") == "versus"]
+        if versus:  # (attribute at time) − (other at its time) OP value
+            return Compare(
+                _one(node, "attribute"),
+                op,
+                numbers[0],
+                other=_one(versus[0], "attribute"),
+                time=_time_child(node),
+                agg=_optional(node, "window"),
+                text=str(texts[0] or ""),
+                other_time=_time_child(versus[0]),
+            )
         return Compare(
             metric=_one(node, "attribute"),
             op=op,

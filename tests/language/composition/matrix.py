@@ -494,6 +494,42 @@ def index_constituents() -> Iterator[Case]:
             yield from _both("index", words, sql)
 
 
+def two_periods() -> Iterator[Case]:
+    """The same figure on two days or in two annual reports, compared (by more than a threshold)."""
+    yesterday = Time("yesterday", Words("昨天", "yesterday"), ref.named_day("2025-12-30"), False)
+    latest = TIMES_DAY[0]
+    for quantity in (DAY_QUANTITIES[5], DAY_QUANTITIES[2], DAY_QUANTITIES[1]):
+        name = quantity.words
+        for op, zh, en in ((">", "高于", "above"), ("<", "低于", "below")):
+            words = Words(
+                f"{latest.words.zh}{name.zh}{zh}{yesterday.words.zh}{name.zh}的股票",
+                f"Stocks whose {name.en} {latest.words.en} was {en} their {name.en} {yesterday.words.en}",
+            )
+            yield from _both(
+                "two_periods", words, ref.two_periods(quantity.measure, latest.span, yesterday.span, op, 0)
+            )
+    revenue, profit = REPORT_QUANTITIES[1], Measure("income", "n_income_attr_p")
+    for measure, name, op, threshold, by in (
+        (revenue.measure, revenue.words, ">", 5e8, Words("多5亿以上", "by more than 500 million yuan")),
+        (
+            profit,
+            Words("净利润", "net profit"),
+            ">",
+            1e8,
+            Words("多1亿以上", "by more than 100 million yuan"),
+        ),
+    ):
+        words = Words(
+            f"2024年{name.zh}比2023年{by.zh}的公司",
+            f"Companies whose {name.en} in 2024 exceeded their {name.en} in 2023 {by.en}",
+        )
+        sql = ref.two_periods(
+            measure, ref.report_period("2024-12-31"), ref.report_period("2023-12-31"), op, threshold
+        )
+        # 以上 / more than: the Chinese includes the threshold, the English does not; no figure sits on it
+        yield from _both("two_periods", words, sql)
+
+
 FAMILIES = (
     filters,
     aggregates_by_group,
@@ -509,6 +545,7 @@ FAMILIES = (
     rankings_per_group,
     negations,
     index_constituents,
+    two_periods,
 )
 
 

@@ -284,3 +284,13 @@ def not_meeting(span: Span, condition: str, scope: str) -> str:
         f"SELECT d.ts_code FROM {DB}.daily AS d INNER JOIN {DB}.stock_basic AS s ON s.ts_code = d.ts_code "
         f"WHERE d.trade_date = {span.day} AND NOT ({condition}){_scope(scope)}"
     )
+
+
+def two_periods(measure: Measure, first: Span, second: Span, op: str, threshold: float) -> str:
+    """Stocks whose value on `first` minus their value on `second` passes the threshold (0: a plain
+    comparison of the two values; a difference is rounded like every derived value)."""
+    left = "a.v - b.v" if not threshold else "round(a.v - b.v, 6)"
+    return (
+        f"WITH a AS ({values(measure, first)}), b AS ({values(measure, second)}) "
+        f"SELECT a.ts_code FROM a INNER JOIN b ON b.ts_code = a.ts_code WHERE {left} {op} {threshold}"
+    )

@@ -14,6 +14,7 @@ from backend.domain.language.compiler.sql import (
     col,
     comparable,
     comparison,
+    derived,
     in_query,
     number,
     string,
@@ -85,9 +86,18 @@ def _compare(build: QueryBuild, condition: Compare, time: TimeSpec) -> exp.Expr:
     if condition.other is not None:
         if condition.other not in metrics:
             raise CompileError(f"unknown attribute {condition.other!r}")
-        other, other_name = value(build, condition.other, metric_time, condition.agg)
+        other_time = (
+            reading_time(build, condition.other, condition.other_time, time)
+            if condition.other_time
+            else metric_time
+        )
+        other, other_name = value(build, condition.other, other_time, condition.agg)
         build.add_column(other_name, other)
-        return OPS[condition.op](this=comparable(expression), expression=comparable(other))
+        if not condition.value:
+            return OPS[condition.op](this=comparable(expression), expression=comparable(other))
+        # 比2023年多10亿以上: the difference of the two values against the threshold
+        difference = derived(exp.Paren(this=exp.Sub(this=expression.copy(), expression=other.copy())))
+        return comparison(difference, condition)
     return comparison(expression, condition)
 
 
