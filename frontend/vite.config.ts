@@ -22,6 +22,7 @@ export default defineConfig({
         codeSplitting: {
           groups: [
             { name: "react", test: /node_modules[\\/](react|react-dom|react-router|scheduler)[\\/]/ },
+            { name: "charts", test: /node_modules[\\/](echarts|zrender|echarts-for-react|size-sensor)[\\/]/ },
             { name: "vendor", test: /node_modules[\\/]/ },
           ],
         },

@@ -11,7 +11,16 @@ const run = promisify(execFile);
 
 export const REPO_ROOT = resolve(import.meta.dirname, "../..");
 const VENV_BIN = join(REPO_ROOT, ".venv", "bin");
-const DEMO_STOCKS = "200";
+const DEMO_STOCKS = "150";
+
+export interface Credentials {
+  username: string;
+  password: string;
+}
+
+/** The two roles, created for each run with `manage.py createuser`. */
+export const ANALYST: Credentials = { username: "e2e-analyst", password: "analyst-pass-8123" };
+export const ADMIN: Credentials = { username: "e2e-admin", password: "admin-pass-8123" };
 
 export interface Backend {
   url: string;
@@ -86,9 +95,18 @@ export async function startBackend(): Promise<Backend> {
   const url = `http://127.0.0.1:${await freePort()}`;
   try {
     await manage(env, "migrate", "--noinput", "-v", "0");
-    await manage(env, "market", "init");
-    await manage(env, "market", "generate", "--stocks", DEMO_STOCKS);
-    await manage(env, "collectstatic", "--noinput", "-v", "0");
+    // The market store (chdb) and the users (the ORM) are independent: prepared side by side.
+    await Promise.all([
+      (async () => {
+        await manage(env, "market", "init");
+        await manage(env, "market", "generate", "--stocks", DEMO_STOCKS);
+      })(),
+      (async () => {
+        await manage(env, "collectstatic", "--noinput", "-v", "0");
+        await manage(env, "createuser", ANALYST.username, "--role", "analyst", "--password", ANALYST.password);
+        await manage(env, "createuser", ADMIN.username, "--role", "admin", "--password", ADMIN.password);
+      })(),
+    ]);
     let output = "";
     daphne = spawn(
       join(VENV_BIN, "daphne"),
