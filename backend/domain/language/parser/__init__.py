@@ -26,6 +26,7 @@ from backend.domain.language.parser.errors import NotUnderstood
 from backend.domain.language.parser.frequency import counted_days, each_period, every_day
 from backend.domain.language.parser.grouping import group
 from backend.domain.language.parser.listing import listing
+from backend.domain.language.parser.money_readings import money_reading
 from backend.domain.language.parser.ordering import ordering
 from backend.domain.language.parser.readings import POINTS, Reading, reread_tokens
 from backend.domain.language.parser.report_windows import report_window
@@ -40,6 +41,7 @@ from backend.domain.language.parser.time_scopes import time_scope
 # comparison passes, which would otherwise read those dates and numbers as times and values.
 GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
     concepts,
+    money_reading,
     listing,
     ma_cross_ma,
     moving_average,
