@@ -73,7 +73,14 @@ def window_alias(build: QueryBuild, metric_key: str, agg: str | None, window: Wi
         build.joins[alias] = existing
     assert isinstance(existing, exp.Select)
     if column not in existing.named_selects:
-        aggregated = call(fn, metric_expr(metric, None))  # QST aggregate names are ClickHouse functions
+        if fn == "drawdown":  # % below the window's highest value, at the window's last bar
+            last = call("argMax", metric_expr(metric, None), col("trade_date"))
+            ratio = exp.Div(this=last, expression=call("max", metric_expr(metric, None)))
+            aggregated: exp.Expr = exp.Mul(
+                this=exp.Paren(this=exp.Sub(this=number(1), expression=ratio)), expression=number(100)
+            )
+        else:
+            aggregated = call(fn, metric_expr(metric, None))  # QST aggregate names are ClickHouse functions
         existing.select(exp.alias_(aggregated, column), copy=False)
     return alias, column
 

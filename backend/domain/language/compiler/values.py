@@ -31,6 +31,8 @@ from backend.domain.language.compiler.time_resolution import (
 from backend.domain.language.ir import TimeSpec
 from backend.domain.language.semantic import Metric
 
+WINDOW_ONLY = {"stddevSamp", "drawdown"}  # volatility and drawdown have no value on a single day
+
 
 def value(
     build: QueryBuild, metric_key: str, time: TimeSpec | None, agg: str | None = None
@@ -66,6 +68,10 @@ def _value(
         window = resolve_window(context, spec)
         alias, column = window_alias(build, metric_key, agg, window)
         return derived(col(column, alias)), column
+    if agg in WINDOW_ONLY:
+        raise CompileError(
+            f"{agg} of {metric_key} is measured over a window of days (近20个交易日, last 20 days)"
+        )
     day = resolve_day(context, spec) if time is not None else build.day
     alias = daily_alias(build, metric.table, day)
     name = metric.key if day == build.day else f"{metric.key}_{day.strftime('%Y%m%d')}"

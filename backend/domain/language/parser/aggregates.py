@@ -11,12 +11,14 @@ from backend.domain.language.semantic import SemanticModel
 
 MEASURED = {"metric", "change_word"}
 DAILY_AVERAGE_WORDS = {"日均", "每日平均"}
+# volatility = stddev of the daily changes; drawdown = % below the window's highest close
+WINDOW_MEASURES = {"volatility": ("stddevSamp", "pct_chg"), "drawdown": ("drawdown", "close")}
 
 
 def aggregate_metric(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     token = tokens[i]
-    if token.kind == "volatility":  # 波动率 / most volatile: stddev of the daily changes
-        return 1, [synthetic("aggmetric", ("stddevSamp", "pct_chg"), [token])]
+    if token.kind in WINDOW_MEASURES:  # 波动率 / most volatile, 回撤 / drawdown: a window's measure
+        return 1, [synthetic("aggmetric", WINDOW_MEASURES[token.kind], [token])]
     if token.kind in {"agg", "super", "per_day"} and kind_at(tokens, i + 1) == "daily_values":
         # "average daily turnover", "最大单日涨幅": aggregate each day's value
         rest = aggregate_metric(model, [token, *tokens[i + 2 :]], 0)
