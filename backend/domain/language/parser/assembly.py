@@ -23,7 +23,12 @@ from backend.domain.language.parser.errors import NotUnderstood
 from backend.domain.language.parser.leftovers import is_harmless, refuse_leftovers
 from backend.domain.language.parser.readings import Reading
 from backend.domain.language.parser.rewriting import metric_of, synthetic
-from backend.domain.language.parser.time_placement import PlacedCondition, attach_second_times, place_times
+from backend.domain.language.parser.time_placement import (
+    PlacedCondition,
+    attach_report_times,
+    attach_second_times,
+    place_times,
+)
 from backend.domain.language.semantic import SemanticModel
 
 
@@ -57,6 +62,7 @@ def assemble(model: SemanticModel, tokens: list[Token], reading: Reading | None 
     _order_each_stock_by_window_aggregate(model, screen)
     _place_limit(screen, found.limit_numbers, found.has_count_unit)
     conditions = attach_second_times(found.conditions, found.condition_starts, found.times)
+    conditions = attach_report_times(model, conditions, found.condition_starts, found.times)
     conditions = rank_subset(
         screen,
         conditions,

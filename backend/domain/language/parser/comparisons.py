@@ -148,12 +148,16 @@ def single_word_conditions(model: SemanticModel, tokens: list[Token], i: int) ->
         doubled = tokens[i + 1]
         condition = Compare("pct_chg", tokens[i].value, float(doubled.value), text=doubled.text)
         return 2, [synthetic("cond", condition, tokens[i : i + 2])]
-    if tokens[i].kind != "profitable":
+    alone = tokens[i].kind == "single_quarter" and kind_at(tokens, i + 1) == "profitable"  # 单季亏损
+    j = i + alone
+    if tokens[j].kind != "profitable":
         return None
-    used = 1
-    if kind_at(tokens, i + 1) == "metric" and tokens[i + 1].value in {"n_income_attr_p", "n_income"}:
-        used = 2  # "positive net profit"
-    condition = Compare("n_income_attr_p", tokens[i].value, 0.0, text="0")
+    used = j + 1 - i
+    if kind_at(tokens, j + 1) == "metric" and tokens[j + 1].value in {"n_income_attr_p", "n_income"}:
+        used += 1  # "positive net profit"
+    condition = Compare(
+        "n_income_attr_p", tokens[j].value, 0.0, text="0", agg="single_quarter" if alone else None
+    )
     return used, [synthetic("cond", condition, tokens[i : i + used])]
 
 

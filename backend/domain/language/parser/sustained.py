@@ -41,13 +41,18 @@ def sustained(model: SemanticModel, tokens: list[Token], i: int) -> Match | None
 
 
 def period_count(tokens: list[Token], j: int) -> tuple[int, str, int] | None:
-    """[recent] consecutive N [个] unit → (N, period, next index)."""
-    if kind_at(tokens, j) == "recent":
-        j += 1
-    if kind_at(tokens, j) != "consecutive" or kind_at(tokens, j + 1) != "number":
+    """[recent] consecutive N [个] unit, or recent N [个] report periods → (N, period, next index)."""
+    recent = kind_at(tokens, j) == "recent"
+    j += recent
+    consecutive = kind_at(tokens, j) == "consecutive"
+    # 最近4个报告期净利润同比增速都超过20%: the last N reports, each of them, as 连续 says
+    if not consecutive and not (recent and _report_unit(tokens, j + 1)):
         return None
-    n = int(tokens[j + 1].value)
-    j += 2
+    j += consecutive
+    if kind_at(tokens, j) != "number":
+        return None
+    n = int(tokens[j].value)
+    j += 1
     if kind_at(tokens, j) == "count_unit":
         j += 1
     if kind_at(tokens, j) == "annual":
@@ -58,3 +63,11 @@ def period_count(tokens: list[Token], j: int) -> tuple[int, str, int] | None:
     if period is None or n < 1:
         return None
     return n, period, j + 1
+
+
+def _report_unit(tokens: list[Token], j: int) -> bool:
+    """[个] 报告期 / report periods / quarters / annual reports after a count."""
+    j += kind_at(tokens, j) == "count_unit"
+    if kind_at(tokens, j) == "annual":
+        return True
+    return kind_at(tokens, j) == "tunit" and tokens[j].value in {"report", "annual_reports", "quarter"}

@@ -37,13 +37,7 @@ def attach_second_times(
         ]  # fmt: skip
         if not candidates:
             continue
-        if token.text.isascii():
-            governed = [k for k in candidates if bounds[position - 1] < starts[k] < token.start]
-        else:
-            following = (
-                bounds[position + 1] if position + 1 < len(bounds) else max([*starts, token.start]) + 1
-            )
-            governed = [k for k in candidates if token.start < starts[k] < following]
+        governed = _governed(candidates, starts, bounds, position, token)
         nearest = min(candidates, key=lambda k: (abs(starts[k] - token.start), starts[k] < token.start))
         for k in governed or [nearest]:
             condition, is_scope, connector = result[k]
@@ -58,6 +52,45 @@ def _takes_time(condition: Condition, spec: TimeSpec) -> bool:
     return isinstance(condition, Compare) and condition.time is None
 
 
+def attach_report_times(
+    model: SemanticModel, conditions: list[PlacedCondition], starts: list[int], times: list[Token]
+) -> list[PlacedCondition]:
+    """2024年四季度单季亏损、但全年是盈利 / 2023年净利润超过10亿且2024年营收超过100亿: with several report
+    periods, each governs the report figures said with it (the same reading as later market times)."""
+    report_times = [token for token in times if token.value.label in REPORT_LIKE]
+    if len({token.value for token in report_times}) < 2:
+        return conditions
+    result = list(conditions)
+    bounds = [token.start for token in report_times]
+    named_years = [token.value.year for token in report_times if token.value.year]
+    for position, token in enumerate(report_times):
+        spec = token.value
+        if spec.year is None and spec.label in {"annual", "quarter"} and named_years:
+            spec = replace(spec, year=named_years[0])  # 2024年四季度…全年: the full year 2024
+        candidates = [
+            k for k, (condition, is_scope, _c) in enumerate(result)
+            if isinstance(condition, Compare) and condition.time is None and not is_scope
+            and model.metrics[condition.metric].kind == "report"
+        ]  # fmt: skip
+        for k in _governed(candidates, starts, bounds, position, token):
+            condition, is_scope, connector = result[k]
+            assert isinstance(condition, Compare)
+            result[k] = (replace(condition, time=spec), is_scope, connector)
+    return result
+
+
+def _governed(
+    candidates: list[int], starts: list[int], bounds: list[int], position: int, token: Token
+) -> list[int]:
+    """The conditions a time governs: in Chinese those after it up to the next time, in English
+    those before it back to the previous one."""
+    if token.text.isascii():
+        previous = bounds[position - 1] if position > 0 else -1
+        return [k for k in candidates if previous < starts[k] < token.start]
+    following = bounds[position + 1] if position + 1 < len(bounds) else max([*starts, token.start]) + 1
+    return [k for k in candidates if token.start < starts[k] < following]
+
+
 def place_times(model: SemanticModel, screen: Screen, times: list[Token]) -> None:
     """The question's time; a report year mixed with market data goes to the fundamentals only."""
     specs: list[TimeSpec] = []
@@ -68,13 +101,18 @@ def place_times(model: SemanticModel, screen: Screen, times: list[Token]) -> Non
         return
     daily_specs = [spec for spec in specs if spec.label not in REPORT_LIKE]
     report_specs = [spec for spec in specs if spec.label in REPORT_LIKE]
-    if len(report_specs) > 1:
-        # "2023年和2024年净利润都…": one condition over several periods is not in the grammar yet
-        words = ", ".join(f"'{token.text}'" for token in times if token.value in report_specs)
-        raise NotUnderstood(
-            f"several report periods ({words}) for one question: ask about one period at a time"
-        )
     metrics = model.metrics
+    if len(report_specs) > 1:
+        # each report figure took the period said with it (attach_report_times); one left without
+        # its own would have to pick one of them
+        unplaced = [
+            c for c in _compares(screen.where) if metrics[c.metric].kind == "report" and c.time is None
+        ]
+        if unplaced or not _compares(screen.where):
+            words = ", ".join(f"'{token.text}'" for token in times if token.value in report_specs)
+            raise NotUnderstood(f"several report periods ({words}): say which figure each one is for")
+        screen.time = daily_specs[0] if daily_specs else TimeSpec()
+        return
     kinds = {
         metrics[c.metric].kind for c in _compares(screen.where) if c.metric in metrics and c.time is None
     }
