@@ -108,12 +108,10 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault("connect_timeout", 5)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Jobs write from several threads at once (the runner, each job's event writer): wait for the write
-    # lock instead of failing, take it when a transaction starts (a read that later writes cannot fail
-    # midway), and let readers go on while one writes (WAL). Tests use a file for the same reason: an
-    # in-memory shared-cache database fails a concurrent write at once ("database table is locked").
-    DATABASES["default"].setdefault("OPTIONS", {}).update(
-        {"timeout": 30, "transaction_mode": "IMMEDIATE", "init_command": "PRAGMA journal_mode=WAL;"}
-    )
+    # lock instead of failing, and take it when a transaction starts (a read that later writes cannot
+    # fail midway). Tests use a file for the same reason: an in-memory shared-cache database fails a
+    # concurrent write at once ("database table is locked").
+    DATABASES["default"].setdefault("OPTIONS", {}).update({"timeout": 30, "transaction_mode": "IMMEDIATE"})
     # One file per test process: concurrent test runs never share (or delete) each other's database.
     test_database = Path(tempfile.gettempdir()) / f"veriscreen-test-{os.getpid()}.sqlite3"
     DATABASES["default"].setdefault("TEST", {}).setdefault("NAME", str(test_database))
