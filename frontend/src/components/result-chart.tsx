@@ -40,7 +40,7 @@ function option(choice: ChartChoice, input: ChartInput, unitOf: (column: string)
       tooltip: { trigger: "axis", valueFormatter: (value: number) => formatWithUnit(value, unit, locale) },
       grid,
       xAxis: { type: "category", data: input.rows.map((row) => String(row[choice.label])), axisLabel: { rotate: 35, interval: 0 } },
-      yAxis: { type: "value", name: column },
+      yAxis: { type: "value", name: column, axisLabel: { formatter: (value: number) => formatWithUnit(value, unit, locale) } },
       series: [{ name: column, type: "bar", data: input.rows.map((row) => asNumber(row[choice.value])) }],
     };
   }

@@ -62,7 +62,7 @@ function ScreenDetail({ screen }: { screen: Screen }) {
           <p className="muted small" data-testid="screen-result-meta">
             {t("screens.latest", { id: result.data.job.id, at: when(result.data.job.finished_at) })}
           </p>
-          <div className="answer-grid">
+          <div className="stack">
             <DataTable
               label="screen-result"
               columns={result.data.columns}
