@@ -20,7 +20,7 @@ from backend.domain.market.store import MarketStore
 from backend.domain.market.sync import plan
 from backend.domain.market.sync.errors import SyncFailed
 from backend.domain.market.sync.progress import TextProgress
-from backend.domain.market.sync.runner import SyncReport, run_sync
+from backend.domain.market.sync.runner import SyncReport, delete_sql, run_sync
 from backend.domain.market.sync.tushare import TushareClient, TushareSource
 from tests.market.sync_support import TOKEN, RecordedTushare, fence_network
 
@@ -157,6 +157,15 @@ def test_rows_outside_the_slice_asked_for_are_refused_before_any_write(empty_sto
     with pytest.raises(SyncFailed, match="daily 2025-12-01: the source returned 3 rows outside"):
         run_sync(empty_store, source, today=TODAY, since=SINCE, tables=["daily"])
     assert row_counts(empty_store)["daily"] == 0
+
+
+def test_deletes_reach_every_shard_on_a_cluster() -> None:
+    assert delete_sql("market", "", "daily", "trade_date = '2025-12-01'") == (
+        "DELETE FROM market.daily WHERE trade_date = '2025-12-01'"
+    )
+    assert delete_sql("market", "veriscreen", "daily", "1") == (
+        "DELETE FROM market_local.daily ON CLUSTER veriscreen WHERE 1"
+    )
 
 
 def test_daily_tables_need_a_calendar(empty_store: MarketStore) -> None:

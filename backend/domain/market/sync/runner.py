@@ -24,7 +24,7 @@ import pyarrow.compute as pc
 from backend.domain.market.errors import ImportRejected
 from backend.domain.market.importers.loading import build_table, ensure_schema, insert_table, row_counts
 from backend.domain.market.importers.tushare import check_duplicate_keys, conform
-from backend.domain.market.schema import TABLES_BY_NAME, Table
+from backend.domain.market.schema import TABLES_BY_NAME, Table, local_database_name
 from backend.domain.market.stats import DATE_COLUMN
 from backend.domain.market.store import MarketStore
 from backend.domain.market.sync import plan
@@ -246,7 +246,9 @@ def _record_dataset(store: MarketStore, source: Source, tables: Sequence[str]) -
         spans or ["no rows"]
     )
     store.admin_command(
-        f"DELETE FROM {store.database}.dataset_info WHERE dataset = {_quoted(source.dataset)}"
+        delete_sql(
+            store.database, store.config.cluster, "dataset_info", f"dataset = {_quoted(source.dataset)}"
+        )
     )
     insert_table(
         store,
@@ -262,6 +264,14 @@ def _record_dataset(store: MarketStore, source: Source, tables: Sequence[str]) -
             },
         ),
     )
+
+
+def delete_sql(database: str, cluster: str, table: str, where: str) -> str:
+    """A lightweight DELETE; on a cluster it goes to the replicated local tables of every shard (a
+    Distributed table takes inserts but not deletes)."""
+    if cluster:
+        return f"DELETE FROM {local_database_name(database)}.{table} ON CLUSTER {cluster} WHERE {where}"
+    return f"DELETE FROM {database}.{table} WHERE {where}"
 
 
 def _quoted(text: str) -> str:
@@ -301,7 +311,7 @@ def run_sync(
             if rows.num_rows == 0:
                 synced.empty.append(slice_.label)
             else:
-                store.admin_command(f"DELETE FROM {store.database}.{table} WHERE {slice_.where()}")
+                store.admin_command(delete_sql(store.database, store.config.cluster, table, slice_.where()))
                 synced.rows += insert_table(store, table, rows)
             if progress is not None:
                 progress.step(done, len(slices), f"{table} {slice_.label}")
