@@ -7,6 +7,7 @@ import ReactEChartsCore from "echarts-for-react/esm/core";
 // Only the charts and parts the app draws are bundled; SVG renders crisply on any screen.
 echarts.use([BarChart, LineChart, GridComponent, TooltipComponent, LegendComponent, DataZoomComponent, SVGRenderer]);
 
+// Drawn at once, without animation: less motion, and a screenshot shows the finished chart.
 export function EChart({ option, height = 320 }: { option: object; height?: number }) {
-  return <ReactEChartsCore echarts={echarts} option={option} notMerge style={{ height, width: "100%" }} opts={{ renderer: "svg" }} />;
+  return <ReactEChartsCore echarts={echarts} option={{ animation: false, ...option }} notMerge style={{ height, width: "100%" }} opts={{ renderer: "svg" }} />;
 }
