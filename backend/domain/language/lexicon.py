@@ -95,6 +95,9 @@ _QUARTER_PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"(\d{4})\s*(?:年)?\s*q([1-4])\b"), "yq"),
     (re.compile(r"\bq([1-4])\s*(?:of\s+)?(\d{4})\b"), "qy"),
     (re.compile(r"(\d{4})\s*年?\s*(?:中报|半年报|半年度|上半年)"), "yh"),
+    # 前三季度 / first nine months: the Q3 report, year-to-date as stored
+    (re.compile(r"(\d{4})\s*年?\s*前\s*[三3]\s*(?:个)?季度"), "y9m"),
+    (re.compile(r"\bfirst (?:three quarters|3 quarters|nine months|9 months)(?: of)?\s*(\d{4})\b"), "y9m"),
     (re.compile(r"(\d{4})\s*年?\s*(?:年报|年度报告|全年|年度)"), "ya"),
     (re.compile(r"\b(?:h1|first half(?: of)?)\s*(\d{4})\b"), "hy"),
     (re.compile(r"(\d{4})\s*(?:half year|half yearly|interim|h1|semi annual)\b"), "yh"),
@@ -276,6 +279,8 @@ def _match_period(text: str, pos: int) -> tuple[int, Token] | None:
             year, quarter = int(groups[1]), int(groups[0])
         elif shape in {"yh", "hy"}:
             year, quarter = int(groups[0]), 2
+        elif shape == "y9m":
+            year, quarter = int(groups[0]), 3
         else:
             year, quarter = int(groups[0]), 4
         kind = "annual" if shape in {"ya", "ay"} else "quarter"

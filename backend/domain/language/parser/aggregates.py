@@ -62,7 +62,11 @@ def aggregate_metric(model: SemanticModel, tokens: list[Token], i: int) -> Match
             return 2, [token]
         return 2, [synthetic("aggmetric", (tokens[i + 1].value, metric_of(token)), tokens[i : i + 2])]
     if token.kind == "agg" and token.value == "count":
-        return 1, [synthetic("count", None, [token])]
+        asked_of = tokens[i - 1] if i > 0 else None
+        if token.text == "多少" and asked_of is not None and asked_of.kind in {"metric", "aggmetric", "cmp"}:
+            return 1, []  # 净利润是多少: the figure is asked for, not a count of stocks
+        used = 1 + (kind_at(tokens, i + 1) == "distinct")  # how many different stocks: counts are distinct
+        return used, [synthetic("count", None, tokens[i : i + used])]
     return None
 
 
