@@ -13,10 +13,12 @@ import pytest
 from django.utils import timezone
 
 from backend.apps.jobs import runner, services
+from backend.apps.jobs.load import check_events
 from backend.apps.jobs.models import Job, JobEvent, JobStatus
 from backend.apps.marketdata.selectors import json_rows
 from backend.apps.screening.answers import AskAnswer
 from backend.apps.screening.models import PipelineEvent
+from backend.domain.market.errors import StoreBusy
 from backend.domain.market.execution import current_context
 from backend.domain.market.store import MarketStore
 from tests.jobs.conftest import SEED_QUESTION, Person, wait_finished
@@ -215,3 +217,36 @@ def test_the_embedded_runner_fails_the_jobs_of_a_killed_server_when_it_starts(
     pool = runner._pool
     assert pool is not None
     pool.shutdown(wait=True)
+
+
+def test_a_store_too_busy_to_take_the_job_fails_it_with_store_busy(
+    alice: Person, held_jobs: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def busy(question: str, **kwargs: object) -> AskAnswer:
+        raise StoreBusy("the market store is busy; try again shortly", retry_after=3)
+
+    monkeypatch.setattr(services, "answer_question", busy)
+    job_id = alice.client.post("/api/jobs/", {"question": SEED_QUESTION}, format="json").json()["id"]
+
+    services.run_job(job_id)
+
+    job = Job.objects.get(pk=job_id)
+    assert (job.status, job.error_code) == (JobStatus.FAILED, "store_busy")
+    [event] = events_of(alice, job_id)
+    assert (event["type"], event["job_status"], event["error_code"]) == (
+        "job_finished",
+        "failed",
+        "store_busy",
+    )
+
+
+def test_the_load_benchmark_flags_gaps_repeats_and_unfinished_streams() -> None:
+    def stream(*types: str) -> list[dict]:
+        return [{"seq": seq, "type": kind} for seq, kind in enumerate(types, start=1)]
+
+    complete = stream("run_started", "step_started", "run_finished", "job_finished")
+    assert check_events(complete) == []
+    assert check_events([complete[0], complete[2], complete[3]])  # a gap
+    assert check_events([complete[0], complete[1], complete[1], *complete[2:]])  # a repeat
+    assert check_events(complete[:-1])  # no job_finished
+    assert check_events(stream("run_started", "job_finished"))  # no run_finished
