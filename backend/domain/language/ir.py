@@ -75,6 +75,15 @@ class GrowthStreak:
 
 
 @dataclass(frozen=True)
+class LossToProfit:
+    """扭亏为盈: the figure is above zero in its period and was below zero in the same kind of period
+    a year before (the annual report before, or the same quarter's year-to-date figure)."""
+
+    metric: str = "n_income_attr_p"
+    time: TimeSpec | None = None  # the period; else the question's (the latest annual report)
+
+
+@dataclass(frozen=True)
 class Sustained:
     """A comparison that holds in each of the last `n` periods: year (annual reports), report
     (every report period) or day (trading days)."""
@@ -143,7 +152,7 @@ class Not:
 
 
 Condition = (
-    Compare | Technical | GrowthStreak | Sustained | Scope | BoolOp | Not  # one stock's own tests
+    Compare | Technical | GrowthStreak | LossToProfit | Sustained | Scope | BoolOp | Not  # a stock's own
     | VersusGroup | Frequency | TopSubset  # tests read from a query of their own (subsets.py)
 )  # fmt: skip
 

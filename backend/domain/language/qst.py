@@ -20,6 +20,7 @@ from backend.domain.language.ir import (
     Condition,
     Frequency,
     GrowthStreak,
+    LossToProfit,
     Not,
     Order,
     Scope,
@@ -127,6 +128,9 @@ def condition_node(condition: Condition) -> Node:
             _number(condition.years),
             time_node(condition.time) if condition.time else None,
         )
+    if isinstance(condition, LossToProfit):
+        own_period = time_node(condition.time) if condition.time else None
+        return _node("fundamental:loss_to_profit", _node(f"attribute:{condition.metric}"), own_period)
     if isinstance(condition, VersusGroup):
         return _node(
             "condition:versus_group",
@@ -380,6 +384,8 @@ def condition_from_node(node: Node) -> Condition:
             period=_optional(node, "period") or "year",
             time=_time_child(node),
         )
+    if head == "fundamental" and kind == "loss_to_profit":
+        return LossToProfit(metric=_one(node, "attribute"), time=_time_child(node))
     if head == "condition" and kind == "versus_group":
         op = _one(node, "operator")
         fn = _one(node, "aggregate")

@@ -8,6 +8,7 @@ from sqlglot import exp
 
 from backend.domain.language.compiler.errors import CompileError
 from backend.domain.language.compiler.scopes import scope_condition
+from backend.domain.language.compiler.sources import report_alias
 from backend.domain.language.compiler.sql import (
     OPS,
     call,
@@ -23,7 +24,7 @@ from backend.domain.language.compiler.state import QueryBuild
 from backend.domain.language.compiler.streaks import growth_stocks, sustained_stocks
 from backend.domain.language.compiler.subsets import frequent_stocks, top_stocks, versus_group
 from backend.domain.language.compiler.technical import technical_stocks
-from backend.domain.language.compiler.time_resolution import resolve_day
+from backend.domain.language.compiler.time_resolution import quarter_end, resolve_day, resolve_period
 from backend.domain.language.compiler.values import reading_time, value
 from backend.domain.language.ir import (
     BoolOp,
@@ -31,6 +32,7 @@ from backend.domain.language.ir import (
     Condition,
     Frequency,
     GrowthStreak,
+    LossToProfit,
     Not,
     Scope,
     Sustained,
@@ -71,6 +73,8 @@ def condition_expr(build: QueryBuild, condition: Condition, time: TimeSpec) -> e
         return in_query(col("ts_code", "b"), technical_stocks(own_day, condition))
     if isinstance(condition, GrowthStreak):
         return in_query(col("ts_code", "b"), growth_stocks(build, condition, time))
+    if isinstance(condition, LossToProfit):
+        return _loss_to_profit(build, condition, time)
     if isinstance(condition, Sustained):
         return in_query(col("ts_code", "b"), sustained_stocks(build, condition, time))
     raise CompileError(f"cannot compile condition {condition!r}")
@@ -99,6 +103,21 @@ def _compare(build: QueryBuild, condition: Compare, time: TimeSpec) -> exp.Expr:
         difference = derived(exp.Paren(this=exp.Sub(this=expression.copy(), expression=other.copy())))
         return comparison(difference, condition)
     return comparison(expression, condition)
+
+
+def _loss_to_profit(build: QueryBuild, condition: LossToProfit, time: TimeSpec) -> exp.Expr:
+    """A profit in the period, a loss in the same kind of period a year before (YTD against YTD)."""
+    metric = build.model.metrics[condition.metric]
+    if metric.kind != "report":
+        raise CompileError(f"a swing from loss to profit reads a report figure, not {condition.metric!r}")
+    period_time = reading_time(build, condition.metric, condition.time, time)
+    now, name = value(build, condition.metric, period_time)
+    build.add_column(name, now)
+    period = resolve_period(build.context, period_time, build.day)
+    year_before = quarter_end(period.year - 1, period.month)
+    before = col(metric.column, report_alias(build, metric.table, year_before))
+    build.add_column(f"{metric.column}_{year_before.year}", before)
+    return exp.and_(exp.GT(this=now, expression=number(0)), exp.LT(this=before, expression=number(0)))
 
 
 def _price_limit(build: QueryBuild, up: bool, time: TimeSpec | None) -> exp.Expr:
