@@ -494,6 +494,18 @@ def index_constituents() -> Iterator[Case]:
             yield from _both("index", words, sql)
 
 
+def by_index() -> Iterator[Case]:
+    """One row per index the question lists (CSI 300 and CSI 500), averaging its constituents."""
+    latest = TIMES_DAY[0]
+    for quantity in (DAY_QUANTITIES[1], DAY_QUANTITIES[3], DAY_QUANTITIES[4]):
+        words = Words(
+            f"沪深300和中证500成分股{latest.words.zh}的平均{quantity.words.zh}",
+            f"Average {quantity.words.en} {latest.words.en} of CSI 300 and CSI 500 constituents",
+        )
+        sql = ref.per_index_average(quantity.measure, latest.span, [CSI_300, "000905.SH"])
+        yield from _both("by_index", words, sql)
+
+
 def two_periods() -> Iterator[Case]:
     """The same figure on two days or in two annual reports, compared (by more than a threshold)."""
     yesterday = Time("yesterday", Words("昨天", "yesterday"), ref.named_day("2025-12-30"), False)
@@ -545,6 +557,7 @@ FAMILIES = (
     rankings_per_group,
     negations,
     index_constituents,
+    by_index,
     two_periods,
 )
 

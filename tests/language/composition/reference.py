@@ -294,3 +294,18 @@ def two_periods(measure: Measure, first: Span, second: Span, op: str, threshold:
         f"WITH a AS ({values(measure, first)}), b AS ({values(measure, second)}) "
         f"SELECT a.ts_code FROM a INNER JOIN b ON b.ts_code = a.ts_code WHERE {left} {op} {threshold}"
     )
+
+
+def per_index_average(measure: Measure, span: Span, codes: list[str]) -> str:
+    """The average value of each index's constituents (latest snapshot on or before the day); a stock
+    in two indexes counts in both."""
+    members = " UNION ALL ".join(
+        f"SELECT '{code}' AS g, con_code AS ts_code FROM {DB}.index_weight WHERE index_code = '{code}' "
+        f"AND trade_date = (SELECT max(trade_date) FROM {DB}.index_weight "
+        f"WHERE index_code = '{code}' AND trade_date <= {span.day})"
+        for code in codes
+    )
+    return (
+        _with(measure, span) + f", m AS ({members}) "
+        "SELECT m.g AS g, avg(v.v) AS a FROM m INNER JOIN vals AS v ON v.ts_code = m.ts_code GROUP BY g"
+    )

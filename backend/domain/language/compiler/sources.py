@@ -147,7 +147,25 @@ def dimension(build: QueryBuild, key: str) -> exp.Expr:
         return col("trade_date", series_alias(build, "daily", build.window))
     if key == "list_year":
         return call("toYear", col("list_date", "b"))
+    if key == "index":
+        return col("index_code", _index_membership_alias(build))
     return col(build.model.dimensions[key].column, "b")
+
+
+def _index_membership_alias(build: QueryBuild) -> str:
+    """One row per (stock, index) for the indexes the question's scope names, on their snapshots:
+    grouping by index counts a constituent in each of its indexes."""
+    if not build.index_members:
+        raise CompileError("a breakdown by index needs the indexes named (沪深300和中证500…)")
+    alias = "im"
+    if alias not in build.joins:
+        snapshots = [index_snapshot_filter(code, day) for code, day in sorted(build.index_members.items())]
+        build.joins[alias] = (
+            exp.select(exp.alias_(col("con_code"), "ts_code"), col("index_code"))
+            .from_(table(build.context, "index_weight"))
+            .where(exp.or_(*snapshots) if len(snapshots) > 1 else snapshots[0])
+        )
+    return alias
 
 
 def metric_expr(metric: Metric, alias: str | None) -> exp.Expr:

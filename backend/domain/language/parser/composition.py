@@ -30,7 +30,13 @@ from backend.domain.language.parser.time_placement import PlacedCondition
 from backend.domain.language.semantic import SemanticModel
 
 # a scope kind listed with several values → the dimension it groups by
-LIST_DIMENSIONS = {"industry": "industry", "exchange": "exchange", "board": "market", "area": "area"}
+LIST_DIMENSIONS = {
+    "industry": "industry",
+    "exchange": "exchange",
+    "board": "market",
+    "area": "area",
+    "index": "index",
+}
 STOCK_COUNTS = {"count", "share", "count_up", "count_down"}
 
 
