@@ -494,6 +494,24 @@ def index_constituents() -> Iterator[Case]:
             yield from _both("index", words, sql)
 
 
+def ranked_groups() -> Iterator[Case]:
+    """Groups ranked by an average: the one highest, or the top 3."""
+    plans = [(DAY_QUANTITIES[1], TIMES_DAY[0]), (DAY_QUANTITIES[0], TIMES_DAY[0])]
+    plans += [(WINDOW_QUANTITIES[1], TIMES_WINDOW[0])]
+    for (quantity, time), group in itertools.product(plans, GROUPS[:4]):
+        zh, en = quantity.words.zh.removeprefix("平均"), quantity.words.en.removeprefix("average ")
+        words = Words(
+            f"{time.words.zh}平均{zh}最高的{group.one.zh}",
+            f"Which {group.one.en} had the highest average {en} {time.words.en}?",
+        )
+        yield from _both("ranked_groups", words, ref.top_groups(quantity.measure, time.span, group.key, 1))
+        words = Words(
+            f"{time.words.zh}平均{zh}最高的3个{group.one.zh}",
+            f"Which 3 {group.plural.en} had the highest average {en} {time.words.en}?",
+        )
+        yield from _both("ranked_groups", words, ref.top_groups(quantity.measure, time.span, group.key, 3))
+
+
 def by_index() -> Iterator[Case]:
     """One row per index the question lists (CSI 300 and CSI 500), averaging its constituents."""
     latest = TIMES_DAY[0]
@@ -557,6 +575,7 @@ FAMILIES = (
     rankings_per_group,
     negations,
     index_constituents,
+    ranked_groups,
     by_index,
     two_periods,
 )

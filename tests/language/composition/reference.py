@@ -309,3 +309,12 @@ def per_index_average(measure: Measure, span: Span, codes: list[str]) -> str:
         _with(measure, span) + f", m AS ({members}) "
         "SELECT m.g AS g, avg(v.v) AS a FROM m INNER JOIN vals AS v ON v.ts_code = m.ts_code GROUP BY g"
     )
+
+
+def top_groups(measure: Measure, span: Span, group: str, n: int) -> str:
+    """The n groups with the highest average value (ties by the group key)."""
+    return (
+        _with(measure, span) + f"SELECT {GROUP_COLUMNS[group]} AS g FROM vals AS v "
+        f"INNER JOIN {DB}.stock_basic AS s ON s.ts_code = v.ts_code "
+        f"GROUP BY g ORDER BY avg(v.v) DESC, g LIMIT {n}"
+    )

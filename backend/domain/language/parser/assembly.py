@@ -58,6 +58,7 @@ def assemble(model: SemanticModel, tokens: list[Token], reading: Reading | None 
     screen = found.screen
     _order_by_direction_alone(model, screen, found.pending_direction)
     _whole_set_aggregates(model, screen, found.all_of, found.conditions)
+    _order_groups_by_window_aggregate(screen, found)
     _choose_group(screen, found, reading)
     _order_each_stock_by_window_aggregate(model, screen)
     _place_limit(screen, found.limit_numbers, found.has_count_unit)
@@ -204,6 +205,17 @@ def _whole_set_aggregates(
         screen.aggregates.append(Aggregate("max" if order.direction == "desc" else "min", order.metric))
         screen.daily_values = True
         screen.order, screen.limit = None, None
+
+
+def _order_groups_by_window_aggregate(screen: Screen, found: _Collected) -> None:
+    """Which industry had the highest average turnover over the last 10 days: with a dimension word
+    and no word for stocks, the groups are ranked by the aggregate (its window is the question's)."""
+    order = screen.order
+    if order is None or order.agg is None or not found.dims or found.has_count_unit or screen.group_by:
+        return
+    if order.time is not None:
+        found.times.append(Token("timespec", order.time, "", found.order_index))
+    screen.order = Order(f"agg:{order.agg}:{order.metric}", order.direction)
 
 
 def _choose_group(screen: Screen, found: _Collected, reading: Reading) -> None:
