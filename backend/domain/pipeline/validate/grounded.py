@@ -4,7 +4,10 @@
   that code (or the name itself) — naming only other stocks is a wrong entity;
 - a window of N trading days the SQL writes as literal days (trade_date > '2025-12-24'): counting
   the trading days between its day literals on the calendar must give N (N + 1 with the base day of a
-  gain, N with an open lower end).
+  gain, N with an open lower end);
+- a window of N trading days the SQL picks with a calendar subquery (SELECT DISTINCT trade_date …
+  ORDER BY … LIMIT n): run on the data, it must give the N (or N + 1) trading days that end on the
+  day asked.
 
 Each is a check of its own on the same point as the checklist's constraint (`point`), built from the
 question, the candidate SQL and the data only — never from the checklist's verdict. The judge counts
@@ -14,9 +17,12 @@ a point decided when one of its checks decided it and none failed.
 from __future__ import annotations
 
 import bisect
+import re
 import time
 from collections.abc import Sequence
 from datetime import date
+
+from sqlglot import exp
 
 from backend.domain.language.translation import Evidence
 from backend.domain.market.errors import MarketError, StoreBusy
@@ -24,11 +30,18 @@ from backend.domain.pipeline.ports import MarketReader
 from backend.domain.pipeline.text import Lang, says
 from backend.domain.pipeline.trace import CheckVerdictValue
 from backend.domain.pipeline.validate.checklist import Attribution, Constraint
+from backend.domain.pipeline.validate.checklist.kinds.date import DateDetail
 from backend.domain.pipeline.validate.checklist.kinds.entity import EntityDetail
 from backend.domain.pipeline.validate.checklist.kinds.window import WindowDetail
-from backend.domain.pipeline.validate.checklist.sqltree import Sql
+from backend.domain.pipeline.validate.checklist.sqltree import Sql, number_value
 from backend.domain.pipeline.validate.outcome import CheckResult
 from backend.domain.pipeline.validate.reverse.subject import day_of
+
+# Windows over the stock's own bars (moving averages, N-day highs, average volumes) are not calendar
+# windows: a SQL may read a longer calendar stretch to compute them.
+_BAR_WINDOW = re.compile(
+    r"均线|均量|新高|新低|moving average|\bhigh\b|\blow\b|average|\bma\d*\b", re.IGNORECASE
+)
 
 _TRADING_DAY_UNITS = {
     "交易日",
@@ -152,9 +165,10 @@ def _window_result(
     reason: str,
     started: float,
     lang: Lang,
+    variant: str = "days",
 ) -> CheckResult:
     return CheckResult(
-        check_id=f"grounded-{point}",
+        check_id=f"grounded-{point}-{variant}",
         stage="checklist",
         level="constraint",
         kind="window",
@@ -173,6 +187,82 @@ def _window_result(
     )
 
 
+def _calendar_subqueries(sql: Sql, count: int) -> list[str]:
+    """`SELECT [DISTINCT] trade_date FROM daily … ORDER BY … LIMIT n` with n near the window's count."""
+    found = []
+    for select in sql.selects:
+        projections = select.expressions
+        source = select.args.get("from_")
+        limit = select.args.get("limit")
+        if (
+            len(projections) != 1
+            or not isinstance(projections[0].unalias(), exp.Column)
+            or projections[0].unalias().name != "trade_date"
+            or projections[0].alias_or_name != "trade_date"
+            or source is None
+            or not isinstance(source.this, exp.Table)
+            or source.this.name != "daily"
+            or select.args.get("order") is None
+            or limit is None
+        ):
+            continue
+        size = number_value(limit.expression)
+        if size is not None and count - 2 <= size <= count + 2:
+            found.append(select.sql(dialect="clickhouse"))
+    return found
+
+
+def calendar_window_check(
+    point: str,
+    constraint: Constraint,
+    detail: WindowDetail,
+    sql: Sql,
+    asked_day: date | None,
+    reader: MarketReader,
+    database: str,
+    lang: Lang,
+) -> CheckResult | None:
+    count = detail.count
+    if detail.unit not in _TRADING_DAY_UNITS or _BAR_WINDOW.search(constraint.span.text):
+        return None
+    subqueries = _calendar_subqueries(sql, count)
+    if not subqueries:
+        return None
+    started = time.perf_counter()
+    end = (
+        f"toDate('{asked_day.isoformat()}')"
+        if asked_day
+        else f"(SELECT max(trade_date) FROM {database}.daily)"
+    )
+    calendar = (
+        f"SELECT arraySort(groupArray(trade_date)) FROM (SELECT DISTINCT trade_date FROM {database}.daily "
+        f"WHERE trade_date <= {end} ORDER BY trade_date DESC LIMIT {count + 1})"
+    )
+    windows = ", ".join(f"(SELECT arraySort(groupUniqArray(trade_date)) FROM ({sub}))" for sub in subqueries)
+    query = f"SELECT ({calendar}), {windows}"
+    try:
+        rows = reader.query(query).rows
+    except StoreBusy:
+        raise
+    except MarketError:
+        return None  # the subquery does not run on its own (it reads the outer query): not ours to read
+    cells = list(rows[0]) if rows else []
+    latest = [day_of(day) for day in cells[0]] if cells and isinstance(cells[0], list) else []
+    accepted = (latest, latest[1:])  # N + 1 days (the base day of a gain) or N days
+    bad = [
+        cell
+        for cell in cells[1:]
+        if not isinstance(cell, list) or [day_of(day) for day in cell] not in accepted
+    ]
+    if bad:
+        reason = f"a calendar subquery of the SQL picks other days than the last {count} trading days"
+        verdict: CheckVerdictValue = "fail"
+    else:
+        reason = f"the SQL's calendar subquery picks the last {count} trading days"
+        verdict = "pass"
+    return _window_result(point, constraint, query, verdict, reason, started, lang, "calendar")
+
+
 def grounded_checks(
     constraints: Sequence[Constraint],
     sql: Sql,
@@ -182,14 +272,19 @@ def grounded_checks(
     lang: Lang,
 ) -> list[CheckResult]:
     results: list[CheckResult] = []
+    days = [c.detail.day for c in constraints if isinstance(c.detail, DateDetail)]
+    asked_day = days[0] if len(days) == 1 else None
     for number, constraint in enumerate(constraints, start=1):
         detail = constraint.detail
         point = point_id(number, constraint)
-        result: CheckResult | None = None
         if isinstance(detail, EntityDetail):
-            result = stock_name_check(point, constraint, detail, sql, evidence, lang)
+            found = [stock_name_check(point, constraint, detail, sql, evidence, lang)]
         elif isinstance(detail, WindowDetail):
-            result = window_check(point, constraint, detail, sql, reader, database, lang)
-        if result is not None:
-            results.append(result)
+            found = [
+                window_check(point, constraint, detail, sql, reader, database, lang),
+                calendar_window_check(point, constraint, detail, sql, asked_day, reader, database, lang),
+            ]
+        else:
+            found = []
+        results += [result for result in found if result is not None]
     return results

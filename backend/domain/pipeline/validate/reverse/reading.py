@@ -154,6 +154,11 @@ _TIME_WORDS = re.compile(
 )
 _PER_TIME = re.compile(r"每天|每日|逐日|每个交易日|分别|\b(?:daily|per day|each day|every day|by day)\b")
 _UNREAD_TIME_KINDS = {Kind.WINDOW, Kind.EVERY_PERIOD, Kind.OPEN_RANGE, Kind.PER_GROUP}
+# An entity the answer is compared with, not kept to (跑赢沪深300, 与茅台同行业, cheaper than banks).
+_RELATIONAL = re.compile(
+    r"跑赢|跑输|相对|相比|同行业|同板块|同一|相同|强于|弱于|比"
+    r"|\b(?:outperform\w*|underperform\w*|relative|versus|vs|than|same|like|beat\w*)\b"
+)
 _OR = re.compile(r"或|或者|要么|\b(?:or|either)\b")
 _WORD = re.compile(r"[a-z][a-z'’]*")
 _CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
@@ -250,6 +255,7 @@ class Reading:
     one_day: bool  # the time is read completely: one day or report period, nothing else in time
     asked: tuple[tuple[str, str], ...]  # (column, table) of the metrics named but not conditioned on
     series: bool  # rows per group, per day or of a named stock may repeat a stock legitimately
+    scope_clean: bool  # each scope read is a necessary condition (no "or", nothing relative to it)
     clean: bool
     complete: bool
     gaps: tuple[str, ...]
@@ -523,6 +529,16 @@ def read(
         if column not in used_columns
     }
     complete = clean and not unread_metrics
+    number_spans = [c.span for c in constraints if c.kind is Kind.NUMBER]
+    relational = any(
+        not any(span.start <= found.start() < span.end for span in number_spans)
+        for found in _RELATIONAL.finditer(read_back.text)
+    )
+    scope_clean = (
+        not relational
+        and _OR.search(read_back.text) is None
+        and not any(gap.startswith("an entity not grounded") for gap in gaps)
+    )
     named_stock = any(
         isinstance(c.detail, EntityDetail)
         and (c.detail.entity.category is None or c.detail.entity.column in ("ts_code", "symbol"))
@@ -547,6 +563,7 @@ def read(
         one_day=one_day,
         asked=asked if len(asked) == len(unread_metrics) else (),
         series=series,
+        scope_clean=scope_clean,
         clean=clean,
         complete=complete,
         gaps=(*gaps, *(f"a metric named but not read: {column}" for column in sorted(unread_metrics))),

@@ -109,12 +109,12 @@ class Subject:
     def table(self, name: str) -> str:
         return f"{self.database}.{name}"
 
-    def scope_condition(self, scope: Scope, when: When, column: str = "ts_code") -> str | None:
+    def scope_condition(self, scope: Scope, when: When | None, column: str = "ts_code") -> str | None:
         """SQL that holds for a stock code `column` inside the scope (None: not expressible here)."""
         basic = self.table("stock_basic")
         if scope.column == "index":
-            if when.period:
-                return None  # which snapshot a report period means is not read
+            if when is None or when.period:
+                return None  # which snapshot a range or a report period means is not read
             day = when.trade_day_sql(self.database)
             members = []
             for code in scope.values:

@@ -1,5 +1,7 @@
 """Is each returned stock inside the scope the question names (industry, exchange, board, index on
-that date, ST, a named stock) — or outside the one it excludes?"""
+that date, ST, a named stock) — or outside the one it excludes? A scope is a necessary condition
+whatever else the question asks (a window, a moving average…), unless the question offers
+alternatives or compares with the entity instead of keeping to it (reading.scope_clean)."""
 
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ def _decide(r0: ResultRows, own: ResultRows) -> Judgement:
 
 def build(subject: Subject) -> list[ReverseCheck]:
     reading, codes = subject.reading, subject.codes
-    if not reading.clean or reading.when is None or not codes:
+    if not reading.scope_clean or not codes:
         return []
     checks = []
     for scope in reading.scopes:
@@ -31,7 +33,11 @@ def build(subject: Subject) -> list[ReverseCheck]:
             f"SELECT DISTINCT ts_code FROM {subject.table('stock_basic')} "
             f"WHERE ts_code IN {code_list(sorted(set(codes)))} AND NOT {condition} ORDER BY ts_code"
         )
-        on = reading.when.describe(subject.zh)
+        on = (
+            reading.when.describe(subject.zh)
+            if reading.when is not None
+            else subject.says("所问时间", "the time asked")
+        )
         if scope.negated:
             text = subject.says(
                 f"返回的股票中有没有属于“{scope.text}”的（{on}）？",

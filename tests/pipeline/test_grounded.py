@@ -1,0 +1,76 @@
+"""Checks decided with data on points the checklist reads off the SQL tree: a stock named by name
+(grounded by the probe), a window written as literal days, a window picked by a calendar subquery."""
+
+from __future__ import annotations
+
+import pytest
+
+from backend.domain.language.translation import Evidence
+from backend.domain.market.store import MarketStore
+from backend.domain.pipeline.validate.checklist import default_vocabulary, extract_constraints
+from backend.domain.pipeline.validate.checklist.sqltree import parse_sql
+from backend.domain.pipeline.validate.grounded import grounded_checks
+from backend.domain.pipeline.validate.outcome import CheckResult
+
+WINDOW_QUESTION = "近20个交易日涨幅超过30%的股票"
+CALENDAR = "(SELECT DISTINCT trade_date FROM market.daily ORDER BY trade_date {order} LIMIT {n})"
+WINDOW_SQL = """
+SELECT ts_code FROM market.daily
+WHERE trade_date IN ((SELECT max(trade_date) FROM market.daily),
+                     (SELECT min(trade_date) FROM {calendar}))
+GROUP BY ts_code
+HAVING count() = 2 AND argMax(close, trade_date) / argMin(close, trade_date) > 1.3
+"""
+
+
+def _checks(
+    store: MarketStore, question: str, sql: str, evidence: tuple[Evidence, ...] = ()
+) -> list[CheckResult]:
+    constraints = extract_constraints(question, default_vocabulary())
+    return grounded_checks(constraints, parse_sql(sql), evidence, store, "market", "zh")
+
+
+@pytest.mark.parametrize(
+    ("order", "n", "verdict"),
+    [("DESC", 21, "pass"), ("DESC", 20, "pass"), ("ASC", 21, "fail"), ("DESC", 19, "fail")],
+)
+def test_a_calendar_subquery_must_pick_the_last_trading_days(
+    demo_store: MarketStore, order: str, n: int, verdict: str
+) -> None:
+    sql = WINDOW_SQL.format(calendar=CALENDAR.format(order=order, n=n))
+    [check] = [c for c in _checks(demo_store, WINDOW_QUESTION, sql) if c.check_id.endswith("-calendar")]
+    assert (check.kind, check.verdict, check.point) == ("window", verdict, "checklist-2-window")
+    assert check.sql and (check.attribution == "time_scope") == (verdict == "fail")
+
+
+def test_moving_average_windows_are_not_calendar_windows(demo_store: MarketStore) -> None:
+    sql = WINDOW_SQL.format(calendar=CALENDAR.format(order="ASC", n=20))
+    assert not [
+        c for c in _checks(demo_store, "今日收盘价突破20日均线的股票", sql) if "calendar" in c.check_id
+    ]
+
+
+def test_a_window_written_as_days_is_counted_on_the_calendar(demo_store: MarketStore) -> None:
+    days = [
+        row[0]
+        for row in demo_store.query(
+            "SELECT DISTINCT trade_date FROM market.daily ORDER BY trade_date DESC LIMIT 8"
+        ).rows
+    ]
+    question = "宁德时代最近5个交易日的收盘价"
+    right = f"SELECT close FROM market.daily WHERE trade_date > '{days[5]}' AND ts_code = '300750.SZ'"
+    wrong = f"SELECT close FROM market.daily WHERE trade_date > '{days[7]}' AND ts_code = '300750.SZ'"
+    [passing] = [c for c in _checks(demo_store, question, right) if c.kind == "window"]
+    [failing] = [c for c in _checks(demo_store, question, wrong) if c.kind == "window"]
+    assert (passing.verdict, failing.verdict) == ("pass", "fail")
+
+
+def test_a_probed_stock_name_is_checked_against_the_sql(demo_store: MarketStore) -> None:
+    question = "贵州茅台2024年的营业收入"
+    evidence = (Evidence("贵州茅台", "stock", "贵州茅台 600519.SH"),)
+    right = "SELECT revenue FROM market.income WHERE ts_code = '600519.SH' AND end_date = '2024-12-31'"
+    wrong = "SELECT revenue FROM market.income WHERE ts_code = '000858.SZ' AND end_date = '2024-12-31'"
+    [passing] = [c for c in _checks(demo_store, question, right, evidence) if c.kind == "entity"]
+    [failing] = [c for c in _checks(demo_store, question, wrong, evidence) if c.kind == "entity"]
+    assert (passing.verdict, failing.verdict, failing.attribution) == ("pass", "fail", "entity_mapping")
+    assert not [c for c in _checks(demo_store, question, right) if c.kind == "entity"]  # not probed
