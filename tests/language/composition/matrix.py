@@ -494,6 +494,23 @@ def index_constituents() -> Iterator[Case]:
             yield from _both("index", words, sql)
 
 
+def ranked_twice() -> Iterator[Case]:
+    """A ranking picks the stocks, a second one ranks them: 市值前50的股票中市盈率最低的5只."""
+    latest = TIMES_DAY[0]
+    total_mv, amount, pe, pct_chg = DAY_QUANTITIES[4], DAY_QUANTITIES[2], DAY_QUANTITIES[3], DAY_QUANTITIES[0]
+    plans = ((total_mv, 50, pe, True), (amount, 30, pct_chg, False), (total_mv, 40, pct_chg, False))
+    for (first, n, second, ascending), scope in itertools.product(plans, (SCOPES[0], SCOPES[3])):
+        lowest = Words("最低", "lowest") if ascending else Words("最高", "highest")
+        prefix = "" if scope.key == "all" else scope.stocks.zh.removesuffix("股票")
+        words = Words(
+            f"{latest.words.zh}{prefix}{first.words.zh}前{n}的股票中{second.words.zh}{lowest.zh}的5只",
+            f"Among the {n} {scope.stocks.en} with the highest {first.words.en} {latest.words.en}, "
+            f"which 5 have the {lowest.en} {second.words.en}?",
+        )
+        sql = ref.ranked_within_ranked(first.measure, n, second.measure, 5, latest.span, ascending, scope.sql)
+        yield from _both("ranked_twice", words, sql)
+
+
 def ranked_groups() -> Iterator[Case]:
     """Groups ranked by an average: the one highest, or the top 3."""
     plans = [(DAY_QUANTITIES[1], TIMES_DAY[0]), (DAY_QUANTITIES[0], TIMES_DAY[0])]
@@ -575,6 +592,7 @@ FAMILIES = (
     rankings_per_group,
     negations,
     index_constituents,
+    ranked_twice,
     ranked_groups,
     by_index,
     two_periods,

@@ -318,3 +318,19 @@ def top_groups(measure: Measure, span: Span, group: str, n: int) -> str:
         f"INNER JOIN {DB}.stock_basic AS s ON s.ts_code = v.ts_code "
         f"GROUP BY g ORDER BY avg(v.v) DESC, g LIMIT {n}"
     )
+
+
+def ranked_within_ranked(
+    first: Measure, n: int, second: Measure, k: int, span: Span, ascending: bool, scope: str = ""
+) -> str:
+    """Among the n stocks with the highest `first` (within the scope), the k with the lowest (or
+    highest) `second`."""
+    return (
+        f"WITH f AS ({values(first, span)}), "
+        f"picked AS (SELECT f.ts_code AS ts_code FROM f "
+        f"INNER JOIN {DB}.stock_basic AS s ON s.ts_code = f.ts_code "
+        f"WHERE f.v IS NOT NULL{_scope(scope)} ORDER BY f.v DESC, f.ts_code LIMIT {n}), "
+        f"w AS ({values(second, span)}) "
+        f"SELECT picked.ts_code FROM picked INNER JOIN w ON w.ts_code = picked.ts_code WHERE w.v IS NOT NULL "
+        f"ORDER BY w.v {'ASC' if ascending else 'DESC'}, picked.ts_code LIMIT {k}"
+    )

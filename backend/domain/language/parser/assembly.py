@@ -10,7 +10,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from backend.domain.language.ir import Aggregate, BoolOp, Compare, Condition, Not, Order, Scope, Screen
+from backend.domain.language.ir import (
+    Aggregate,
+    BoolOp,
+    Compare,
+    Condition,
+    Not,
+    Order,
+    Scope,
+    Screen,
+    TopSubset,
+)
 from backend.domain.language.lexicon import Token
 from backend.domain.language.parser.composition import (
     group_lists,
@@ -31,6 +41,11 @@ from backend.domain.language.parser.time_placement import (
 )
 from backend.domain.language.semantic import SemanticModel
 
+# how far (in tokens) the number of a ranking may be written from it: the 50 ChiNext stocks with the …
+NUMBER_REACH = 4
+# what may stand between 'among' and its ranking: among the 50 ChiNext stocks with the highest …
+RANKED_PHRASE = {"number", "count_unit", "and", "cond"}
+
 
 @dataclass
 class _Collected:
@@ -44,6 +59,8 @@ class _Collected:
     group_index: int = -1
     times: list[Token] = field(default_factory=list)
     limit_numbers: list[int] = field(default_factory=list)
+    number_indexes: list[int] = field(default_factory=list)  # where each of those numbers was written
+    first_ranking: tuple[Token, int] | None = None  # 市值前50的股票中市盈率最低的5只: the earlier ranking
     dims: list[str] = field(default_factory=list)
     pending_direction: str | None = None  # 从高到低 with no ordering phrase of its own
     per_day: bool = False
@@ -58,6 +75,7 @@ def assemble(model: SemanticModel, tokens: list[Token], reading: Reading | None 
     screen = found.screen
     _order_by_direction_alone(model, screen, found.pending_direction)
     _whole_set_aggregates(model, screen, found.all_of, found.conditions)
+    _nest_first_ranking(found)
     _order_groups_by_window_aggregate(screen, found)
     _choose_group(screen, found, reading)
     _order_each_stock_by_window_aggregate(model, screen)
@@ -83,8 +101,16 @@ def assemble(model: SemanticModel, tokens: list[Token], reading: Reading | None 
     unread_days = (
         [] if screen.group_by == "trade_date" else [k for k, t in enumerate(tokens) if _asks_per_day(t)]
     )
-    refuse_leftovers(tokens, found.leftovers + unread_days, screen)
+    ranked = [k for k in found.leftovers if _among_ranked(tokens, k, screen)]
+    refuse_leftovers(tokens, [k for k in found.leftovers if k not in ranked] + unread_days, screen)
     return screen
+
+
+def _among_ranked(tokens: list[Token], index: int, screen: Screen) -> bool:
+    """among the 50 largest …: 'among' before a ranking that picked the stocks (a ranked subset)."""
+    following = [token.kind for token in tokens[index + 1 :] if token.kind not in RANKED_PHRASE]
+    subset = any(isinstance(condition, TopSubset) for condition in screen.where)
+    return tokens[index].kind == "among" and subset and following[:1] == ["orderspec"]
 
 
 def _collect(model: SemanticModel, tokens: list[Token]) -> _Collected:
@@ -110,8 +136,11 @@ def _collect(model: SemanticModel, tokens: list[Token]) -> _Collected:
         elif kind == "timespec":
             found.times.append(token)
         elif kind == "orderspec":
-            if screen.order is not None:
-                raise NotUnderstood(f"two orderings in one question: '{token.text}'")
+            if found.first_ranking is not None:
+                raise NotUnderstood(f"three orderings in one question: '{token.text}'")
+            if screen.order is not None:  # ranked among the stocks an earlier ranking picked
+                found.first_ranking = (tokens[found.order_index], found.order_index)
+                screen.limit = None
             screen.order = token.value
             found.order_index = index
             if token.extra.get("limit") is not None:
@@ -150,6 +179,7 @@ def _collect(model: SemanticModel, tokens: list[Token]) -> _Collected:
             found.dims.append(token.value)
         elif kind == "number" and not token.extra.get("unit") and float(token.value).is_integer():
             found.limit_numbers.append(int(token.value))
+            found.number_indexes.append(index)
         elif kind == "dir" and screen.order is None:
             found.pending_direction = token.value
         elif not is_harmless(token):
@@ -205,6 +235,34 @@ def _whole_set_aggregates(
         screen.aggregates.append(Aggregate("max" if order.direction == "desc" else "min", order.metric))
         screen.daily_values = True
         screen.order, screen.limit = None, None
+
+
+def _nest_first_ranking(found: _Collected) -> None:
+    """市值前50的股票中市盈率最低的5只 / among the 50 largest by market cap, the 5 with the lowest P/E:
+    the earlier ranking picks the stocks (with the number written next to it), among the conditions
+    written before it; the later ranking orders what it picked."""
+    if found.first_ranking is None:
+        return
+    token, at = found.first_ranking
+    limit = token.extra.get("limit")
+    later = found.order_index  # the later ranking's number is written right next to it
+    mine = [
+        k for k, index in enumerate(found.number_indexes)
+        if index < later and index not in {later - 1, later + 1} and abs(index - at) <= NUMBER_REACH
+    ]  # fmt: skip
+    if mine and limit in {None, 1}:
+        k = min(mine, key=lambda k: abs(found.number_indexes[k] - at))
+        limit = found.limit_numbers.pop(k)
+        found.number_indexes.pop(k)
+    if limit is None:
+        raise NotUnderstood(f"two orderings in one question: '{token.text}' — say how many it picks")
+    before = [k for k, index in enumerate(found.condition_indexes) if index < at]
+    within = tuple(found.conditions[k][0] for k in before)
+    subset = TopSubset(token.value, int(limit), within)
+    kept = [k for k in range(len(found.conditions)) if k not in before]
+    found.conditions = [(subset, False, "and"), *(found.conditions[k] for k in kept)]
+    found.condition_starts = [token.start, *(found.condition_starts[k] for k in kept)]
+    found.condition_indexes = [at, *(found.condition_indexes[k] for k in kept)]
 
 
 def _order_groups_by_window_aggregate(screen: Screen, found: _Collected) -> None:
