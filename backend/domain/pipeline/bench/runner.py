@@ -365,7 +365,11 @@ def run_benchmark(
     )
     log("latency")
     timing = latency(ports, dev, dev_gold, store, ports.vocabulary, settings.workers, settings.repeats)
+    first, last, stocks = store.query(
+        f"SELECT min(trade_date), max(trade_date), uniqExact(ts_code) FROM {store.database}.daily"
+    ).rows[0]
     return {
+        "data": {"first_day": str(first), "last_day": str(last), "stocks_with_bars": stocks},
         "settings": {
             "per_type": settings.per_type,
             "noise": settings.noise,
@@ -386,7 +390,7 @@ def _percent(value: object) -> str:
 
 
 def format_report(report: dict[str, object]) -> str:
-    lines: list[str] = []
+    lines: list[str] = [f"data: {report['data']}"]
     for name in ("dev", "blind"):
         part = report[name]
         assert isinstance(part, dict)

@@ -46,6 +46,9 @@ class Command(BaseCommand):
         parser.add_argument(
             "--repeats", type=int, default=defaults.repeats, help="timings: runs per question"
         )
+        parser.add_argument(
+            "--limit", type=int, default=0, help="only the first N items of each set (0: all)"
+        )
         parser.add_argument("--json-out", default="reports/validation_bench.json")
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -54,6 +57,8 @@ class Command(BaseCommand):
             blind = load_dev_set(options["blind_set"])
         except (OSError, DevSetError) as error:
             raise CommandError(str(error)) from error
+        if options["limit"] > 0:
+            dev, blind = dev[: options["limit"]], blind[: options["limit"]]
         store = get_market_store()
         try:
             if not store.query("SELECT count() FROM market.daily").rows[0][0]:
