@@ -13,10 +13,11 @@ from django.http import HttpRequest
 from django.utils.html import format_html
 
 from backend.domain.market.errors import MarketError
-from backend.domain.paradigms.adaptation import source_sql
-from backend.domain.paradigms.trees import outline
-from paradigms import curation, selectors, services
 from paradigms.models import Paradigm
+
+# The admin is loaded at every django.setup(); the library's modules (matching, adaptation, the
+# validation pipeline behind curation) are imported on use, so terminal commands that only forward a
+# request to the server stay light.
 
 
 class ParadigmForm(forms.ModelForm):
@@ -32,12 +33,17 @@ class ParadigmForm(forms.ModelForm):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        from backend.domain.paradigms.adaptation import source_sql
+        from paradigms import selectors
+
         self.fields["sql"].initial = source_sql(selectors.paradigm_template(self.instance))
 
     def clean_sql(self) -> str:
         sql: str = self.cleaned_data["sql"]
         if "sql" not in self.changed_data:
             return sql
+        from paradigms import curation
+
         try:
             return curation.vet_sql(self.instance, sql)
         except (curation.CurationRefused, MarketError) as refusal:
@@ -79,6 +85,8 @@ class ParadigmAdmin(admin.ModelAdmin):
     fields = ("question", "pinned", "sql", *readonly_fields[1:])
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Paradigm]:
+        from paradigms import selectors, services
+
         return selectors.with_use_figures(super().get_queryset(request), services.library_today())
 
     def has_add_permission(self, request: HttpRequest) -> bool:
@@ -86,6 +94,8 @@ class ParadigmAdmin(admin.ModelAdmin):
 
     @admin.display(description="QST")
     def qst_tree(self, paradigm: Paradigm) -> str:
+        from backend.domain.paradigms.trees import outline
+
         return format_html("<pre>{}</pre>", "\n".join(outline(paradigm.qst)))
 
     @admin.display(description="uses (30 days)", ordering="uses_30d")
@@ -101,14 +111,20 @@ class ParadigmAdmin(admin.ModelAdmin):
         return getattr(paradigm, "last_used", None)
 
     def save_model(self, request: HttpRequest, obj: Paradigm, form: forms.ModelForm, change: bool) -> None:
+        from paradigms import curation, services
+
         services.set_pinned(obj.pk, obj.pinned)
         if "sql" in form.changed_data:
             curation.save_sql(obj.pk, form.cleaned_data["sql"])
 
     def delete_model(self, request: HttpRequest, obj: Paradigm) -> None:
+        from paradigms import services
+
         services.delete_paradigm(obj.pk)
 
     def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Paradigm]) -> None:
+        from paradigms import services
+
         for paradigm_id in list(queryset.values_list("pk", flat=True)):
             services.delete_paradigm(paradigm_id)
 
