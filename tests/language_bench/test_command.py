@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from backend.domain.language_bench import DevItem, check_gold
+from backend.domain.language_bench import DEFAULT_DEV_SET, MEASURED_BLIND_ROUNDS, DevItem, check_gold
 from backend.domain.language_bench.ties import reversed_tie_break
 from backend.domain.market.store import MarketStore
 
@@ -68,6 +68,31 @@ def test_command_check_gold_and_an_unknown_id(demo_store: MarketStore) -> None:
     call_command("language_ex", "--check-gold", "--id", "stat-007")
     with pytest.raises(CommandError, match="no dev set item"):
         call_command("language_ex", "--id", "no-such-id")
+
+
+def test_measured_blind_rounds_are_in_the_default_set_and_dev_set_overrides(
+    demo_store: MarketStore, capsys
+) -> None:
+    call_command(
+        "language_ex", "--check-gold", "--id", "stat-007", "--id", "blind1-002", "--id", "blind2-006"
+    )
+    assert "all 3 gold queries run" in capsys.readouterr().out
+    only_dev = str(DEFAULT_DEV_SET)
+    with pytest.raises(CommandError, match="no dev set item"):
+        call_command("language_ex", "--check-gold", "--dev-set", only_dev, "--id", "blind1-002")
+    call_command(
+        "language_ex",
+        "--check-gold",
+        "--dev-set",
+        only_dev,
+        "--dev-set",
+        str(MEASURED_BLIND_ROUNDS[0]),
+        "--id",
+        "blind1-002",
+        "--id",
+        "stat-007",
+    )
+    assert "all 2 gold queries run" in capsys.readouterr().out
 
 
 def test_reversed_tie_break_replaces_the_code_tie_break() -> None:

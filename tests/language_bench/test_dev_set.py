@@ -1,10 +1,21 @@
 """The hand-written dev set is well-formed, balanced, and every gold SQL is a guarded, runnable read."""
 
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
-from backend.domain.language_bench import CATEGORIES, DevSetError, load_dev_set, parse_dev_set, select
+from backend.domain.language_bench import (
+    CATEGORIES,
+    DEFAULT_DEV_SET,
+    DEV_SET_FILES,
+    MEASURED_BLIND_ROUNDS,
+    DevSetError,
+    load_dev_set,
+    load_dev_sets,
+    parse_dev_set,
+    select,
+)
 from backend.domain.market.guard import check_read_only
 from backend.domain.market.store import MarketStore
 
@@ -88,3 +99,16 @@ def test_select_filters_by_category_and_id() -> None:
     assert [item.id for item in select(ITEMS, ids=["stat-001"])] == ["stat-001"]
     with pytest.raises(DevSetError, match="unknown categories"):
         select(ITEMS, ["astrology"])
+
+
+def test_measured_blind_rounds_join_the_dev_set_in_place(tmp_path: Path) -> None:
+    merged = load_dev_sets()
+    files = [DEFAULT_DEV_SET, *MEASURED_BLIND_ROUNDS]
+    assert tuple(files) == DEV_SET_FILES
+    assert [item.id for item in merged] == [item.id for path in files for item in load_dev_set(path)]
+    assert len({item.id for item in merged}) == len(merged)
+    assert {"blind_round1.yaml", "blind_round2.yaml"} <= {path.name for path in MEASURED_BLIND_ROUNDS}
+    copy = tmp_path / "copy.yaml"
+    copy.write_text(DEFAULT_DEV_SET.read_text(encoding="utf-8"), encoding="utf-8")
+    with pytest.raises(DevSetError, match=r"duplicate item id fund-001 in dev_set\.yaml and copy\.yaml"):
+        load_dev_sets([DEFAULT_DEV_SET, copy])

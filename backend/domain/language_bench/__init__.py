@@ -3,8 +3,8 @@
 Kept apart from backend.domain.language so that it never imports the engine's internals: the
 translator under test is reached only through `backend.domain.language.api.translate_question`.
 
-    from backend.domain.language_bench import load_dev_set, run_ex, contract_translator
-    report = run_ex(load_dev_set(), contract_translator(store), store)
+    from backend.domain.language_bench import load_dev_sets, run_ex, contract_translator
+    report = run_ex(load_dev_sets(), contract_translator(store), store)
     report.summary()  # EX per category / language / overall
 """
 
@@ -12,9 +12,12 @@ from backend.domain.language_bench.compare import Comparison, ResultTable, compa
 from backend.domain.language_bench.dataset import (
     CATEGORIES,
     DEFAULT_DEV_SET,
+    DEV_SET_FILES,
+    MEASURED_BLIND_ROUNDS,
     DevItem,
     DevSetError,
     load_dev_set,
+    load_dev_sets,
     parse_dev_set,
     select,
 )
@@ -36,6 +39,8 @@ from backend.domain.language_bench.translator import (
 __all__ = [
     "CATEGORIES",
     "DEFAULT_DEV_SET",
+    "DEV_SET_FILES",
+    "MEASURED_BLIND_ROUNDS",
     "Comparison",
     "DevItem",
     "DevSetError",
@@ -50,6 +55,7 @@ __all__ = [
     "contract_translator",
     "evaluate_item",
     "load_dev_set",
+    "load_dev_sets",
     "parse_dev_set",
     "pipeline_translator",
     "run_ex",

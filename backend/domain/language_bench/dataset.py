@@ -1,7 +1,9 @@
 """The language dev set: questions with hand-written gold SQL (benchmarks/language/dev_set.yaml).
 
 Loading validates the file's shape so that a malformed item fails loudly instead of silently
-lowering or raising the measured accuracy.
+lowering or raising the measured accuracy. A blind round joins the development data once it has
+been measured: `DEV_SET_FILES` is the tuned dev set plus every measured round, read in place (never
+copied), and `load_dev_sets` reads them as one list with ids unique across files.
 """
 
 from __future__ import annotations
@@ -15,7 +17,15 @@ import yaml
 
 CATEGORIES: tuple[str, ...] = ("fundamental", "technical", "statistics")
 LANGS: tuple[str, ...] = ("zh", "en")
-DEFAULT_DEV_SET = Path(__file__).resolve().parents[3] / "benchmarks" / "language" / "dev_set.yaml"
+BENCHMARK_DIR = Path(__file__).resolve().parents[3] / "benchmarks" / "language"
+DEFAULT_DEV_SET = BENCHMARK_DIR / "dev_set.yaml"
+# Blind rounds already measured once (their figures are in benchmarks/language/README.md); a round
+# is added here only after its one measurement, never before.
+MEASURED_BLIND_ROUNDS: tuple[Path, ...] = (
+    BENCHMARK_DIR / "blind_round1.yaml",
+    BENCHMARK_DIR / "blind_round2.yaml",
+)
+DEV_SET_FILES: tuple[Path, ...] = (DEFAULT_DEV_SET, *MEASURED_BLIND_ROUNDS)
 
 _REQUIRED_FIELDS = ("id", "category", "lang", "question", "gold_sql", "order_matters", "notes")
 # `expect: refuse` marks a question the data cannot answer (no gold SQL): the right outcome is a refusal.
@@ -95,6 +105,19 @@ def parse_dev_set(document: Any) -> list[DevItem]:
 def load_dev_set(path: Path | str = DEFAULT_DEV_SET) -> list[DevItem]:
     with open(path, encoding="utf-8") as handle:
         return parse_dev_set(yaml.safe_load(handle))
+
+
+def load_dev_sets(paths: Iterable[Path | str] = DEV_SET_FILES) -> list[DevItem]:
+    """The items of several dev set files in order, as one set: an id repeated across files is an error."""
+    items: list[DevItem] = []
+    origin: dict[str, Path] = {}
+    for path in map(Path, paths):
+        for item in load_dev_set(path):
+            if item.id in origin:
+                raise DevSetError(f"duplicate item id {item.id} in {origin[item.id].name} and {path.name}")
+            origin[item.id] = path
+            items.append(item)
+    return items
 
 
 def select(

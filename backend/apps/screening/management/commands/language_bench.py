@@ -7,15 +7,13 @@ from argparse import ArgumentParser
 from pathlib import Path
 from typing import Any
 
-from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from backend.apps.marketdata.store import get_market_store
 from backend.domain.language.context import LanguageContext
-from backend.domain.language.speed import FALLBACK_QUESTIONS, dev_set_questions, measure
+from backend.domain.language.speed import FALLBACK_QUESTIONS, measure
+from backend.domain.language_bench.dataset import DEV_SET_FILES, load_dev_sets
 from backend.domain.market.errors import MarketError
-
-DEV_SET = Path(settings.BASE_DIR) / "benchmarks" / "language" / "dev_set.yaml"
 
 
 class Command(BaseCommand):
@@ -26,8 +24,9 @@ class Command(BaseCommand):
         parser.add_argument("--repeats", type=int, default=3)
 
     def handle(self, *args: Any, **options: Any) -> None:
-        questions = dev_set_questions(DEV_SET) if DEV_SET.exists() else list(FALLBACK_QUESTIONS)
-        source = str(DEV_SET) if DEV_SET.exists() else "built-in fallback list"
+        present = all(path.exists() for path in DEV_SET_FILES)
+        questions = [item.question for item in load_dev_sets()] if present else list(FALLBACK_QUESTIONS)
+        source = ", ".join(path.name for path in DEV_SET_FILES) if present else "built-in fallback list"
         try:
             context = LanguageContext.from_store(get_market_store())
         except MarketError as error:

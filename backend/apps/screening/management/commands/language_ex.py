@@ -11,13 +11,13 @@ from django.core.management.base import BaseCommand, CommandError
 from backend.apps.marketdata.store import get_market_store
 from backend.domain.language_bench import (
     CATEGORIES,
-    DEFAULT_DEV_SET,
+    DEV_SET_FILES,
     DevItem,
     DevSetError,
     TranslatorUnavailable,
     check_gold,
     contract_translator,
-    load_dev_set,
+    load_dev_sets,
     pipeline_translator,
     run_ex,
     select,
@@ -32,7 +32,12 @@ class Command(BaseCommand):
     help = "Run the language dev benchmark: EX per category and overall, failures with reasons."
 
     def add_arguments(self, parser: ArgumentParser) -> None:
-        parser.add_argument("--dev-set", default=str(DEFAULT_DEV_SET), help="dev set YAML file")
+        parser.add_argument(
+            "--dev-set",
+            action="append",
+            default=[],
+            help="dev set YAML file (repeatable); default: dev_set.yaml and every measured blind round",
+        )
         parser.add_argument("--category", action="append", choices=CATEGORIES, default=[])
         parser.add_argument("--id", action="append", default=[], help="run only these item ids")
         parser.add_argument(
@@ -52,7 +57,9 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         try:
-            items = select(load_dev_set(options["dev_set"]), options["category"], options["id"])
+            items = select(
+                load_dev_sets(options["dev_set"] or DEV_SET_FILES), options["category"], options["id"]
+            )
         except (OSError, DevSetError) as error:
             raise CommandError(str(error)) from error
         if not items:
