@@ -18,12 +18,14 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
+from typing import Any
 
 from backend.domain.language.translation import GenerationRequest, Translation
 from backend.domain.language_bench.compare import ResultTable, compare_results
 from backend.domain.language_bench.dataset import DevItem
 from backend.domain.market.errors import MarketError
 from backend.domain.market.store import MarketStore
+from backend.domain.pipeline.bench.mutant_set import MutantSetItem
 from backend.domain.pipeline.bench.mutants import ERROR_TYPES, Mutant, mutate, round_trip
 from backend.domain.pipeline.generators import same_sql
 from backend.domain.pipeline.ports import ResultRows
@@ -347,6 +349,65 @@ def measure_set(
     return report, gold, cases
 
 
+def measure_mutant_set(
+    ports: Ports,
+    store: MarketStore,
+    items: Sequence[MutantSetItem],
+    source: str,
+    log: Callable[[str], None],
+) -> dict[str, object]:
+    """A hand-written mutant set: detection per type on the mutants that run and change the gold's
+    result (the others are listed, not counted), false alarms on the golds."""
+    gold = gold_tables([entry.item for entry in items], store)
+    cases: list[MutantCase] = []
+    left_out: list[dict[str, str]] = []
+    for entry in items:
+        item = entry.item
+        if item.id not in gold:
+            left_out += [
+                {"item": item.id, "type": m.error_type, "why": "the gold SQL does not run"}
+                for m in entry.mutants
+            ]
+            continue
+        for mutant in entry.mutants:
+            table = _table(store, mutant.sql)
+            if table is None or _same(gold[item.id], table, item):
+                why = "does not run" if table is None else "gives the gold's result"
+                left_out.append({"item": item.id, "type": mutant.error_type, "why": why, "note": mutant.note})
+                continue
+            cases.append(MutantCase(item, Mutant(mutant.error_type, mutant.note, mutant.sql)))
+    log(f"mutant set: {len(gold)} gold results, {len(cases)} result-changing mutants")
+    per_type: dict[str, Verdicts] = defaultdict(Verdicts)
+    missed: list[dict[str, str]] = []
+    for case in cases:
+        outcome = validate_only(ports, case.item.question, case.mutant.sql)
+        per_type[case.mutant.error_type].add(outcome)
+        per_type["all"].add(outcome)
+        if outcome.status in ("verified", "corrected"):
+            missed.append(
+                {"item": case.item.id, "type": case.mutant.error_type, "note": case.mutant.description}
+            )
+    alarms, details = false_alarms(ports, [entry.item for entry in items], gold)
+    return {
+        "path": source,
+        "items": len(items),
+        "gold_results": len(gold),
+        "mutants_written": sum(len(entry.mutants) for entry in items),
+        "mutants": len(cases),
+        "detection": detection_table(per_type),
+        "missed": missed,
+        "left_out": left_out,
+        "gold": {**alarms.to_dict(), "false_alarm_details": details},
+    }
+
+
+def data_summary(store: MarketStore) -> dict[str, object]:
+    first, last, stocks = store.query(
+        f"SELECT min(trade_date), max(trade_date), uniqExact(ts_code) FROM {store.database}.daily"
+    ).rows[0]
+    return {"first_day": str(first), "last_day": str(last), "stocks_with_bars": stocks}
+
+
 def run_benchmark(
     ports: Ports,
     store: MarketStore,
@@ -354,6 +415,8 @@ def run_benchmark(
     blind: Sequence[DevItem],
     settings: BenchSettings,
     log: Callable[[str], None],
+    mutant_set: Sequence[MutantSetItem] = (),
+    mutant_set_source: str = "",
 ) -> dict[str, object]:
     log("dev set")
     dev_report, dev_gold, dev_cases = measure_set(ports, dev, store, settings, log)
@@ -365,11 +428,9 @@ def run_benchmark(
     )
     log("latency")
     timing = latency(ports, dev, dev_gold, store, ports.vocabulary, settings.workers, settings.repeats)
-    first, last, stocks = store.query(
-        f"SELECT min(trade_date), max(trade_date), uniqExact(ts_code) FROM {store.database}.daily"
-    ).rows[0]
+    hand = measure_mutant_set(ports, store, mutant_set, mutant_set_source, log) if mutant_set else None
     return {
-        "data": {"first_day": str(first), "last_day": str(last), "stocks_with_bars": stocks},
+        "data": data_summary(store),
         "settings": {
             "per_type": settings.per_type,
             "noise": settings.noise,
@@ -382,6 +443,7 @@ def run_benchmark(
         "blind": blind_report,
         "noisy_generator": noisy,
         "latency": timing,
+        **({"mutant_set": hand} if hand is not None else {}),
     }
 
 
@@ -389,25 +451,31 @@ def _percent(value: object) -> str:
     return f"{100 * value:5.1f}%" if isinstance(value, float) else "    —"
 
 
+def _detection_lines(part: dict[str, Any]) -> list[str]:
+    lines = [f"{'error type':<22}{'mutants':>8}  {'not verified':>12}  {'a check fails':>13}"]
+    for error_type, row in part["detection"].items():
+        lines.append(
+            f"{error_type:<22}{row['total']:>8}  {_percent(row['not_verified_rate']):>12}  "
+            f"{_percent(row['failing_rate']):>13}"
+        )
+    gold = part["gold"]
+    lines.append(
+        f"gold (unmutated): false alarms (a check fails) {gold['failing']}/{gold['total']} "
+        f"= {_percent(gold['failing_rate']).strip()}; not verified {gold['not_verified']}/{gold['total']}"
+    )
+    return lines
+
+
 def format_report(report: dict[str, object]) -> str:
     lines: list[str] = [f"data: {report['data']}"]
     for name in ("dev", "blind"):
-        part = report[name]
-        assert isinstance(part, dict)
+        part = report.get(name)
+        if not isinstance(part, dict):
+            continue
         lines.append(
             f"== {name} set: {part['gold_results']} gold results, {part['mutants']} result-changing mutants"
         )
-        lines.append(f"{'error type':<22}{'mutants':>8}  {'not verified':>12}  {'a check fails':>13}")
-        for error_type, row in part["detection"].items():
-            lines.append(
-                f"{error_type:<22}{row['total']:>8}  {_percent(row['not_verified_rate']):>12}  "
-                f"{_percent(row['failing_rate']):>13}"
-            )
-        gold = part["gold"]
-        lines.append(
-            f"gold (unmutated): false alarms (a check fails) {gold['failing']}/{gold['total']} "
-            f"= {_percent(gold['failing_rate']).strip()}; not verified {gold['not_verified']}/{gold['total']}"
-        )
+        lines += _detection_lines(part)
         engine = part["engine"]
         lines.append(
             f"engine answers: verified or corrected {_percent(engine['verified_share']).strip()}, "
@@ -415,8 +483,25 @@ def format_report(report: dict[str, object]) -> str:
             f"verified/corrected: {len(engine['wrong_labelled_verified_or_corrected'])} "
             f"{engine['wrong_labelled_verified_or_corrected']}"
         )
-    noisy = report["noisy_generator"]
-    assert isinstance(noisy, dict)
+    noisy = report.get("noisy_generator")
+    timing = report.get("latency")
+    if isinstance(noisy, dict) and isinstance(timing, dict):
+        lines += _noisy_and_latency_lines(noisy, timing)
+    hand = report.get("mutant_set")
+    if isinstance(hand, dict):
+        lines.append(
+            f"== hand-written mutant set {hand['path']}: {hand['items']} items, "
+            f"{hand['gold_results']} gold results, {hand['mutants']} of {hand['mutants_written']} mutants "
+            f"run and change the result"
+        )
+        lines += _detection_lines(hand)
+        lines += [f"left out: {entry}" for entry in hand["left_out"]]
+        lines += [f"labelled verified: {entry}" for entry in hand["missed"]]
+    return "\n".join(lines)
+
+
+def _noisy_and_latency_lines(noisy: dict[str, Any], timing: dict[str, Any]) -> list[str]:
+    lines = []
     lines.append(
         f"== noisy generator (gold SQL, mutation rate {noisy['noise']}, "
         f"effective {noisy['effective_noise']}): "
@@ -424,8 +509,6 @@ def format_report(report: dict[str, object]) -> str:
         f"{_percent(noisy['ex_with_validation']).strip()}; wrong labelled verified/corrected "
         f"{noisy['wrong_labelled_verified_or_corrected']}; statuses {noisy['statuses']}"
     )
-    timing = report["latency"]
-    assert isinstance(timing, dict)
     lines.append(
         f"== latency (one run, median of {timing['repeats']} per question): ask with validation "
         f"{timing['ask_with_validation']}, without {timing['ask_without_validation']}"
@@ -435,4 +518,4 @@ def format_report(report: dict[str, object]) -> str:
         f"{timing['reverse_checks_sequential']}; ratio (total) {timing['parallel_over_sequential_total']}, "
         f"median per question {timing['parallel_over_sequential_median']}"
     )
-    return "\n".join(lines)
+    return lines

@@ -3,7 +3,9 @@
 Result-changing mutants of the dev set's gold SQL by error type (detection), the unmutated gold
 (false alarms), the blind set's gold the same way (reported apart), a noisy generator (EX without →
 with validation), the built-in engine's answers (share verified, wrong answers labelled verified),
-and latency. Needs the default demo data (`manage.py market generate`).
+and latency; with `--mutant-set FILE`, a hand-written mutant set (bench/mutant_set.py) measured in a
+section of its own (`--mutant-set-only`: that section alone). Needs the default demo data
+(`manage.py market generate`).
 """
 
 from __future__ import annotations
@@ -19,7 +21,14 @@ from backend.apps.marketdata.store import get_market_store
 from backend.domain.language.context import LanguageContext
 from backend.domain.language_bench import DEFAULT_DEV_SET, DevSetError, load_dev_set
 from backend.domain.market.errors import MarketError
-from backend.domain.pipeline.bench.runner import BenchSettings, format_report, run_benchmark
+from backend.domain.pipeline.bench.mutant_set import MutantSetError, load_mutant_set
+from backend.domain.pipeline.bench.runner import (
+    BenchSettings,
+    data_summary,
+    format_report,
+    measure_mutant_set,
+    run_benchmark,
+)
 from backend.domain.pipeline.generators import BuiltinGenerator
 from backend.domain.pipeline.run import Ports
 from backend.domain.pipeline.validate.checklist import default_vocabulary
@@ -49,16 +58,25 @@ class Command(BaseCommand):
         parser.add_argument(
             "--limit", type=int, default=0, help="only the first N items of each set (0: all)"
         )
+        parser.add_argument(
+            "--mutant-set", default="", help="a hand-written mutant set (YAML) to measure too"
+        )
+        parser.add_argument(
+            "--mutant-set-only", action="store_true", help="measure the --mutant-set file and nothing else"
+        )
         parser.add_argument("--json-out", default="reports/validation_bench.json")
 
     def handle(self, *args: Any, **options: Any) -> None:
         try:
             dev = load_dev_set(options["dev_set"])
             blind = load_dev_set(options["blind_set"])
-        except (OSError, DevSetError) as error:
+            hand = load_mutant_set(options["mutant_set"]) if options["mutant_set"] else []
+        except (OSError, DevSetError, MutantSetError) as error:
             raise CommandError(str(error)) from error
+        if options["mutant_set_only"] and not hand:
+            raise CommandError("--mutant-set-only needs --mutant-set FILE")
         if options["limit"] > 0:
-            dev, blind = dev[: options["limit"]], blind[: options["limit"]]
+            dev, blind, hand = dev[: options["limit"]], blind[: options["limit"]], hand[: options["limit"]]
         store = get_market_store()
         try:
             if not store.query("SELECT count() FROM market.daily").rows[0][0]:
@@ -75,11 +93,19 @@ class Command(BaseCommand):
             max_rounds=options["max_rounds"],
             repeats=options["repeats"],
         )
-        report = run_benchmark(
-            ports, store, dev, blind, settings, lambda line: self.stderr.write(f"… {line}")
-        )
+        source = options["mutant_set"]
+        if options["mutant_set_only"]:
+            report: dict[str, object] = {
+                "data": data_summary(store),
+                "mutant_set": measure_mutant_set(ports, store, hand, source, self._log),
+            }
+        else:
+            report = run_benchmark(ports, store, dev, blind, settings, self._log, hand, source)
         self.stdout.write(format_report(report))
         path = Path(options["json_out"])
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(report, ensure_ascii=False, indent=2, default=str), encoding="utf-8")
         self.stdout.write(f"\nreport written to {path}")
+
+    def _log(self, line: str) -> None:
+        self.stderr.write(f"… {line}")
