@@ -163,6 +163,11 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Two event fields are both called `outcome`: name their choice sets after what they are.
+    "ENUM_NAME_OVERRIDES": {
+        "StepOutcomeEnum": "backend.domain.pipeline.trace.STEP_OUTCOMES",
+        "ParadigmOutcomeEnum": "backend.domain.pipeline.trace.PARADIGM_OUTCOMES",
+    },
 }
 
 # --- Redis: Celery broker and Channels layer in production; in-memory when unset ---------------

@@ -7,6 +7,8 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+FINISHED_EVENT = "job_finished"  # the job's own last event, after the pipeline's
+
 
 class JobStatus(models.TextChoices):
     QUEUED = "queued"

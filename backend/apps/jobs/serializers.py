@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from backend.apps.jobs.models import Job, JobStatus
+from backend.apps.jobs.models import FINISHED_EVENT, Job, JobStatus
+from backend.apps.screening.event_serializers import PIPELINE_EVENT_SERIALIZERS, event_serializer, event_union
 from backend.domain.language.limits import MAX_QUESTION_CHARS
 
 
@@ -76,8 +78,29 @@ class JobResultSerializer(serializers.Serializer[Any]):
     engine = serializers.CharField()
 
 
+JobFinishedEventSerializer = event_serializer(
+    "JobFinishedEvent",
+    FINISHED_EVENT,
+    {
+        "job_status": serializers.ChoiceField(
+            choices=[JobStatus.DONE, JobStatus.FAILED, JobStatus.CANCELLED]
+        ),
+        "answer_status": serializers.CharField(help_text="As the job's answer_status"),
+        "error_code": serializers.CharField(help_text="As the job's error_code"),
+        "message": serializers.CharField(),
+        "row_count": serializers.IntegerField(),
+    },
+    "The job's own last event: the job ended and its result is stored.",
+)
+
+
+@extend_schema_field(
+    event_union("JobEvent", {**PIPELINE_EVENT_SERIALIZERS, FINISHED_EVENT: JobFinishedEventSerializer})
+)
+class JobEventField(serializers.JSONField):
+    """One event of a job's stream: a pipeline event or the closing `job_finished`."""
+
+
 class JobEventsSerializer(serializers.Serializer[Any]):
-    events = serializers.ListField(
-        child=serializers.JSONField(), help_text="Events after `after`, in seq order (each has seq, type)"
-    )
+    events = serializers.ListField(child=JobEventField(), help_text="Events after `after`, in seq order")
     finished = serializers.BooleanField(help_text="The job has ended: no event will follow the last one")

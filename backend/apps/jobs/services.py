@@ -30,7 +30,7 @@ from django.db.models import Max, Q
 from django.utils import timezone
 
 from backend.apps.jobs import runner
-from backend.apps.jobs.models import ACTIVE_STATUSES, Job, JobStatus
+from backend.apps.jobs.models import ACTIVE_STATUSES, FINISHED_EVENT, Job, JobStatus
 from backend.apps.jobs.sink import JobEventSink
 from backend.apps.screening.answers import AskAnswer, clean_question
 from backend.apps.screening.services import answer_question
@@ -41,7 +41,6 @@ from backend.domain.market.execution import CancelToken, execution_context
 logger = logging.getLogger(__name__)
 
 CANCEL_POLL_SECONDS = 1.0  # how soon a runner in another process notices a cancel request
-FINISHED_EVENT = "job_finished"
 
 # Tokens of the jobs running in this process: a cancel from this process stops them at once.
 _running: dict[int, CancelToken] = {}

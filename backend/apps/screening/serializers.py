@@ -6,6 +6,7 @@ from typing import Any
 
 from rest_framework import serializers
 
+from backend.apps.screening.event_serializers import PipelineEventField
 from backend.domain.language.limits import MAX_QUESTION_CHARS
 
 MAX_CANDIDATE_SQL_CHARS = 20_000
@@ -89,9 +90,7 @@ class AskAnswerSerializer(serializers.Serializer[Any]):
     checks = CheckSerializer(many=True, help_text="The checks of the SQL whose result is returned")
     rounds = RoundSerializer(many=True, help_text="Every candidate tried, the first SQL first")
     correction_round = serializers.IntegerField(allow_null=True, help_text="The round verified (corrected)")
-    trace = serializers.ListField(
-        child=serializers.JSONField(), help_text="The run's events (backend/domain/pipeline/trace.py)"
-    )
+    trace = serializers.ListField(child=PipelineEventField(), help_text="The run's events, in seq order")
     run_id = serializers.IntegerField(allow_null=True, help_text="The recorded run")
     paradigms = serializers.ListField(
         child=serializers.JSONField(),

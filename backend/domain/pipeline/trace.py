@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal, get_args
 
 if TYPE_CHECKING:
     from backend.domain.pipeline.ports import EventSink
@@ -30,9 +30,11 @@ STEP_NAMES: tuple[StepName, ...] = (
     "paradigm",
 )
 StepOutcome = Literal["ok", "failed", "skipped"]
+STEP_OUTCOMES: tuple[StepOutcome, ...] = get_args(StepOutcome)
 CheckVerdictValue = Literal["pass", "fail", "undecidable"]
 CheckStage = Literal["checklist", "reverse"]
 ParadigmOutcome = Literal["hit", "adapted", "miss", "learned"]
+PARADIGM_OUTCOMES: tuple[ParadigmOutcome, ...] = get_args(ParadigmOutcome)
 FinalStatus = Literal["verified", "corrected", "unverified", "not_understood", "error"]
 FINAL_STATUSES: tuple[FinalStatus, ...] = ("verified", "corrected", "unverified", "not_understood", "error")
 

@@ -608,8 +608,8 @@ export interface components {
             rounds: components["schemas"]["Round"][];
             /** @description The round verified (corrected) */
             correction_round: number | null;
-            /** @description The run's events (backend/domain/pipeline/trace.py) */
-            trace: unknown[];
+            /** @description The run's events, in seq order */
+            trace: components["schemas"]["PipelineEvent"][];
             /** @description The recorded run */
             run_id: number | null;
             /** @description The paradigm library on the question: hit (id, distance), adapted, miss, learned (new id) */
@@ -648,6 +648,38 @@ export interface components {
             /** @description The question's point, when two checks judge it */
             point: string | null;
         };
+        /** @description The pipeline's `check_verdict` event. */
+        CheckVerdictEvent: {
+            round: number;
+            check_id: string;
+            stage: components["schemas"]["StageEnum"];
+            kind: string;
+            text: string;
+            sql: string | null;
+            criterion: string;
+            verdict: components["schemas"]["VerdictEnum"];
+            attribution: string | null;
+            reason: string;
+            /** Format: double */
+            ms: number;
+            /** @description The event's number in the job, from 1, strictly increasing */
+            seq: number;
+            /**
+             * Format: double
+             * @description Milliseconds since the run started
+             */
+            at_ms: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "check_verdict";
+        };
+        /**
+         * @description * `check_verdict` - check_verdict
+         * @enum {string}
+         */
+        CheckVerdictEventTypeEnum: "check_verdict";
         Concept: {
             key: string;
             family: string;
@@ -662,6 +694,30 @@ export interface components {
             status: string;
             note: string;
         };
+        /** @description The pipeline's `correction_round` event. */
+        CorrectionRoundEvent: {
+            round: number;
+            guidance: string;
+            failed_checks: string[];
+            sql: string | null;
+            /** @description The event's number in the job, from 1, strictly increasing */
+            seq: number;
+            /**
+             * Format: double
+             * @description Milliseconds since the run started
+             */
+            at_ms: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "correction_round";
+        };
+        /**
+         * @description * `correction_round` - correction_round
+         * @enum {string}
+         */
+        CorrectionRoundEventTypeEnum: "correction_round";
         Credentials: {
             username: string;
             password: string;
@@ -701,7 +757,7 @@ export interface components {
         };
         HealthCheck: {
             name: components["schemas"]["NameEnum"];
-            state: components["schemas"]["StateEnum"];
+            state: components["schemas"]["StepOutcomeEnum"];
             detail: string;
             /** Format: double */
             ms: number;
@@ -749,12 +805,40 @@ export interface components {
             /** @description WebSocket path of the job's live events */
             readonly stream: string;
         };
+        JobEvent: components["schemas"]["RunStartedEvent"] | components["schemas"]["StepStartedEvent"] | components["schemas"]["StepFinishedEvent"] | components["schemas"]["ProbeFindingEvent"] | components["schemas"]["CheckVerdictEvent"] | components["schemas"]["CorrectionRoundEvent"] | components["schemas"]["ParadigmEvent"] | components["schemas"]["RunFinishedEvent"] | components["schemas"]["JobFinishedEvent"];
         JobEvents: {
-            /** @description Events after `after`, in seq order (each has seq, type) */
-            events: unknown[];
+            /** @description Events after `after`, in seq order */
+            events: components["schemas"]["JobEvent"][];
             /** @description The job has ended: no event will follow the last one */
             finished: boolean;
         };
+        /** @description The job's own last event: the job ended and its result is stored. */
+        JobFinishedEvent: {
+            job_status: components["schemas"]["JobStatusEnum"];
+            /** @description As the job's answer_status */
+            answer_status: string;
+            /** @description As the job's error_code */
+            error_code: string;
+            message: string;
+            row_count: number;
+            /** @description The event's number in the job, from 1, strictly increasing */
+            seq: number;
+            /**
+             * Format: double
+             * @description Milliseconds since the run started
+             */
+            at_ms: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "job_finished";
+        };
+        /**
+         * @description * `job_finished` - job_finished
+         * @enum {string}
+         */
+        JobFinishedEventTypeEnum: "job_finished";
         JobResult: {
             job: components["schemas"]["Job"];
             columns: string[];
@@ -941,6 +1025,42 @@ export interface components {
              */
             resolved_on?: string | null;
         };
+        /**
+         * @description The library on the question: `hit` (nearest paradigm, id and distance), `adapted` (its SQL
+         *     adapted to the question stands for sql0; detail says how), `miss`, `learned` (new id).
+         */
+        ParadigmEvent: {
+            outcome: components["schemas"]["ParadigmOutcomeEnum"];
+            paradigm_id: string | null;
+            /** Format: double */
+            distance: number | null;
+            detail: string;
+            /** @description The event's number in the job, from 1, strictly increasing */
+            seq: number;
+            /**
+             * Format: double
+             * @description Milliseconds since the run started
+             */
+            at_ms: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "paradigm";
+        };
+        /**
+         * @description * `paradigm` - paradigm
+         * @enum {string}
+         */
+        ParadigmEventTypeEnum: "paradigm";
+        /**
+         * @description * `hit` - hit
+         *     * `adapted` - adapted
+         *     * `miss` - miss
+         *     * `learned` - learned
+         * @enum {string}
+         */
+        ParadigmOutcomeEnum: "hit" | "adapted" | "miss" | "learned";
         ParadigmPage: {
             count: number;
             results: components["schemas"]["ParadigmSummary"][];
@@ -976,6 +1096,34 @@ export interface components {
             /** @description pinned paradigms are never evicted */
             pinned: boolean;
         };
+        PipelineEvent: components["schemas"]["RunStartedEvent"] | components["schemas"]["StepStartedEvent"] | components["schemas"]["StepFinishedEvent"] | components["schemas"]["ProbeFindingEvent"] | components["schemas"]["CheckVerdictEvent"] | components["schemas"]["CorrectionRoundEvent"] | components["schemas"]["ParadigmEvent"] | components["schemas"]["RunFinishedEvent"];
+        /** @description What one probe found in the data for a mention of the question (evidence for the generator). */
+        ProbeFindingEvent: {
+            probe_round: number;
+            mention: string;
+            kind: string;
+            value: string;
+            sql: string;
+            /** Format: double */
+            ms: number;
+            /** @description The event's number in the job, from 1, strictly increasing */
+            seq: number;
+            /**
+             * Format: double
+             * @description Milliseconds since the run started
+             */
+            at_ms: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "probe_finding";
+        };
+        /**
+         * @description * `probe_finding` - probe_finding
+         * @enum {string}
+         */
+        ProbeFindingEventTypeEnum: "probe_finding";
         /**
          * @description * `analyst` - analyst
          *     * `admin` - admin
@@ -990,6 +1138,65 @@ export interface components {
             failed: string[];
             undecided: string[];
         };
+        /** @description The pipeline's `run_finished` event. */
+        RunFinishedEvent: {
+            status: components["schemas"]["RunFinishedEventStatusEnum"];
+            round: number | null;
+            warnings: string[];
+            /** Format: double */
+            ms: number;
+            /** @description The event's number in the job, from 1, strictly increasing */
+            seq: number;
+            /**
+             * Format: double
+             * @description Milliseconds since the run started
+             */
+            at_ms: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "run_finished";
+        };
+        /**
+         * @description * `verified` - verified
+         *     * `corrected` - corrected
+         *     * `unverified` - unverified
+         *     * `not_understood` - not_understood
+         *     * `error` - error
+         * @enum {string}
+         */
+        RunFinishedEventStatusEnum: "verified" | "corrected" | "unverified" | "not_understood" | "error";
+        /**
+         * @description * `run_finished` - run_finished
+         * @enum {string}
+         */
+        RunFinishedEventTypeEnum: "run_finished";
+        /** @description The pipeline's `run_started` event. */
+        RunStartedEvent: {
+            question: string;
+            lang: string;
+            engine: string;
+            candidate_sql: string | null;
+            max_rounds: number;
+            /** @description The event's number in the job, from 1, strictly increasing */
+            seq: number;
+            /**
+             * Format: double
+             * @description Milliseconds since the run started
+             */
+            at_ms: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "run_started";
+        };
+        /**
+         * @description * `run_started` - run_started
+         * @enum {string}
+         */
+        RunStartedEventTypeEnum: "run_started";
         Screen: {
             readonly id: number;
             readonly owner: string;
@@ -1040,12 +1247,72 @@ export interface components {
          */
         StageEnum: "checklist" | "reverse";
         /**
+         * @description * `probe` - probe
+         *     * `generate` - generate
+         *     * `execute` - execute
+         *     * `checklist` - checklist
+         *     * `reverse_checks` - reverse_checks
+         *     * `correct` - correct
+         *     * `paradigm` - paradigm
+         * @enum {string}
+         */
+        StepEnum: "probe" | "generate" | "execute" | "checklist" | "reverse_checks" | "correct" | "paradigm";
+        /** @description The pipeline's `step_finished` event. */
+        StepFinishedEvent: {
+            step: components["schemas"]["StepEnum"];
+            round: number;
+            outcome: components["schemas"]["StepOutcomeEnum"];
+            /** Format: double */
+            ms: number;
+            summary: string;
+            sql: string | null;
+            /** @description The event's number in the job, from 1, strictly increasing */
+            seq: number;
+            /**
+             * Format: double
+             * @description Milliseconds since the run started
+             */
+            at_ms: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "step_finished";
+        };
+        /**
+         * @description * `step_finished` - step_finished
+         * @enum {string}
+         */
+        StepFinishedEventTypeEnum: "step_finished";
+        /**
          * @description * `ok` - ok
          *     * `failed` - failed
          *     * `skipped` - skipped
          * @enum {string}
          */
-        StateEnum: "ok" | "failed" | "skipped";
+        StepOutcomeEnum: "ok" | "failed" | "skipped";
+        /** @description The pipeline's `step_started` event. */
+        StepStartedEvent: {
+            step: components["schemas"]["StepEnum"];
+            round: number;
+            /** @description The event's number in the job, from 1, strictly increasing */
+            seq: number;
+            /**
+             * Format: double
+             * @description Milliseconds since the run started
+             */
+            at_ms: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "step_started";
+        };
+        /**
+         * @description * `step_started` - step_started
+         * @enum {string}
+         */
+        StepStartedEventTypeEnum: "step_started";
         TableResult: {
             columns: string[];
             column_types: string[];
