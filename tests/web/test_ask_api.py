@@ -157,15 +157,43 @@ def test_an_llm_answer_is_run_through_the_guard_and_reports_its_calls(
     sql = "SELECT ts_code, name FROM market.stock_basic WHERE exchange = 'SSE' ORDER BY ts_code LIMIT 3"
     llm_endpoint.replies = [Reply(tool_args={"sql": sql, "explanation": "three SSE stocks"})]
 
-    status, body = ask(api, "three Shanghai stocks")
+    status, body = ask(api, "three Shanghai stocks picked at random")
 
     assert status == 200
     assert (body["engine"], body["sql"]) == ("llm", sql)
+    # which engine wrote it, and why the built-in one could not
+    [note] = [w for w in body["warnings"] if "LLM generator wrote the SQL" in w]
+    assert "could not map: 'picked', 'random'" in note
+    [generate] = [e for e in body["trace"] if e["type"] == "step_finished" and e["step"] == "generate"]
+    assert note in generate["summary"] and generate["sql"] == sql
     assert body["status"] in {"verified", "unverified"}
     assert body["rows"] == [list(row) for row in demo_store.query(sql).rows]
     [call] = body["llm_calls"]
     assert (call["model"], call["prompt_tokens"], call["completion_tokens"]) == ("sql-model", 120, 30)
-    assert "three Shanghai stocks" in llm_endpoint.requests[-1].text
+    assert "three Shanghai stocks picked at random" in llm_endpoint.requests[-1].text
+
+
+def test_the_builtin_engine_answers_first_and_the_llm_is_not_called(
+    api: APIClient, demo_store: MarketStore, llm_endpoint: OpenAiStub
+) -> None:
+    status, body = ask(api, "three Shanghai stocks")
+
+    assert status == 200
+    assert body["engine"] == "builtin" and body["llm_calls"] == []
+    assert llm_endpoint.requests == []
+
+
+def test_a_failing_llm_leaves_the_builtin_refusal_with_a_line_on_the_failure(
+    api: APIClient, demo_store: MarketStore, llm_endpoint: OpenAiStub
+) -> None:
+    llm_endpoint.replies = [Reply(status=500, error={"message": "model crashed", "type": "server_error"})]
+
+    status, body = ask(api, "three Shanghai stocks picked at random")
+
+    assert status == 200
+    assert (body["status"], body["sql"], body["rows"]) == ("not_understood", None, [])
+    assert "could not map: 'picked', 'random'" in body["message"]
+    assert "the LLM generator could not answer either" in body["message"] and "HTTP 500" in body["message"]
 
 
 def test_llm_sql_that_clickhouse_refuses_comes_back_as_a_query_failure(
@@ -190,8 +218,9 @@ def test_hostile_llm_sql_never_runs(
     status, body = ask(api, "drop everything")
 
     assert status == 200
-    assert body["status"] in {"error", "query_rejected"}
-    assert "refused" in body["message"]
+    # the built-in engine's refusal stands, with a line on the LLM's refused SQL
+    assert body["status"] == "not_understood" and body["sql"] is None
+    assert "could not map: 'everything'" in body["message"] and "the SQL is refused" in body["message"]
     assert body["rows"] == []
     assert demo_store.internal_query("SELECT count() FROM market.daily").rows[0][0] == rows_before
 

@@ -22,7 +22,7 @@ from backend.domain.language.context import LanguageContext
 from backend.domain.language.llm.translator import LlmTranslator, build_translator
 from backend.domain.language.translation import Generator
 from backend.domain.market.errors import MarketError, StoreBusy
-from backend.domain.pipeline.generators import BuiltinGenerator, LlmGenerator
+from backend.domain.pipeline.generators import BuiltinGenerator, FallbackGenerator, LlmGenerator
 from backend.domain.pipeline.ports import EventSink
 from backend.domain.pipeline.run import PipelineOutcome, PipelineSettings, Ports, run_pipeline
 from backend.domain.pipeline.validate.checklist import default_vocabulary
@@ -120,7 +120,7 @@ def answer_question(
     started = time.perf_counter()
     store = get_market_store()
     chosen = configured_translator()
-    engine = chosen.name if chosen else "builtin"
+    engine = "builtin"
     try:
         context = LanguageContext.from_store(store)
     except StoreBusy:
@@ -134,7 +134,12 @@ def answer_question(
             engine=engine,
         )
     context_ms = _elapsed_ms(started)
-    generator: Generator = LlmGenerator(chosen, context) if chosen else BuiltinGenerator(context)
+    generator: Generator = BuiltinGenerator(context)
+    if chosen is not None:  # the LLM writes what the built-in engine cannot read
+        on_failure = settings.LLM_SETTINGS.role("sql_generator").on_failure
+        generator = FallbackGenerator(
+            BuiltinGenerator(context), LlmGenerator(chosen, context), on_failure=on_failure
+        )
     library = paradigm_library(context)
     ports = Ports(store, generator, default_vocabulary(), store.database, library=library, sink=sink)
     pipeline_settings = PipelineSettings(max_rounds=settings.PIPELINE_MAX_ROUNDS if correct else 0)

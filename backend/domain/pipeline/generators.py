@@ -1,4 +1,5 @@
-"""The two generators behind the `Generator` contract (translation.py).
+"""The generators behind the `Generator` contract (translation.py): the built-in engine, the LLM, and
+the built-in engine with the LLM for the questions it cannot read.
 
 The built-in engine answers guidance by choosing among its alternative readings of the question
 (`translate_readings`, ranked, best first): the first reading whose SQL was not already refused. An
@@ -12,6 +13,7 @@ from typing import Protocol, runtime_checkable
 
 from backend.domain.language.context import LanguageContext
 from backend.domain.language.engine import BuiltinTranslator
+from backend.domain.language.llm.settings import OnFailure
 from backend.domain.language.llm.translator import LlmTranslator
 from backend.domain.language.translation import GenerationRequest, SchemaContext, Translation
 
@@ -71,4 +73,55 @@ class LlmGenerator:
             evidence=[item.as_text() for item in request.evidence],
             examples=[(example.question, example.sql) for example in request.examples],
             guidance=guidance,
+        )
+
+
+class FallbackGenerator:
+    """The built-in engine first; a question it cannot read (words left over, no reading) goes to the
+    LLM generator, and so does guidance it has no other reading for.
+
+    The answer says which engine wrote the SQL and, when it is the LLM, what the built-in engine
+    could not read. When the LLM fails too (endpoint error, garbage, timeout, prompt over its
+    budget), `on_failure` decides: `builtin` answers not_understood with the built-in engine's words
+    and a line on the LLM's failure; `fail` answers error with both. Never a guess either way.
+    """
+
+    name = "builtin+llm"
+
+    def __init__(self, builtin: BuiltinGenerator, llm: LlmGenerator, *, on_failure: OnFailure) -> None:
+        self._builtin = builtin
+        self._llm = llm
+        self._on_failure = on_failure
+
+    def generate(self, request: GenerationRequest) -> Translation:
+        first = self._builtin.generate(request)
+        if first.status != "not_understood":
+            return first
+        second = self._llm.generate(request)
+        timings = {**first.timings_ms, **second.timings_ms}
+        if second.status == "ok" and second.sql:
+            why = f"the built-in engine could not read the question ({first.message})"
+            note = f"the LLM generator wrote the SQL: {why}"
+            second.message = f"{note}. {second.message}" if second.message else note
+            second.warnings.insert(0, note)
+            second.timings_ms = timings
+            return second
+        failure = f"the LLM generator could not answer either: {second.message}"
+        if self._on_failure == "fail":
+            return Translation(
+                request.question,
+                "error",
+                message=f"{failure} (the built-in engine: {first.message})",
+                llm_calls=second.llm_calls,
+                timings_ms=timings,
+                engine=self._llm.name,
+            )
+        return Translation(
+            request.question,
+            "not_understood",
+            qst=first.qst,
+            message=f"{first.message}\n{failure}",
+            llm_calls=second.llm_calls,
+            timings_ms=timings,
+            engine=self._builtin.name,
         )

@@ -172,3 +172,20 @@ def test_django_settings_read_the_role_settings_from_the_environment(tmp_path: P
         check=True,
     )
     assert completed.stdout.split() == ["openai", "deepseek-v3", "qwen2.5-7b-instruct", "json_mode"]
+
+
+def test_on_failure_defaults_per_role_shared_value_and_override() -> None:
+    defaults = LlmSettings.from_mapping({})
+    assert {role: defaults.role(role).on_failure for role in ROLES} == {
+        "sql_generator": "builtin",
+        "qst_parser": "builtin",
+        "paradigm_adapter": "builtin",
+        "reverse_question_writer": "fail",
+        "judge": "fail",
+    }
+    settings = LlmSettings.from_mapping({"LLM_ON_FAILURE": "fail", "LLM_JUDGE_ON_FAILURE": "builtin"})
+    assert settings.role("sql_generator").on_failure == "fail"
+    assert settings.role("judge").on_failure == "builtin"
+    assert not settings.role("judge").dedicated  # what to do on failure is no endpoint of its own
+    with pytest.raises(LlmConfigurationError, match=r"LLM_SQL_GENERATOR_ON_FAILURE='retry'.*builtin, fail"):
+        LlmSettings.from_mapping({"LLM_SQL_GENERATOR_ON_FAILURE": "retry"})

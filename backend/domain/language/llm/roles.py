@@ -23,6 +23,7 @@ from backend.domain.language.llm.settings import (
     RoleSettings,
     StructuredOutputMethod,
 )
+from backend.domain.language.llm.tables import foreign_tables
 from backend.domain.language.qst import validate_qst
 from backend.domain.language.translation import LlmCall
 from backend.domain.market.errors import QueryRejected
@@ -108,13 +109,20 @@ class Verdict(BaseModel):
 # --- Output checks -------------------------------------------------------------------------------
 
 
-def accept_sql(text: str) -> str:
-    """Fence-free SQL that passes the read-only guard, or UnusableOutput saying why not."""
+def accept_sql(text: str, database: str | None = None) -> str:
+    """Fence-free SQL that passes the read-only guard and, given the store's `database`, reads only
+    its market tables — or UnusableOutput saying why not."""
     sql = strip_fences(text).strip().rstrip(";").rstrip()
     try:
-        check_read_only(sql)
+        query = check_read_only(sql)
     except QueryRejected as error:
         raise UnusableOutput(f"the SQL is refused: {error}") from error
+    foreign = foreign_tables(query, database) if database is not None else []
+    if foreign:
+        raise UnusableOutput(
+            f"the SQL is refused: it reads {', '.join(foreign)}, which is not a market table of "
+            f"{database}; read only the tables of the schema given"
+        )
     return sql
 
 
@@ -159,6 +167,7 @@ class SqlGeneratorRole(_Role):
         examples: Sequence[tuple[str, str]] = (),
         guidance: str | None = None,
         *,
+        database: str | None = None,
         calls: list[LlmCall] | None = None,
     ) -> GeneratedSql:
         system, user = prompts.render(
@@ -173,7 +182,7 @@ class SqlGeneratorRole(_Role):
         )
 
         def accept(output: GeneratedSql) -> GeneratedSql:
-            return GeneratedSql(sql=accept_sql(output.sql), explanation=output.explanation.strip())
+            return GeneratedSql(sql=accept_sql(output.sql, database), explanation=output.explanation.strip())
 
         return self._caller.call(system, user, GeneratedSql, accept, calls)
 

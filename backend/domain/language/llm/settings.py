@@ -14,6 +14,11 @@ from backend.domain.language.llm.errors import LlmConfigurationError
 
 Provider = Literal["builtin", "openai"]
 StructuredOutputMethod = Literal["function_calling", "json_schema", "json_mode"]
+# What a role's failure (endpoint error, garbage, timeout, prompt over budget) leaves in the answer:
+# `builtin` — the built-in engine does that role's work alone and the answer says the LLM failed;
+# `fail` — the failure stays in the answer (the generator: status error; a check role: an undecided
+# check, so the answer cannot be verified).
+OnFailure = Literal["builtin", "fail"]
 
 ROLES = ("sql_generator", "qst_parser", "paradigm_adapter", "reverse_question_writer", "judge")
 
@@ -29,6 +34,16 @@ _FIELD_DEFAULTS = {
     # Estimated prompt tokens (budget.py): a 4,096-token context, the default of local servers,
     # minus room for the answer.
     "PROMPT_TOKEN_BUDGET": "3000",
+    "ON_FAILURE": "",  # empty: the role's own default (_ON_FAILURE_DEFAULTS)
+}
+# A generator that fails leaves the built-in engine's answer; a check role that fails leaves its
+# point undecided, so that an answer is never verified on the word of a role that did not answer.
+_ON_FAILURE_DEFAULTS: dict[str, OnFailure] = {
+    "sql_generator": "builtin",
+    "qst_parser": "builtin",
+    "paradigm_adapter": "builtin",
+    "reverse_question_writer": "fail",
+    "judge": "fail",
 }
 
 T = TypeVar("T")
@@ -49,7 +64,9 @@ class RoleSettings:
     temperature: float = 0.0
     structured_output: StructuredOutputMethod = "function_calling"
     prompt_token_budget: int = DEFAULT_PROMPT_TOKEN_BUDGET
-    # True when the role has any LLM_<ROLE>_* variable of its own (a dedicated endpoint/model).
+    on_failure: OnFailure = "builtin"
+    # True when the role has any LLM_<ROLE>_* variable of its own but ON_FAILURE (a dedicated
+    # endpoint/model).
     dedicated: bool = False
 
     def configuration_problem(self) -> str | None:
@@ -70,7 +87,7 @@ class RoleSettings:
             f"RoleSettings(role={self.role!r}, base_url={self.base_url!r}, model={self.model!r}, "
             f"api_key=<{key}>, timeout_s={self.timeout_s}, max_retries={self.max_retries}, "
             f"temperature={self.temperature}, structured_output={self.structured_output!r}, "
-            f"prompt_token_budget={self.prompt_token_budget})"
+            f"prompt_token_budget={self.prompt_token_budget}, on_failure={self.on_failure!r})"
         )
 
 
@@ -117,6 +134,7 @@ def _role_settings(role: str, env: Mapping[str, str]) -> RoleSettings:
         except ValueError as error:
             raise LlmConfigurationError(f"{name}={raw!r} is invalid: {error}") from None
 
+    on_failure: OnFailure | None = read("ON_FAILURE", _on_failure)
     return RoleSettings(
         role=role,
         base_url=read("BASE_URL", str),
@@ -127,7 +145,9 @@ def _role_settings(role: str, env: Mapping[str, str]) -> RoleSettings:
         temperature=read("TEMPERATURE", float),
         structured_output=read("STRUCTURED_OUTPUT", _method),
         prompt_token_budget=read("PROMPT_TOKEN_BUDGET", _positive_int),
-        dedicated=any(name.startswith(prefix) for name in env),
+        on_failure=on_failure or _ON_FAILURE_DEFAULTS[role],
+        # What to do on failure is not an endpoint of its own.
+        dedicated=any(name.startswith(prefix) and name != f"{prefix}ON_FAILURE" for name in env),
     )
 
 
@@ -150,6 +170,14 @@ def _non_negative_int(raw: str) -> int:
     if value < 0:
         raise ValueError("must be 0 or more")
     return value
+
+
+def _on_failure(raw: str) -> OnFailure | None:
+    if not raw:
+        return None
+    if raw not in get_args(OnFailure):
+        raise ValueError(f"use one of {', '.join(get_args(OnFailure))}")
+    return cast(OnFailure, raw)
 
 
 def _method(raw: str) -> StructuredOutputMethod:

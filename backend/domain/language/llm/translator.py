@@ -118,7 +118,10 @@ class LlmTranslator:
 
         def attempt(shown: Sequence[tuple[str, str]], terse: bool) -> GeneratedSql:
             schema_text = _schema_text(question, context, evidence, shown, guidance, terse=terse)
-            return self.sql_generator.generate(question, schema_text, evidence, shown, guidance, calls=calls)
+            database = context.database if isinstance(context, LanguageContext) else None
+            return self.sql_generator.generate(
+                question, schema_text, evidence, shown, guidance, database=database, calls=calls
+            )
 
         larger = [(examples, False)] if examples else []
         for shown, terse in [*larger, ((), False)]:
