@@ -13,6 +13,7 @@ import environ
 
 from backend.apps.marketdata.schedule import crontab_from
 from backend.domain.language.llm.settings import LlmSettings
+from backend.domain.market.sync.plan import SYNC_SOURCES
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
@@ -222,10 +223,14 @@ QUERY_QUEUE_LIMIT = env.int("QUERY_QUEUE_LIMIT", default=64)
 # --- Daily sync of real A-share data (manage.py market sync; celery beat runs it when started) ------
 # Tushare Pro token; MARKET_SYNC_CRON is "minute hour day-of-month month day-of-week" in TIME_ZONE
 # (default 18:30 on weekdays, after the 15:00 close once Tushare has published); empty = no schedule.
+# MARKET_SYNC_SOURCE: what the scheduled sync fetches from, tushare (token) or akshare (free, slower).
 # Embedded mode has no beat: run `manage.py market sync` yourself. The task goes to the market_sync
 # queue, for a worker whose CLICKHOUSE_URL is the loader user (the web app's user is read-only).
 TUSHARE_TOKEN = env.str("TUSHARE_TOKEN", default="")
 MARKET_SYNC_CRON = env.str("MARKET_SYNC_CRON", default="30 18 * * 1-5")
+MARKET_SYNC_SOURCE = env.str("MARKET_SYNC_SOURCE", default="tushare")
+if MARKET_SYNC_SOURCE not in SYNC_SOURCES:
+    raise SystemExit(f"MARKET_SYNC_SOURCE={MARKET_SYNC_SOURCE!r}: expected one of {', '.join(SYNC_SOURCES)}")
 CELERY_TASK_ROUTES = {"marketdata.sync_market": {"queue": "market_sync"}}
 CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {}
 if MARKET_SYNC_CRON:

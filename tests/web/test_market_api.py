@@ -12,8 +12,9 @@ from backend.domain.market.schema import TABLES
 from backend.domain.market.store import MarketStore
 from tests.conftest import DEMO_STOCKS
 
-# WhiteNoise warns when STATIC_ROOT has not been collected yet; `make run` collects it.
-pytestmark = pytest.mark.filterwarnings("ignore:No directory at:UserWarning")
+# WhiteNoise warns when STATIC_ROOT has not been collected yet; `make run` collects it. The stats read
+# the last market sync from the ORM.
+pytestmark = [pytest.mark.filterwarnings("ignore:No directory at:UserWarning"), pytest.mark.django_db]
 
 
 def test_stats_lists_every_table_with_counts_and_dates(api: APIClient, demo_store: MarketStore) -> None:
@@ -54,6 +55,7 @@ def test_stats_of_an_empty_store_are_zero_not_an_error(
     assert body["database"] == empty_store.database
     assert body["synthetic"] is False
     assert body["datasets"] == []
+    assert body["last_sync"] is None
     assert all(entry["rows"] == 0 and entry["min_date"] is None for entry in body["tables"])
 
 

@@ -6,13 +6,14 @@ import hashlib
 import math
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
 from django.core.cache import cache
 
+from backend.apps.marketdata.models import MarketSync
 from backend.apps.marketdata.store import get_market_store
 from backend.domain.market.stats import TableStats, collect_stats
 from backend.domain.market.store import MarketStore
@@ -78,6 +79,7 @@ class MarketOverview:
     database: str
     tables: list[TableStats]
     datasets: list[DatasetInfo]
+    last_sync: MarketSync | None = None
 
     @property
     def synthetic(self) -> bool:
@@ -110,4 +112,5 @@ def market_overview() -> MarketOverview:
             database=store.database, tables=collect_stats(store), datasets=dataset_infos(store)
         )
         cache.set(key, overview, timeout=None)
-    return overview
+    # Not cached: a failed sync changes no market data but is news for the status page.
+    return replace(overview, last_sync=MarketSync.objects.first())

@@ -41,8 +41,21 @@ class DatasetInfoSerializer(serializers.Serializer[Any]):
     loaded_at = serializers.DateTimeField()
 
 
+class MarketSyncSerializer(serializers.Serializer[Any]):
+    source_name = serializers.CharField(
+        source="source", help_text="Where it fetched from: tushare or akshare"
+    )
+    started_at = serializers.DateTimeField()
+    finished_at = serializers.DateTimeField()
+    succeeded = serializers.BooleanField()
+    rows_written = serializers.IntegerField(help_text="Rows the run inserted (each slice is delete-insert)")
+    rows_added = serializers.IntegerField(help_text="Rows in the store after the run minus before")
+    error = serializers.CharField(help_text="Why the run failed; empty when it succeeded")
+
+
 class MarketStatsSerializer(serializers.Serializer[Any]):
     database = serializers.CharField()
     synthetic = serializers.BooleanField(help_text="True when any loaded dataset is generated, not observed")
     tables = TableStatsSerializer(many=True)
     datasets = DatasetInfoSerializer(many=True)
+    last_sync = MarketSyncSerializer(allow_null=True, help_text="The latest `market sync` run; null if none")

@@ -7,17 +7,19 @@ from datetime import date
 from pathlib import Path
 
 from django.conf import settings
+from django.utils import timezone
 
+from backend.apps.marketdata.models import MarketSync
 from backend.apps.marketdata.store import get_market_store
 from backend.domain.market.demo import DEFAULT_SEED, DemoSummary, generate_demo
 from backend.domain.market.importers import sp500
 from backend.domain.market.importers.loading import ensure_schema, row_counts
 from backend.domain.market.importers.tushare import ImportSummary, import_tushare_file
-from backend.domain.market.sync import transport
+from backend.domain.market.sync import akshare, transport
 from backend.domain.market.sync.errors import SyncFailed
-from backend.domain.market.sync.plan import SYNC_TABLES
+from backend.domain.market.sync.plan import SYNC_SOURCES, SYNC_TABLES
 from backend.domain.market.sync.progress import Progress
-from backend.domain.market.sync.runner import SyncReport, run_sync
+from backend.domain.market.sync.runner import Source, SyncReport, run_sync
 from backend.domain.market.sync.tushare import TushareClient, TushareSource
 
 
@@ -54,6 +56,15 @@ def import_sp500_set(
     )
 
 
+def sync_source(name: str, progress: Progress | None = None) -> Source:
+    """The named source, configured from settings (TUSHARE_TOKEN; AKShare needs its package)."""
+    if name == "tushare":
+        return TushareSource(TushareClient(settings.TUSHARE_TOKEN, post=transport.urllib_post))
+    if name == "akshare":
+        return akshare.AkshareSource(akshare.akshare_call(), progress=progress)
+    raise SyncFailed(f"unknown sync source {name!r}; available: {', '.join(SYNC_SOURCES)}")
+
+
 def sync_market(
     *,
     source: str = "tushare",
@@ -61,8 +72,28 @@ def sync_market(
     tables: Sequence[str] = SYNC_TABLES,
     progress: Progress | None = None,
 ) -> SyncReport:
-    """Fetch the real A-share data the store is missing from `source` (settings: TUSHARE_TOKEN)."""
-    if source != "tushare":
-        raise SyncFailed(f"unknown sync source {source!r}; available: tushare")
-    client = TushareClient(settings.TUSHARE_TOKEN, post=transport.urllib_post)
-    return run_sync(get_market_store(), TushareSource(client), tables=tables, since=since, progress=progress)
+    """Fetch the real A-share data the store is missing from `source`; every run, failed or not, leaves
+    a MarketSync row (the data status page's last sync)."""
+    started = timezone.now()
+    try:
+        report = run_sync(
+            get_market_store(), sync_source(source, progress), tables=tables, since=since, progress=progress
+        )
+    except Exception as error:
+        MarketSync.objects.create(
+            source=source, started_at=started, finished_at=timezone.now(), succeeded=False, error=str(error)
+        )
+        raise
+    MarketSync.objects.create(
+        source=source,
+        started_at=started,
+        finished_at=timezone.now(),
+        succeeded=True,
+        rows_written=report.rows_written,
+        rows_added=report.rows_added,
+        tables={
+            table: {"written": synced.rows, "added": report.added[table]}
+            for table, synced in report.tables.items()
+        },
+    )
+    return report

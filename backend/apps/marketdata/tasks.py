@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from celery import shared_task
+from django.conf import settings
 
 from backend.apps.marketdata import services
 from backend.apps.marketdata.selectors import run_console_query
@@ -23,6 +24,11 @@ def run_guarded_query(sql: str) -> dict[str, Any]:
 
 @shared_task(name="marketdata.sync_market")
 def sync_market() -> dict[str, Any]:
-    """The scheduled daily sync (settings.CELERY_BEAT_SCHEDULE): rows written per table."""
-    report = services.sync_market(source="tushare")
-    return {"source": report.source, "rows": {table: synced.rows for table, synced in report.tables.items()}}
+    """The scheduled daily sync (settings.CELERY_BEAT_SCHEDULE) from MARKET_SYNC_SOURCE: rows written
+    and added per table."""
+    report = services.sync_market(source=settings.MARKET_SYNC_SOURCE)
+    return {
+        "source": report.source,
+        "rows": {table: synced.rows for table, synced in report.tables.items()},
+        "added": report.added,
+    }

@@ -30,6 +30,7 @@ const SYNTHETIC_STATS = {
       loaded_at: "2026-11-30T04:00:00Z",
     },
   ],
+  last_sync: null,
 };
 
 const ANALYST = { id: 1, username: "ana", email: "", role: "analyst", is_staff: false };
@@ -53,6 +54,24 @@ describe("app layout", () => {
     expect(table).toHaveTextContent("stock_basic");
     expect(table).toHaveTextContent("1991-04-03");
     expect(screen.getByRole("table", { name: "Datasets" })).toHaveTextContent("synthetic");
+  });
+
+  it("shows the last market sync: source, time, rows added", () => {
+    const lastSync = {
+      source_name: "akshare",
+      started_at: "2026-12-01T10:30:00Z",
+      finished_at: "2026-12-01T10:41:00Z",
+      succeeded: true,
+      rows_written: 1520,
+      rows_added: 1234,
+      error: "",
+    };
+    renderAt("/market", { ...SYNTHETIC_STATS, synthetic: false, last_sync: lastSync });
+    const table = screen.getByRole("table", { name: "Last sync" });
+    expect(table).toHaveTextContent("akshare");
+    expect(table).toHaveTextContent("2026-12-01T10:41:00Z");
+    expect(table).toHaveTextContent("1,234");
+    expect(table).toHaveTextContent("succeeded");
   });
 
   it("hides the banner for observed data", () => {

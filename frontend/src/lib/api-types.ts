@@ -921,6 +921,23 @@ export interface components {
             synthetic: boolean;
             tables: components["schemas"]["TableStats"][];
             datasets: components["schemas"]["DatasetInfo"][];
+            /** @description The latest `market sync` run; null if none */
+            last_sync: components["schemas"]["MarketSync"] | null;
+        };
+        MarketSync: {
+            /** @description Where it fetched from: tushare or akshare */
+            source_name: string;
+            /** Format: date-time */
+            started_at: string;
+            /** Format: date-time */
+            finished_at: string;
+            succeeded: boolean;
+            /** @description Rows the run inserted (each slice is delete-insert) */
+            rows_written: number;
+            /** @description Rows in the store after the run minus before */
+            rows_added: number;
+            /** @description Why the run failed; empty when it succeeded */
+            error: string;
         };
         Me: {
             id: number;

@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from datetime import date, timedelta
 
 DEFAULT_LOOKBACK_DAYS = 30
+SYNC_SOURCES = ("tushare", "akshare")
 # Tables in the order they are synced: the calendar first (daily tables read its open days).
 SYNC_TABLES = ("trade_cal", "stock_basic", "daily", "daily_basic", "income", "fina_indicator", "index_weight")
 QUARTER_ENDS = ((3, 31), (6, 30), (9, 30), (12, 31))

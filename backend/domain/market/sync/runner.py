@@ -46,6 +46,11 @@ class Source(Protocol):
     licence: str
 
     def stock_basic(self) -> list[Row]: ...
+    def prepare(self, table: str, days: Sequence[date]) -> None:
+        """The trade dates `daily`/`daily_basic` will be asked for next (a source fetching per stock
+        fetches that window once; one fetching per date has nothing to do)."""
+        ...
+
     def trade_cal(self, exchange: str, start: date, end: date) -> list[Row]: ...
     def daily(self, day: date) -> list[Row]: ...
     def daily_basic(self, day: date) -> list[Row]: ...
@@ -104,6 +109,15 @@ class SyncReport:
     source: str
     tables: dict[str, TableSync]
     row_counts: dict[str, int]
+    added: dict[str, int]  # rows in the store after the run minus before, per synced table
+
+    @property
+    def rows_written(self) -> int:
+        return sum(synced.rows for synced in self.tables.values())
+
+    @property
+    def rows_added(self) -> int:
+        return sum(self.added.values())
 
 
 def market_today() -> date:
@@ -158,6 +172,7 @@ def _slices(table: str, source: Source, state: _Store, since: date | None, today
         days = plan.trade_dates(state.open_days(start, today), latest, since, today)
         if not days and start <= today and not state.open_days(date(today.year, 1, 1), today):
             raise SyncFailed(f"{table}: the stored calendar has no open day this year; sync trade_cal first")
+        source.prepare(table, days)
         fetch_day = source.daily if table == "daily" else source.daily_basic
         return [Slice(table, str(day), _bind(fetch_day, day), (("trade_date", day),)) for day in days]
     if table in _REPORT_TABLES:
@@ -300,6 +315,7 @@ def run_sync(
             f"the store holds the SYNTHETIC demo ({', '.join(synthetic)}); real rows would mix with it. "
             "Sync into an empty store (another CLICKHOUSE_DATABASE or VERISCREEN_DATA_DIR)"
         )
+    before = row_counts(store)
     report: dict[str, TableSync] = {}
     for table in [table for table in SYNC_TABLES if table in tables]:
         synced = report.setdefault(table, TableSync())
@@ -318,4 +334,6 @@ def run_sync(
         if progress is not None:
             progress.finish()
     _record_dataset(store, source, list(report))
-    return SyncReport(source=source.name, tables=report, row_counts=row_counts(store))
+    after = row_counts(store)
+    added = {table: after[table] - before[table] for table in report}
+    return SyncReport(source=source.name, tables=report, row_counts=after, added=added)

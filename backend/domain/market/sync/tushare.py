@@ -6,7 +6,7 @@ Tushare's own value formats (dates as YYYYMMDD text); `runner` types and checks 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import date
 from typing import Any
 
@@ -89,6 +89,9 @@ class TushareSource:
         for status in ("L", "D", "P"):  # listed, delisted, listing suspended
             rows += self._fetch("stock_basic", {"list_status": status})
         return rows
+
+    def prepare(self, table: str, days: Sequence[date]) -> None:
+        """Nothing to prepare: Tushare answers one trade date for the whole market per call."""
 
     def trade_cal(self, exchange: str, start: date, end: date) -> list[Row]:
         params = {"exchange": exchange, "start_date": yyyymmdd(start), "end_date": yyyymmdd(end)}

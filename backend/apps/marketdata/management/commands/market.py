@@ -18,7 +18,7 @@ from backend.apps.marketdata.forwarding import TerminalCommand
 from backend.domain.market.errors import MarketError, StoreUnavailable
 from backend.domain.market.ownership import DirectoryInUse
 from backend.domain.market.schema import TABLES_BY_NAME
-from backend.domain.market.sync.plan import SYNC_TABLES
+from backend.domain.market.sync.plan import SYNC_SOURCES, SYNC_TABLES
 
 if TYPE_CHECKING:
     from backend.domain.market.bench import BenchReport
@@ -75,8 +75,15 @@ class Command(TerminalCommand):
             help="your daily price file (Date,Open,High,Low,Close,Volume,Name); "
             "refused when tickers share one series",
         )
-        sync = actions.add_parser("sync", help="fetch the REAL A-share data the store lacks (Tushare Pro)")
-        sync.add_argument("--source", choices=["tushare"], default="tushare")
+        sync = actions.add_parser(
+            "sync", help="fetch the REAL A-share data the store lacks (Tushare Pro or AKShare)"
+        )
+        sync.add_argument(
+            "--source",
+            choices=SYNC_SOURCES,
+            default=None,
+            help="tushare (TUSHARE_TOKEN) or akshare (free, per-stock calls); default MARKET_SYNC_SOURCE",
+        )
         sync.add_argument(
             "--since", type=date.fromisoformat, default=None, help="re-fetch from this day (YYYY-MM-DD)"
         )
@@ -148,11 +155,13 @@ class Command(TerminalCommand):
             self.stdout.write(f"  note: {note}")
 
     def _sync(self, options: dict[str, Any]) -> None:
+        from django.conf import settings
+
         from backend.apps.marketdata import services
         from backend.domain.market.sync.progress import TextProgress
 
         report = services.sync_market(
-            source=options["source"],
+            source=options["source"] or settings.MARKET_SYNC_SOURCE,
             since=options["since"],
             tables=options["tables"],
             # The raw stream: Django's wrapper would end every redraw of the bar with a newline.
@@ -164,6 +173,7 @@ class Command(TerminalCommand):
             if synced.empty:
                 notes += f", the source returned nothing for {', '.join(synced.empty)}"
             self.stdout.write(f"  {table:<15} {synced.rows:>10,} ({synced.slices} slices{notes})")
+        self.stdout.write(f"rows added to the store: {report.rows_added:,}")
         self.stdout.write("rows in the store:")
         for table, rows in report.row_counts.items():
             self.stdout.write(f"  {table:<15} {rows:>10,}")

@@ -1,7 +1,7 @@
 import { useTranslation } from "react-i18next";
 
 import { ErrorNotice } from "@/components/error-notice";
-import type { DatasetInfo, TableStats } from "@/features/market/api/get-market-stats";
+import type { DatasetInfo, MarketSync, TableStats } from "@/features/market/api/get-market-stats";
 import { useMarketStats } from "@/features/market/hooks/use-market-stats";
 
 const integer = new Intl.NumberFormat("en-US");
@@ -68,6 +68,37 @@ function DatasetsTable({ datasets }: { datasets: DatasetInfo[] }) {
   );
 }
 
+function LastSyncTable({ sync }: { sync: MarketSync }) {
+  const { t } = useTranslation();
+  return (
+    <table className="data-table" aria-label={t("market.lastSync")}>
+      <thead>
+        <tr>
+          <th>{t("market.syncSource")}</th>
+          <th>{t("market.syncFinished")}</th>
+          <th>{t("market.syncOutcome")}</th>
+          <th className="num">{t("market.rowsAdded")}</th>
+          <th className="num">{t("market.rowsWritten")}</th>
+        </tr>
+      </thead>
+      <tbody>
+        <tr>
+          <td className="mono">{sync.source_name}</td>
+          <td className="mono">{sync.finished_at}</td>
+          <td className="wrap">
+            <span className={sync.succeeded ? "badge badge-ok" : "badge badge-warn"}>
+              {sync.succeeded ? t("market.syncOk") : t("market.syncFailed")}
+            </span>{" "}
+            {sync.error}
+          </td>
+          <td className="num">{integer.format(sync.rows_added)}</td>
+          <td className="num">{integer.format(sync.rows_written)}</td>
+        </tr>
+      </tbody>
+    </table>
+  );
+}
+
 export function MarketStatus() {
   const { t } = useTranslation();
   const { data, error, isPending } = useMarketStats();
@@ -85,6 +116,12 @@ export function MarketStatus() {
         <>
           <h3>{t("market.datasets")}</h3>
           <DatasetsTable datasets={data.datasets} />
+        </>
+      )}
+      {data.last_sync && (
+        <>
+          <h3>{t("market.lastSync")}</h3>
+          <LastSyncTable sync={data.last_sync} />
         </>
       )}
     </section>
