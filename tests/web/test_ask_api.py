@@ -225,6 +225,52 @@ def test_hostile_llm_sql_never_runs(
     assert demo_store.internal_query("SELECT count() FROM market.daily").rows[0][0] == rows_before
 
 
+def test_the_reverse_question_writer_adds_checks_when_it_has_settings_of_its_own(
+    api: APIClient, demo_store: MarketStore, llm_endpoint: OpenAiStub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from django.conf import settings
+
+    llm_settings = LlmSettings.from_mapping(
+        {
+            "LLM_PROVIDER": "openai",
+            "LLM_BASE_URL": llm_endpoint.base_url,
+            "LLM_MODEL": "sql-model",
+            "LLM_API_KEY": "sk-test",
+            "LLM_MAX_RETRIES": "0",
+            "LLM_REVERSE_QUESTION_WRITER_MODEL": "checker",
+        }
+    )
+    monkeypatch.setattr(settings, "LLM_SETTINGS", llm_settings)
+    latest = "(SELECT max(trade_date) FROM market.daily)"
+    reverse_sql = (
+        f"SELECT ts_code FROM market.daily_basic WHERE trade_date = {latest} AND total_mv > 10000000"
+    )
+    llm_endpoint.replies = [
+        Reply(
+            tool_args={
+                "questions": [
+                    {
+                        "question": "哪些股票总市值超过1000亿？",
+                        "point": "condition",
+                        "sql": reverse_sql,
+                        "criterion": "stocks_in_answer",
+                    }
+                ]
+            }
+        )
+    ]
+
+    status, body = ask(api, "总市值超过1000亿的股票")
+
+    assert status == 200 and body["engine"] == "builtin"
+    [writer_request] = llm_endpoint.requests
+    assert writer_request.body["model"] == "checker" and "总市值超过1000亿的股票" in writer_request.text
+    [llm_check] = [check for check in body["checks"] if check["id"].startswith("llm-")]
+    assert (llm_check["sql"], llm_check["verdict"]) == (reverse_sql, "pass")
+    assert [call["role"] for call in body["llm_calls"]] == ["reverse_question_writer"]
+    assert body["status"] == "verified"
+
+
 def validate(api: APIClient, payload: dict[str, object]) -> tuple[int, dict]:
     response = api.post("/api/validate/", payload, format="json")
     return response.status_code, response.json()

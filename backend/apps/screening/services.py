@@ -19,6 +19,7 @@ from backend.apps.marketdata.store import get_market_store
 from backend.apps.screening.answers import AskAnswer, clean_question
 from backend.apps.screening.models import PipelineEvent, PipelineRun
 from backend.domain.language.context import LanguageContext
+from backend.domain.language.llm.roles import JudgeRole, ReverseQuestionWriterRole
 from backend.domain.language.llm.translator import LlmTranslator, build_translator
 from backend.domain.language.translation import Generator
 from backend.domain.market.errors import MarketError, StoreBusy
@@ -26,6 +27,7 @@ from backend.domain.pipeline.generators import BuiltinGenerator, FallbackGenerat
 from backend.domain.pipeline.ports import EventSink
 from backend.domain.pipeline.run import PipelineOutcome, PipelineSettings, Ports, run_pipeline
 from backend.domain.pipeline.validate.checklist import default_vocabulary
+from backend.domain.pipeline.validate.llm_checks import LlmCheckRoles
 from paradigms.library import paradigm_library
 
 logger = logging.getLogger(__name__)
@@ -38,6 +40,24 @@ def configured_translator() -> LlmTranslator | None:
     if settings.LLM_PROVIDER == "builtin":
         return None
     return build_translator(settings.LLM_SETTINGS)
+
+
+def configured_check_roles(context: LanguageContext) -> LlmCheckRoles | None:
+    """The LLM's reverse-question writer (and judge) when LLM_PROVIDER asks for the LLM and the role has
+    settings of its own (any LLM_REVERSE_QUESTION_WRITER_* / LLM_JUDGE_* but ON_FAILURE): each adds
+    model calls to every answer, so they are asked for explicitly."""
+    llm = settings.LLM_SETTINGS
+    writer = llm.role("reverse_question_writer")
+    if settings.LLM_PROVIDER == "builtin" or not writer.dedicated:
+        return None
+    judge = llm.role("judge")
+    return LlmCheckRoles(
+        writer=ReverseQuestionWriterRole.from_settings(writer),
+        context=context,
+        writer_on_failure=writer.on_failure,
+        judge=JudgeRole.from_settings(judge) if judge.dedicated else None,
+        judge_on_failure=judge.on_failure,
+    )
 
 
 def _elapsed_ms(started: float) -> float:
@@ -65,7 +85,10 @@ def to_answer(outcome: PipelineOutcome, engine: str) -> AskAnswer:
         rows=json_rows(result.rows) if result is not None else [],
         warnings=list(outcome.warnings),
         timings_ms={**(translation.timings_ms if translation else {}), **outcome.timings_ms},
-        llm_calls=[call.to_dict() for generation in outcome.generations for call in generation.llm_calls],
+        llm_calls=[
+            *(call.to_dict() for generation in outcome.generations for call in generation.llm_calls),
+            *(call.to_dict() for call in outcome.check_llm_calls),
+        ],
         engine=translation.engine if translation is not None else engine,
         initial_sql=outcome.initial_sql,
         checks=[check.to_dict() for check in (attempt.checks if attempt is not None else [])],
@@ -141,7 +164,15 @@ def answer_question(
             BuiltinGenerator(context), LlmGenerator(chosen, context), on_failure=on_failure
         )
     library = paradigm_library(context)
-    ports = Ports(store, generator, default_vocabulary(), store.database, library=library, sink=sink)
+    ports = Ports(
+        store,
+        generator,
+        default_vocabulary(),
+        store.database,
+        library=library,
+        sink=sink,
+        llm_checks=configured_check_roles(context),
+    )
     pipeline_settings = PipelineSettings(max_rounds=settings.PIPELINE_MAX_ROUNDS if correct else 0)
     outcome = run_pipeline(text, ports, pipeline_settings, candidate_sql=candidate_sql)
     answer = to_answer(outcome, engine)

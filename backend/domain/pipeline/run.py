@@ -18,6 +18,7 @@ from backend.domain.language.translation import (
     Example,
     GenerationRequest,
     Generator,
+    LlmCall,
     Translation,
 )
 from backend.domain.market.errors import MarketError, StoreBusy, StoreUnavailable
@@ -55,6 +56,7 @@ from backend.domain.pipeline.validate.checklist_stage import (
     check_candidate_syntax,
 )
 from backend.domain.pipeline.validate.grounded import grounded_checks
+from backend.domain.pipeline.validate.llm_checks import LlmCheckRoles, run_llm_checks
 from backend.domain.pipeline.validate.outcome import CheckResult
 from backend.domain.pipeline.validate.reverse.reading import Reading, read
 from backend.domain.pipeline.validate.reverse.runner import run_checks, write_checks
@@ -77,6 +79,7 @@ class Ports:
     database: str
     library: ParadigmLibrary = field(default_factory=NoParadigmLibrary)
     sink: EventSink | None = None
+    llm_checks: LlmCheckRoles | None = None  # the LLM's reverse-question writer (and judge), if configured
 
 
 @dataclass
@@ -129,6 +132,7 @@ class PipelineOutcome:
     timings_ms: dict[str, float] = field(default_factory=dict)
     trace: Trace = field(default_factory=Trace)
     generations: list[Translation] = field(default_factory=list)  # every generation, with its LLM calls
+    check_llm_calls: list[LlmCall] = field(default_factory=list)  # the check roles' calls
 
 
 def _ms(started: float) -> float:
@@ -151,6 +155,8 @@ class _Run:
         self.examples: tuple[Example, ...] = ()
         self.generations: list[Translation] = []
         self.qst: QstTree | None = None  # the library's reading of the question (its paradigm key)
+        self.check_llm_calls: list[LlmCall] = []
+        self.check_warnings: list[str] = []  # failures of the LLM check roles that left no check
 
     # --- steps ---------------------------------------------------------------------------------
     def _step(self, step: StepName, round_number: int) -> float:
@@ -225,6 +231,7 @@ class _Run:
             reverse = run_checks(
                 write_checks(subject), self.ports.reader, attempt.result, workers=self.settings.workers
             )
+            reverse += self._llm_checks(attempt.result, round_number, sql)
             for check in reverse:
                 self.trace.record(check.event(round_number))
             attempt.checks += reverse
@@ -232,6 +239,24 @@ class _Run:
             summary = f"{len(reverse)} checks, {failed} failed"
             self._done("reverse_checks", round_number, started, "failed" if failed else "ok", summary)
         return attempt
+
+    def _llm_checks(self, r0: ResultRows, round_number: int, sql: str) -> list[CheckResult]:
+        if self.ports.llm_checks is None:
+            return []
+        found = run_llm_checks(
+            self.ports.llm_checks,
+            self.question,
+            sql,
+            r0,
+            [constraint.text for constraint in self.constraints],
+            self.ports.reader,
+            self.ports.database,
+            round_number=round_number,
+            workers=self.settings.workers,
+        )
+        self.check_llm_calls += found.calls
+        self.check_warnings += [warning for warning in found.warnings if warning not in self.check_warnings]
+        return found.results
 
     # --- the run -------------------------------------------------------------------------------
     def run(self) -> PipelineOutcome:
@@ -405,7 +430,11 @@ class _Run:
         correction_round: int | None = None,
         warnings: list[str] | None = None,
     ) -> PipelineOutcome:
-        all_warnings = [*(translation.warnings if translation is not None else []), *(warnings or [])]
+        all_warnings = [
+            *(translation.warnings if translation is not None else []),
+            *self.check_warnings,
+            *(warnings or []),
+        ]
         self.timings["total"] = _ms(self.started)
         self.trace.record(
             RunFinished(
@@ -431,6 +460,7 @@ class _Run:
             timings_ms=dict(self.timings),
             trace=self.trace,
             generations=list(self.generations),
+            check_llm_calls=list(self.check_llm_calls),
         )
 
 

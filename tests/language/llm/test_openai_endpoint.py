@@ -101,7 +101,9 @@ def test_json_mode_asks_for_a_json_object_and_the_prompt_describes_the_fields(
             "LLM_JUDGE_STRUCTURED_OUTPUT": "json_mode",
         }
     ).role("judge")
-    verdict = JudgeRole.from_settings(judge_settings).judge(QUESTION, SQL, "ts_code\n600000.SH")
+    verdict = JudgeRole.from_settings(judge_settings).judge(
+        QUESTION, "Which of these have a PE of 15 or more?", SQL, "ts_code\n600000.SH", "(no rows)"
+    )
     assert verdict.ok and "PE filter" in verdict.reason
     request = openai_stub.requests[0]
     assert request.body["response_format"] == {"type": "json_object"}
@@ -169,7 +171,7 @@ def test_a_closed_port_is_reported_unavailable() -> None:
         }
     ).role("judge")
     with pytest.raises(LlmUnavailable, match=r"model server of the judge role .* could not be reached"):
-        JudgeRole.from_settings(settings).judge(QUESTION, SQL, "(no rows)")
+        JudgeRole.from_settings(settings).judge(QUESTION, "reverse?", SQL, "(no rows)", "(no rows)")
 
 
 def test_a_rejected_json_schema_request_suggests_function_calling(openai_stub: OpenAiStub) -> None:

@@ -237,33 +237,38 @@ REVERSE = {
     "questions": [
         {
             "question": "Which of these stocks are not listed on SSE?",
-            "point": "entity_scope",
-            "check_kind": "row_count",
-            "expected": "0",
+            "point": "entity_mapping",
+            "sql": "SELECT ts_code FROM market.stock_basic WHERE ts_code = '600519.SH' AND exchange != 'SSE'",
+            "criterion": "no_rows",
         },
         {
             "question": "Which SSE stock had the highest close on 2025-09-08?",
-            "point": "ranking",
-            "check_kind": "same_set",
-            "expected": "the forward rows",
+            "point": "top_k",
+            "sql": GOOD_SQL,
+            "criterion": "same_stocks",
         },
     ]
 }
 
 
-def test_reverse_question_writer_returns_one_check_per_point() -> None:
+def test_reverse_question_writer_returns_checks_with_their_sql_and_criterion() -> None:
     preview = format_result_preview(["ts_code", "close"], [("600519.SH", 1500.0)])
     model, recorder = fake(answer(REVERSE))
     questions = ReverseQuestionWriterRole(model).write(
-        QUESTION, GOOD_SQL, preview, ["exchange = SSE", "top 1"], schema_text=SCHEMA
+        QUESTION, GOOD_SQL, preview, ["exchange = SSE", "top 1"], schema_text=SCHEMA, database="market"
     )
-    assert [(q.point, q.check_kind, q.expected) for q in questions] == [
-        ("entity_scope", "row_count", "0"),
-        ("ranking", "same_set", "the forward rows"),
+    assert [(q.point, q.criterion, q.sql) for q in questions] == [
+        ("entity_mapping", "no_rows", REVERSE["questions"][0]["sql"]),
+        ("top_k", "same_stocks", GOOD_SQL),
     ]
     prompt = recorder.prompts[0]
     assert "600519.SH | 1500.0" in prompt and "- exchange = SSE" in prompt and SCHEMA in prompt
     assert GOOD_SQL in prompt and QUESTION in prompt
+    assert "Allowed criteria here: no_rows, row_count, same_value, same_stocks, stocks_in_answer." in prompt
+
+
+def reverse_with(**changes: str) -> dict[str, Any]:
+    return {"questions": [{**REVERSE["questions"][0], **changes}]}
 
 
 @pytest.mark.parametrize(
@@ -271,26 +276,33 @@ def test_reverse_question_writer_returns_one_check_per_point() -> None:
     [
         ({"questions": []}, "questions: List should have at least 1 item"),
         ({"questions": [REVERSE["questions"][0], REVERSE["questions"][0]]}, "appears twice"),
-        (
-            {"questions": [{**REVERSE["questions"][0], "expected": "  "}]},
-            "expected: Value error, must not be empty",
-        ),
+        (reverse_with(sql="  "), "sql: Value error, must not be empty"),
+        (reverse_with(criterion="always_pass"), "criterion"),
+        (reverse_with(criterion="judge"), "criterion 'judge' is not one of"),  # no judge configured
+        (reverse_with(point="verdict"), "point"),
+        (reverse_with(sql="DELETE FROM market.daily WHERE 1"), "question 1: the SQL is refused"),
+        (reverse_with(sql="SELECT name FROM system.tables"), "internal database system"),
+        (reverse_with(sql="SELECT * FROM crm.clients"), "crm.clients, which is not a market table"),
     ],
 )
 def test_reverse_question_writer_rejects_unusable_sets(payload: dict[str, Any], problem: str) -> None:
     model = FakeMessagesListChatModel(responses=[answer(payload)])
     with pytest.raises(LlmOutputError) as raised:
-        ReverseQuestionWriterRole(model, max_retries=0).write(QUESTION, GOOD_SQL, "(no rows)", [])
+        ReverseQuestionWriterRole(model, max_retries=0).write(
+            QUESTION, GOOD_SQL, "(no rows)", [], database="market"
+        )
     assert "reverse_question_writer" in str(raised.value) and problem in str(raised.value)
 
 
-def test_judge_gives_a_verdict_and_a_failing_verdict_needs_a_reason() -> None:
+def test_judge_decides_one_check_from_the_two_results_and_a_failing_verdict_needs_a_reason() -> None:
     model, recorder = fake(
         answer({"ok": False, "reason": ""}), answer({"ok": False, "reason": "no exchange filter"})
     )
     calls: list[LlmCall] = []
-    verdict = JudgeRole(model).judge(QUESTION, GOOD_SQL, "(no rows)", SCHEMA, calls=calls)
-    assert SCHEMA in recorder.prompts[0] and GOOD_SQL in recorder.prompts[0]
+    verdict = JudgeRole(model).judge(
+        QUESTION, "Which of these are not on SSE?", "SELECT 1", "ts_code\n600519.SH", "(no rows)", calls=calls
+    )
+    assert "Which of these are not on SSE?" in recorder.prompts[0] and "600519.SH" in recorder.prompts[0]
     assert (verdict.ok, verdict.reason) == (False, "no exchange filter")
     assert calls[0].error is not None and "reason" in calls[0].error
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar, Literal, Self
 
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field, field_validator
@@ -56,21 +56,34 @@ class AdaptedSql(BaseModel):
     sql: str = Field(description="exactly one ClickHouse SELECT (or WITH … SELECT) statement")
 
 
-class ReverseQuestion(BaseModel):
-    question: str = Field(description="the reverse question, answerable by one query on the database")
-    point: str = Field(
-        default="",
-        description="the error-prone point it checks: filter, time_scope, aggregation, ranking, "
-        "grouping, entity_scope, distinctness or unit",
-    )
-    check_kind: str = Field(
-        description="how to decide the check, e.g. row_count, all_rows_match, same_set, equals"
-    )
-    expected: str = Field(
-        description="the expected outcome of the reverse query, e.g. '0' or 'the forward rows'"
-    )
+# What a failed reverse check blames (the values of the checklist's Attribution, but invalid_sql).
+CheckPoint = Literal[
+    "intent", "entity_mapping", "condition", "aggregation", "grouping", "time_scope", "unit", "top_k"
+]
+# How a reverse check is decided, from the answer's rows (r0) and its own rows only:
+# no_rows — its query returns no row (e.g. the answer's rows that break a filter);
+# row_count — its query returns one number, the answer's row count;
+# same_value — its query returns one value, the answer's only value (a recomputed aggregate);
+# same_stocks — its query returns the answer's stocks (ts_code), no more, no fewer;
+# stocks_in_answer — every stock (ts_code) its query returns is in the answer (none missing);
+# judge — the judge role reads the answer's rows and its rows and decides.
+CheckCriterion = Literal["no_rows", "row_count", "same_value", "same_stocks", "stocks_in_answer", "judge"]
+MECHANICAL_CRITERIA: tuple[CheckCriterion, ...] = (
+    "no_rows",
+    "row_count",
+    "same_value",
+    "same_stocks",
+    "stocks_in_answer",
+)
 
-    @field_validator("question", "check_kind", "expected")
+
+class ReverseQuestion(BaseModel):
+    question: str = Field(description="the reverse question, in the language of the original question")
+    point: CheckPoint = Field(description="what a failure of this check blames")
+    sql: str = Field(description="one ClickHouse SELECT answering the reverse question on the database")
+    criterion: CheckCriterion = Field(description="how the check is decided (see the instructions)")
+
+    @field_validator("question", "sql")
     @classmethod
     def _not_blank(cls, value: str) -> str:
         if not value.strip():
@@ -81,7 +94,7 @@ class ReverseQuestion(BaseModel):
 class ReverseQuestions(BaseModel):
     """One reverse question per error-prone point of the original question."""
 
-    questions: list[ReverseQuestion] = Field(min_length=1, max_length=12)
+    questions: list[ReverseQuestion] = Field(min_length=1, max_length=6)
 
     @field_validator("questions")
     @classmethod
@@ -93,7 +106,7 @@ class ReverseQuestions(BaseModel):
 
 
 class Verdict(BaseModel):
-    """Whether the SQL and its result answer the question."""
+    """Whether the reverse query's rows confirm the answer on the point it checks."""
 
     ok: bool
     reason: str = Field(description="why; for ok=false the concrete problem")
@@ -262,7 +275,8 @@ class ParadigmAdapterRole(_Role):
 
 
 class ReverseQuestionWriterRole(_Role):
-    """(question, SQL, result preview, constraints) → reverse questions, each with its own check."""
+    """(question, SQL, result preview, constraints) → reverse questions, each with its own SQL (held to
+    the guard and the market tables) and a criterion from `criteria`."""
 
     name = "reverse_question_writer"
 
@@ -274,6 +288,8 @@ class ReverseQuestionWriterRole(_Role):
         constraints: Sequence[str],
         schema_text: str = "",
         *,
+        database: str | None = None,
+        criteria: Sequence[CheckCriterion] = MECHANICAL_CRITERIA,
         calls: list[LlmCall] | None = None,
     ) -> list[ReverseQuestion]:
         system, user = prompts.render(
@@ -282,29 +298,50 @@ class ReverseQuestionWriterRole(_Role):
             sql=sql,
             result_preview=result_preview,
             constraints=prompts.bullet_list(constraints),
+            criteria=", ".join(criteria),
             schema_block=prompts.block("Database schema:", [schema_text]),
         )
-        return self._caller.call(system, user, ReverseQuestions, lambda output: output.questions, calls)
+
+        def accept(output: ReverseQuestions) -> list[ReverseQuestion]:
+            checks = []
+            for number, item in enumerate(output.questions, start=1):
+                if item.criterion not in criteria:
+                    raise UnusableOutput(
+                        f"question {number}: criterion {item.criterion!r} is not one of {', '.join(criteria)}"
+                    )
+                try:
+                    checked = accept_sql(item.sql, database)
+                except UnusableOutput as problem:
+                    raise UnusableOutput(f"question {number}: {problem}") from problem
+                checks.append(item.model_copy(update={"sql": checked}))
+            return checks
+
+        return self._caller.call(system, user, ReverseQuestions, accept, calls)
 
 
 class JudgeRole(_Role):
+    """Decides one reverse check from the answer's rows and that check's own rows — nothing else: it
+    never sees another check, its SQL or its verdict."""
+
     name = "judge"
 
     def judge(
         self,
         question: str,
-        sql: str,
-        result_preview: str,
-        schema_text: str = "",
+        check_question: str,
+        check_sql: str,
+        answer_preview: str,
+        check_preview: str,
         *,
         calls: list[LlmCall] | None = None,
     ) -> Verdict:
         system, user = prompts.render(
             self.name,
             question=question,
-            sql=sql,
-            result_preview=result_preview,
-            schema_block=prompts.block("Database schema:", [schema_text]),
+            check_question=check_question,
+            check_sql=check_sql,
+            answer_preview=answer_preview,
+            check_preview=check_preview,
         )
         return self._caller.call(system, user, Verdict, lambda output: output, calls)
 

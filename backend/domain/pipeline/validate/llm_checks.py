@@ -1,0 +1,269 @@
+"""Reverse checks written by the LLM: the reverse-question writer adds checks, the judge may decide one.
+
+They live under the rules of the built-in reverse checks (reverse/model.py): each is a reverse question
+with its own SQL — held to the guard and the market tables by the writer role, and run through the
+guarded store like every query — and a criterion that reads only the answer's rows (r0) and its own
+rows. The judge, for a check whose criterion is `judge`, sees the question, that check and those two
+results: never another check, its SQL or its verdict. They run on the same runner as the built-in
+checks, in parallel, in any order.
+
+An LLM check can only take from an answer: a pass of its own decides no point another check left
+undecided (its point is its own), and a role that fails never passes anything. Per role,
+`on_failure` says what a failure (endpoint error, garbage, timeout, prompt over budget) leaves:
+`fail` — an undecided check naming the failure, so the answer cannot be verified; `builtin` — no
+check (the built-in checks decide alone) and a warning naming the failure.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+from backend.domain.language.context import LanguageContext
+from backend.domain.language.llm.errors import LlmError
+from backend.domain.language.llm.linking import link_schema
+from backend.domain.language.llm.roles import (
+    MECHANICAL_CRITERIA,
+    CheckCriterion,
+    JudgeRole,
+    ReverseQuestion,
+    ReverseQuestionWriterRole,
+    format_result_preview,
+)
+from backend.domain.language.llm.settings import OnFailure
+from backend.domain.language.translation import LlmCall
+from backend.domain.pipeline.ports import MarketReader, ResultRows
+from backend.domain.pipeline.validate.checklist import Attribution
+from backend.domain.pipeline.validate.outcome import CheckResult
+from backend.domain.pipeline.validate.reverse.model import (
+    Decide,
+    Judgement,
+    ReverseCheck,
+    broken,
+    holds,
+    unknown,
+)
+from backend.domain.pipeline.validate.reverse.runner import run_checks
+
+PREVIEW_ROWS = 10  # rows of each result shown to a role: enough to judge, small enough for a 4k context
+_RELATIVE_TOLERANCE = 1e-6
+
+
+@dataclass(frozen=True)
+class LlmCheckRoles:
+    """The two check roles as configured; `judge` None: the writer may not ask for a judgement."""
+
+    writer: ReverseQuestionWriterRole
+    context: LanguageContext  # for the schema the question links to
+    writer_on_failure: OnFailure
+    judge: JudgeRole | None = None
+    judge_on_failure: OnFailure = "fail"
+
+
+@dataclass
+class LlmChecks:
+    """What the check roles added to one attempt."""
+
+    results: list[CheckResult] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    calls: list[LlmCall] = field(default_factory=list)
+
+
+def _ts_codes(rows: ResultRows) -> set[object] | None:
+    if "ts_code" not in rows.columns:
+        return None
+    index = rows.columns.index("ts_code")
+    return {row[index] for row in rows.rows}
+
+
+def _one_value(rows: ResultRows) -> object | None:
+    return rows.rows[0][0] if len(rows.rows) == 1 and len(rows.rows[0]) == 1 else None
+
+
+def _equal(left: object, right: object) -> bool:
+    if isinstance(left, int | float) and isinstance(right, int | float):
+        return math.isclose(float(left), float(right), rel_tol=_RELATIVE_TOLERANCE, abs_tol=1e-9)
+    return left == right
+
+
+def no_rows(r0: ResultRows, own: ResultRows) -> Judgement:
+    if not own.rows:
+        return holds("the reverse query returns no row")
+    return broken(f"the reverse query returns {len(own.rows)} row(s)")
+
+
+def row_count(r0: ResultRows, own: ResultRows) -> Judgement:
+    value = _one_value(own)
+    if not isinstance(value, int | float):
+        return unknown("the reverse query does not return one number")
+    if _equal(value, len(r0.rows)):
+        return holds(f"the reverse query counts {value}, as many as the answer's rows")
+    return broken(f"the reverse query counts {value}; the answer has {len(r0.rows)} rows")
+
+
+def same_value(r0: ResultRows, own: ResultRows) -> Judgement:
+    mine, theirs = _one_value(own), _one_value(r0)
+    if mine is None or theirs is None:
+        return unknown("the answer or the reverse query is not one value")
+    if _equal(mine, theirs):
+        return holds(f"the reverse query gives {mine}, as the answer")
+    return broken(f"the reverse query gives {mine}; the answer gives {theirs}")
+
+
+def same_stocks(r0: ResultRows, own: ResultRows) -> Judgement:
+    mine, theirs = _ts_codes(own), _ts_codes(r0)
+    if mine is None or theirs is None:
+        return unknown("the answer or the reverse query has no ts_code column")
+    if mine == theirs:
+        return holds(f"the reverse query returns the answer's {len(theirs)} stocks")
+    return broken(
+        f"{len(mine - theirs)} stock(s) only in the reverse query, {len(theirs - mine)} only in the answer"
+    )
+
+
+def stocks_in_answer(r0: ResultRows, own: ResultRows) -> Judgement:
+    mine, theirs = _ts_codes(own), _ts_codes(r0)
+    if mine is None or theirs is None:
+        return unknown("the answer or the reverse query has no ts_code column")
+    missing = sorted(str(code) for code in mine - theirs)
+    if not missing:
+        return holds("every stock the reverse query returns is in the answer")
+    return broken(f"{len(missing)} stock(s) missing from the answer: {', '.join(missing[:5])}")
+
+
+CRITERIA: dict[CheckCriterion, Decide] = {
+    "no_rows": no_rows,
+    "row_count": row_count,
+    "same_value": same_value,
+    "same_stocks": same_stocks,
+    "stocks_in_answer": stocks_in_answer,
+}
+
+
+CRITERION_TEXT: dict[CheckCriterion, str] = {
+    "no_rows": "the reverse query returns no row",
+    "row_count": "the reverse query counts the answer's rows",
+    "same_value": "the reverse query gives the answer's value",
+    "same_stocks": "the reverse query returns the answer's stocks",
+    "stocks_in_answer": "every stock the reverse query returns is in the answer",
+    "judge": "the judge finds the reverse rows consistent with the answer",
+}
+
+
+def _preview(rows: ResultRows) -> str:
+    return format_result_preview(rows.columns, rows.rows, limit=PREVIEW_ROWS)
+
+
+class _Judged:
+    """The judge's decision of one check, as a criterion of (r0, own) like any other; a failing judge
+    leaves the check undecided, and is remembered so that `builtin` can drop the check."""
+
+    def __init__(self, judge: JudgeRole, question: str, check: ReverseQuestion) -> None:
+        self._judge, self._question, self._check = judge, question, check
+        self.calls: list[LlmCall] = []
+        self.failure: str | None = None
+        self._lock = threading.Lock()
+
+    def __call__(self, r0: ResultRows, own: ResultRows) -> Judgement:
+        calls: list[LlmCall] = []
+        try:
+            verdict = self._judge.judge(
+                self._question,
+                self._check.question,
+                self._check.sql,
+                _preview(r0),
+                _preview(own),
+                calls=calls,
+            )
+        except LlmError as error:
+            with self._lock:
+                self.calls += calls
+                self.failure = str(error)
+            return unknown(f"the judge failed: {error}")
+        with self._lock:
+            self.calls += calls
+        return holds(f"the judge: {verdict.reason}") if verdict.ok else broken(f"the judge: {verdict.reason}")
+
+
+def _failure_check(check_id: str, kind: str, text: str, reason: str) -> CheckResult:
+    return CheckResult(
+        check_id=check_id,
+        stage="reverse",
+        level="result",
+        kind=kind,
+        text=text,
+        sql=None,
+        criterion="the LLM role answers",
+        verdict="undecidable",
+        attribution=None,
+        reason=reason,
+        ms=0.0,
+    )
+
+
+def run_llm_checks(
+    roles: LlmCheckRoles,
+    question: str,
+    sql: str,
+    r0: ResultRows,
+    constraints: Sequence[str],
+    reader: MarketReader,
+    database: str,
+    *,
+    round_number: int,
+    workers: int,
+) -> LlmChecks:
+    found = LlmChecks()
+    criteria = (*MECHANICAL_CRITERIA, "judge") if roles.judge is not None else MECHANICAL_CRITERIA
+    try:
+        written = roles.writer.write(
+            question,
+            sql,
+            _preview(r0),
+            constraints,
+            link_schema(question, roles.context).text(terse=True),
+            database=database,
+            criteria=criteria,
+            calls=found.calls,
+        )
+    except LlmError as error:
+        failure = f"the LLM reverse-question writer failed: {error}"
+        if roles.writer_on_failure == "fail":
+            found.results.append(
+                _failure_check(f"llm-writer-r{round_number}", "llm_writer", "LLM reverse questions", failure)
+            )
+            return found
+        found.warnings.append(f"{failure}; the built-in checks decided alone")
+        return found
+    judged: dict[int, _Judged] = {}
+    checks: list[ReverseCheck] = []
+    for number, item in enumerate(written):
+        decide: Decide
+        if item.criterion == "judge" and roles.judge is not None:
+            judged[number] = _Judged(roles.judge, question, item)
+            decide = judged[number]
+        else:
+            decide = CRITERIA[item.criterion]
+        checks.append(
+            ReverseCheck(
+                "llm",
+                item.question,
+                item.sql,
+                CRITERION_TEXT[item.criterion],
+                Attribution(item.point),
+                decide,
+            )
+        )
+    results = run_checks(checks, reader, r0, workers=workers)
+    for number, result in enumerate(results):
+        judge = judged.get(number)
+        if judge is not None:
+            found.calls += judge.calls
+        if judge is not None and judge.failure is not None and roles.judge_on_failure == "builtin":
+            found.warnings.append(f"the LLM judge failed on '{result.text}': {judge.failure}; check left out")
+            continue
+        # Its own id: an LLM check never shares a point with another check, so it decides none of theirs.
+        found.results.append(replace(result, check_id=f"llm-{result.check_id}"))
+    return found
