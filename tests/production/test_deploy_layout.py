@@ -58,6 +58,13 @@ def test_compose_runs_web_worker_and_their_services(compose: dict[str, Any]) -> 
         assert environment["DATABASE_URL"].startswith("postgres://")
         assert environment["CLICKHOUSE_CLUSTER"] == "veriscreen"
     assert services["migrate"]["environment"]["CLICKHOUSE_URL"].startswith("clickhouse://veriscreen_loader:")
+    # The daily sync: one beat, one worker on the market_sync queue writing as the loader user.
+    assert services["beat"]["command"][:4] == ["celery", "-A", "backend.project", "beat"]
+    sync = services["sync-worker"]
+    assert sync["command"][sync["command"].index("-Q") + 1] == "market_sync"
+    assert sync["environment"]["CLICKHOUSE_URL"].startswith("clickhouse://veriscreen_loader:")
+    assert "-Q" not in services["worker"]["command"]
+    assert services["llm"]["profiles"] == ["llm"]  # optional model server, started only on request
     for service in services.values():
         for path in _mounted_files(service):
             assert (DEPLOY / path).exists(), f"compose mounts missing file {path}"
@@ -189,3 +196,37 @@ def test_env_example_documents_every_variable_the_settings_read() -> None:
     assert read - documented == set()
     llm_keys = {"LLM_PROVIDER", "LLM_BASE_URL", "LLM_MODEL", "LLM_API_KEY", "LLM_STRUCTURED_OUTPUT"}
     assert llm_keys <= documented
+
+
+def _cluster_sql_statements() -> list[str]:
+    """The statements of the committed cluster.sql itself (comment lines dropped, split at `;` line ends)."""
+    text = (CLICKHOUSE / "schema" / "cluster.sql").read_text(encoding="utf-8")
+    body = "\n".join(line for line in text.splitlines() if not line.startswith("--"))
+    return [statement.strip() for statement in re.split(r";\s*\n", body) if statement.strip()]
+
+
+def test_the_cluster_sql_file_is_clickhouse_ddl_with_replicated_and_distributed_engines(
+    empty_store: MarketStore,
+) -> None:
+    """Each statement of the file parses with sqlglot's ClickHouse dialect and with ClickHouse's own
+    parser (EXPLAIN AST on chdb: parsed, not executed, so no cluster is needed)."""
+    statements = _cluster_sql_statements()
+    assert len(statements) == 2 + 2 * len(TABLES)
+    engines: dict[str, str] = {}
+    client = empty_store.scratch_client()  # EXPLAIN is not a read the guard lets through
+    try:
+        for statement in statements:
+            tree = sqlglot.parse_one(statement, read="clickhouse")
+            assert isinstance(tree, exp.Create) and " ON CLUSTER veriscreen" in statement
+            ast_lines = [row[0] for row in client.query(f"EXPLAIN AST {statement}").result_rows]
+            assert ast_lines[0].startswith("CreateQuery")
+            if tree.kind == "TABLE":
+                engine = next(line.split()[1] for line in ast_lines if line.startswith("  Function "))
+                created = tree.find(exp.Table)
+                assert created is not None
+                engines[f"{created.db}.{created.name}"] = engine
+    finally:
+        empty_store.close_scratch_client(client)
+    for table in TABLES:
+        assert engines[f"market_local.{table.name}"] == "ReplicatedMergeTree"
+        assert engines[f"market.{table.name}"] == "Distributed"
