@@ -21,10 +21,12 @@ from langchain_core.messages import AIMessage, BaseMessage
 from backend.domain.language.context import LanguageContext
 from backend.domain.language.llm import LlmTranslator, SqlGeneratorRole
 from backend.domain.language.llm.settings import OnFailure
+from backend.domain.language.translation import Translation
 from backend.domain.market.store import MarketStore
 from backend.domain.pipeline.generators import BuiltinGenerator, FallbackGenerator, LlmGenerator
 from backend.domain.pipeline.run import PipelineOutcome, Ports, run_pipeline
 from backend.domain.pipeline.validate.checklist import default_vocabulary
+from tests.pipeline.test_run import GOLD, QUESTION, WRONG
 
 # The built-in engine reads the bank stocks and the P/E but not the chairman.
 UNREADABLE = "银行股中市盈率低于10的股票和它们的董事长"
@@ -141,3 +143,27 @@ def test_on_failure_fail_is_a_clear_error(demo_store: MarketStore, context: Lang
     assert outcome.status == "error" and outcome.answer is None
     assert outcome.message.startswith("the LLM generator could not answer either:")
     assert LEFTOVER in outcome.message
+
+
+class OneWrongReading:
+    """A built-in translator with one reading, and that one wrong: guidance finds nothing else."""
+
+    name = "builtin"
+
+    def translate(self, question: str, context: LanguageContext) -> Translation:
+        return Translation(question, "ok", sql=WRONG[0], engine=self.name)
+
+
+def test_guidance_the_engine_has_no_other_reading_for_goes_to_the_llm(
+    demo_store: MarketStore, context: LanguageContext
+) -> None:
+    recorder = PromptRecorder()
+    model = GenericFakeChatModel(messages=iter([sql_answer(GOLD)]), callbacks=[recorder])
+    llm = LlmGenerator(LlmTranslator(SqlGeneratorRole(model, max_retries=0)), context)
+    builtin = BuiltinGenerator(context, OneWrongReading())  # type: ignore[arg-type]
+    generator = FallbackGenerator(builtin, llm, on_failure="builtin")
+    outcome = run_pipeline(QUESTION, Ports(demo_store, generator, default_vocabulary(), demo_store.database))
+    assert (outcome.status, outcome.correction_round) == ("corrected", 1)
+    assert outcome.initial_sql == WRONG[0] and outcome.answer is not None and outcome.answer.sql == GOLD
+    [prompt] = recorder.prompts
+    assert "failed validation" in prompt and WRONG[0] in prompt  # the guidance and the refused SQL

@@ -100,8 +100,7 @@ class FallbackGenerator:
         second = self._llm.generate(request)
         timings = {**first.timings_ms, **second.timings_ms}
         if second.status == "ok" and second.sql:
-            why = f"the built-in engine could not read the question ({first.message})"
-            note = f"the LLM generator wrote the SQL: {why}"
+            note = f"the LLM generator wrote the SQL; the built-in engine: {first.message}"
             second.message = f"{note}. {second.message}" if second.message else note
             second.warnings.insert(0, note)
             second.timings_ms = timings
