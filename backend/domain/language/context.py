@@ -68,6 +68,7 @@ class LanguageContext:
     report_periods: list[date]  # every report period announced on or before the latest day
     synthetic: bool = False
     today: date = field(default_factory=market_today)
+    areas: list[str] = field(default_factory=list)  # stock_basic.area values (浙江, 广东, 深圳…)
     _lexicon: Lexicon | None = field(default=None, repr=False)
 
     # --- calendar -----------------------------------------------------------------------------
@@ -223,6 +224,12 @@ def _load(store: MarketStore, today: date) -> LanguageContext:
             "ORDER BY ts_code"
         ).rows
     ]
+    areas = [
+        str(row[0])
+        for row in store.internal_query(
+            f"SELECT DISTINCT area FROM {db}.stock_basic WHERE area != '' ORDER BY area"
+        ).rows
+    ]
     data_industries = sorted({stock.industry for stock in stocks if stock.industry})
     industries = list(INDUSTRIES) + [name for name in data_industries if name not in INDUSTRIES]
     indexes = {code: short for code, (short, _full) in INDEXES.items()}
@@ -266,4 +273,5 @@ def _load(store: MarketStore, today: date) -> LanguageContext:
         report_periods=report_periods,
         synthetic=synthetic,
         today=today,
+        areas=areas,
     )

@@ -12,11 +12,13 @@ from datetime import date
 
 # Time labels: latest, yesterday, date, recent_days (calendar), recent_bars (trading days),
 # recent_weeks, recent_months, this_year, last_year, year_before, this_month, last_month,
-# this_week, last_week, year, month, quarter, annual, date_range, date_span, since (day onwards).
+# this_week, last_week, year, month, quarter, annual, date_range, date_span, since (day onwards),
+# latest_report (the latest report period of any quarter, 最新一期财报). A quarter without its year
+# (三季报) is the latest report period of that quarter.
 TIME_LABELS = (
     "latest", "yesterday", "date", "recent_days", "recent_bars", "recent_weeks", "recent_months",
     "this_year", "last_year", "year_before", "this_month", "last_month", "this_week", "last_week",
-    "year", "month", "quarter", "annual", "date_range", "date_span", "since",
+    "year", "month", "quarter", "annual", "date_range", "date_span", "since", "latest_report",
 )  # fmt: skip
 
 

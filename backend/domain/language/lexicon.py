@@ -103,6 +103,11 @@ _QUARTER_PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"(\d{4})\s*(?:half year|half yearly|interim|h1|semi annual)\b"), "yh"),
     (re.compile(r"\b(?:fy|fiscal year|fiscal|full year|full-year)\s*(\d{4})\b"), "ay"),
     (re.compile(r"(\d{4})\s*(?:fiscal year|fiscal|fy)\b"), "ya"),
+    # a quarter's report without its year (三季报, 中报, the Q3 report): the latest one of that quarter
+    (re.compile(r"(?<![\d年前])(?:第\s*)?([一二三四1-4])\s*(?:季报|季度报告|季度财报)"), "q"),
+    (re.compile(r"(?<![\d年上下])(?:中报|半年报|半年度报告)"), "h"),
+    (re.compile(r"\bq([1-4])\s+(?:report|reports|results|earnings|financial report)\b"), "q"),
+    (re.compile(r"\b(?:h1|half-year|half year|interim|semi-annual)\s+(?:report|reports|results)\b"), "h"),
 ]
 _YEAR_PATTERNS = [
     (re.compile(r"(\d{4})\s*年(?!\s*\d)"), "y"),
@@ -208,6 +213,14 @@ class Lexicon:
         for code, index_words in model.index_synonyms.items():
             for word in index_words:
                 lexicon.add(word, Entry("index", code))
+        # areas of registration (stock_basic.area): 上海/深圳 stay the exchange first, the area is
+        # their other reading (readings.py); 北京, 浙江, Shenzhen-based name only the area
+        for area in context.areas:
+            for word in (area, area + "省", area + "市", area + "地区"):
+                lexicon.add(word, Entry("area", area))
+        for area, area_words in model.area_synonyms.items():
+            for word in area_words:
+                lexicon.add(word, Entry("area", area))
         for number, word in enumerate(ENGLISH_NUMBERS, start=1):
             lexicon.add(word, Entry("numword", number))
         for word, number in (("thirty", 30), ("forty", 40), ("fifty", 50), ("sixty", 60), ("hundred", 100)):
@@ -273,19 +286,22 @@ def _match_period(text: str, pos: int) -> tuple[int, Token] | None:
         if not found:
             continue
         groups = found.groups()
-        if shape == "yq":
-            year, quarter = int(groups[0]), _cn_quarter(groups[1])
+        period_year: int | None
+        if shape in {"q", "h"}:  # no year: the compiler takes the latest report of that quarter
+            period_year, quarter = None, _cn_quarter(groups[0]) if shape == "q" else 2
+        elif shape == "yq":
+            period_year, quarter = int(groups[0]), _cn_quarter(groups[1])
         elif shape == "qy":
-            year, quarter = int(groups[1]), int(groups[0])
+            period_year, quarter = int(groups[1]), int(groups[0])
         elif shape in {"yh", "hy"}:
-            year, quarter = int(groups[0]), 2
+            period_year, quarter = int(groups[0]), 2
         elif shape == "y9m":
-            year, quarter = int(groups[0]), 3
+            period_year, quarter = int(groups[0]), 3
         else:
-            year, quarter = int(groups[0]), 4
+            period_year, quarter = int(groups[0]), 4
         kind = "annual" if shape in {"ya", "ay"} else "quarter"
         return found.end(), Token(
-            "period", {"year": year, "quarter": quarter, "kind": kind}, found.group(0), pos
+            "period", {"year": period_year, "quarter": quarter, "kind": kind}, found.group(0), pos
         )
     for pattern, shape in _MONTH_ONLY:
         found = pattern.match(text, pos)

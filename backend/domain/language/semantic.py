@@ -77,6 +77,7 @@ class SemanticModel:
     industry_synonyms: dict[str, tuple[str, ...]]
     industry_groups: dict[str, IndustryGroup]
     index_synonyms: dict[str, tuple[str, ...]]
+    area_synonyms: dict[str, tuple[str, ...]]
     raw: dict[str, Any] = field(repr=False, compare=False, default_factory=dict)
 
 
@@ -137,6 +138,7 @@ def parse_model(data: dict[str, Any]) -> SemanticModel:
         industry_synonyms={key: _words(words) for key, words in data["industry_synonyms"].items()},
         industry_groups=groups,
         index_synonyms={key: _words(words) for key, words in data["index_synonyms"].items()},
+        area_synonyms={key: _words(words) for key, words in data["area_synonyms"].items()},
         raw=data,
     )
 

@@ -66,14 +66,23 @@ def build_query(screen: Screen, build: QueryBuild) -> exp.Query:
 
 
 def _is_series(build: QueryBuild, screen: Screen) -> bool:
-    """Daily values of unranked stocks over a window: one row per stock and day."""
+    """Daily values of unranked stocks over a window: one row per stock and day. A change (涨幅) over
+    a window is the window's gain, one value per stock (每天的涨幅 is a per-day grouping instead)."""
     model = build.model
     plain = all(
         isinstance(c, Scope) or (isinstance(c, Not) and isinstance(c.item, Scope)) for c in screen.where
     )
     daily = all(model.metrics.get(name) is not None and model.metrics[name].kind == "daily"
                 for name in screen.outputs if name not in model.dimensions)  # fmt: skip
-    return bool(screen.outputs) and daily and screen.order is None and not screen.aggregates and plain
+    gain = "pct_chg" in screen.outputs
+    return (
+        bool(screen.outputs)
+        and daily
+        and not gain
+        and screen.order is None
+        and not screen.aggregates
+        and plain
+    )
 
 
 def _select_stocks(build: QueryBuild, where: list[exp.Expr]) -> exp.Select:

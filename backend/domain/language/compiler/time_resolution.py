@@ -79,9 +79,10 @@ def resolve_window(context: LanguageContext, spec: TimeSpec) -> Window:
     if label == "month" and spec.year and spec.month:
         first = date(spec.year, spec.month, 1)
         return Window(before(first), last_on_or_before(months_back(first, -1) - timedelta(days=1)))
-    if label == "quarter" and spec.year and spec.quarter:
-        first = date(spec.year, 3 * spec.quarter - 2, 1)
-        return Window(before(first), last_on_or_before(months_back(first, -3) - timedelta(days=1)))
+    if (label == "quarter" and spec.quarter) or label == "latest_report":  # the report period's quarter
+        period = resolve_period(context, spec, latest)
+        first = date(period.year, period.month - 2, 1)
+        return Window(before(first), last_on_or_before(period))
     if label == "date_range" and spec.day and spec.end_day:
         return Window(before(spec.day), last_on_or_before(spec.end_day))
     if label == "since" and spec.day:  # 2025年以来 / since March 2024: from that day to the latest
@@ -103,10 +104,24 @@ def resolve_period(context: LanguageContext, spec: TimeSpec | None, day: date) -
             return date(latest.year - 2, 12, 31)
         if spec.label == "quarter" and spec.year and spec.quarter:
             return quarter_end(spec.year, 3 * spec.quarter)
+        if spec.label == "quarter" and spec.quarter:  # 三季报 with no year: the latest Q3 report
+            return latest_report_period(context, day, month=3 * spec.quarter)
+        if spec.label == "latest_report":
+            return latest_report_period(context, day)
     period = context.latest_annual_period(day)
     if period is None:
         raise CompileError(f"no annual report (period ending 12-31) was announced by {day.isoformat()}")
     return period
+
+
+def latest_report_period(context: LanguageContext, day: date, month: int | None = None) -> date:
+    """The latest report period in the data on or before `day` (of that quarter's `month` if given):
+    one period for every stock, as the figures of a market screen are read on one day."""
+    periods = [p for p in context.report_periods if p <= day and (month is None or p.month == month)]
+    if not periods:
+        which = f"period ending in month {month}" if month else "period"
+        raise CompileError(f"no report {which} was announced by {day.isoformat()}")
+    return periods[-1]
 
 
 def annual_periods(context: LanguageContext, time: TimeSpec, day: date, count: int) -> list[date]:

@@ -135,7 +135,7 @@ def _year_before(period: date) -> date:
 def _latest_period(build: QueryBuild, time: TimeSpec | None) -> date:
     """A trailing or quarter-on-quarter figure reads the quarter the question names, else the latest
     report period (any quarter) on or before the question's day — not the latest annual report."""
-    if time is not None and time.label == "quarter":
+    if time is not None and time.label in {"quarter", "latest_report"}:
         return resolve_period(build.context, time, build.day)
     periods = [period for period in build.context.report_periods if period <= build.day]
     if not periods:

@@ -16,7 +16,9 @@ from backend.domain.language.parser.aggregates import aggregate_metric, counts_e
 from backend.domain.language.parser.assembly import assemble
 from backend.domain.language.parser.comparisons import (
     compare,
+    multiple_of_measure,
     price_move,
+    shared_comparison,
     single_word_conditions,
     versus_group_average,
     versus_other_period,
@@ -56,6 +58,8 @@ GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
     aggregate_metric,
     versus_group_average,
     versus_other_period,
+    multiple_of_measure,
+    shared_comparison,
     compare,
     each_period,
     counted_days,

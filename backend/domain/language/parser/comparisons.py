@@ -106,6 +106,39 @@ def compare(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     return end - i, [synthetic("cond", result, tokens[i:end]), *kept]
 
 
+JOINING = {"和", "与", "及", "以及", "and", "&"}
+
+
+def shared_comparison(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """revenue and net profit both up more than 50% YoY / 营收和净利润都增长30%以上: one comparison
+    said of two metrics holds for each of them (their conditions AND-ed)."""
+    joined = kind_at(tokens, i + 1) in {"and", "to"} and tokens[i + 1].text in JOINING
+    if tokens[i].kind != "metric" or not joined or kind_at(tokens, i + 2) != "metric":
+        return None
+    tail = i + 3 + (kind_at(tokens, i + 3) == "quantifier" and tokens[i + 3].value == "all")
+    first = compare(model, [tokens[i], *tokens[tail:]], 0)
+    second = compare(model, [tokens[i + 2], *tokens[tail:]], 0)
+    if first is None or second is None or first[0] != second[0] or first[0] < 2:
+        return None
+    end = tail + first[0] - 1
+    return end - i, [*first[1], tokens[i + 1], *second[1]]
+
+
+def multiple_of_measure(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """below 0.6x book / less than 3 times trailing sales: cmp N times a valuation base = the
+    multiple (P/B, P/S TTM …) compared with N. Only a metric counted in 倍 takes a multiple."""
+    if tokens[i].kind != "cmp" or tokens[i].value not in OPS_ORDERED or kind_at(tokens, i + 1) != "number":
+        return None
+    number = tokens[i + 1]
+    if number.extra.get("unit") != "times" or kind_at(tokens, i + 2) != "metric":
+        return None
+    metric = model.metrics[metric_of(tokens[i + 2])]
+    if metric.input_unit.name != "倍":
+        return None
+    condition = Compare(metric.key, tokens[i].value, float(number.value), text=number.text)
+    return 3, [synthetic("cond", condition, tokens[i : i + 3])]
+
+
 def price_move(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     """上涨超过5% / fell more than 3% / 跌超3% → a pct_chg comparison (over a window if one is given)."""
     j = i

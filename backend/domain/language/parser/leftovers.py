@@ -10,7 +10,16 @@ words named rather than answered without them.
 
 from __future__ import annotations
 
-from backend.domain.language.ir import BoolOp, Condition, GrowthStreak, Not, Screen, Sustained, Technical
+from backend.domain.language.ir import (
+    BoolOp,
+    Condition,
+    GrowthStreak,
+    Not,
+    Scope,
+    Screen,
+    Sustained,
+    Technical,
+)
 from backend.domain.language.lexicon import Token
 from backend.domain.language.parser.errors import NotUnderstood
 
@@ -20,9 +29,11 @@ HARMLESS = {"count_unit", "betw_end", "constituent", "listed", "annual", "order"
 CONNECTIVE_TEXTS = {"to": {"和", "与", "and"}, "cmp": {"是", "为"}, "between": {"在", "处于"}}
 # streaks hold over several days, so 都 may restate them too
 STREAK_KINDS = {"up_streak", "down_streak", "volume_up_streak", "volume_down_streak"}
+# metrics that are themselves year-on-year growth rates (fina_indicator)
+YOY_RATES = {"netprofit_yoy", "or_yoy"}
 # what "only" / "among" may point at: a filter the rules read ("only industries with more than 10")
 FILTERS = {"cond", "having"}
-SKIPPED_BEFORE_FILTER = {"dim", "and", "count_unit"}
+SKIPPED_BEFORE_FILTER = {"dim", "and", "count_unit", "count"}  # 只看股票数超过100只的地区
 
 
 def is_harmless(token: Token) -> bool:
@@ -39,17 +50,31 @@ def refuse_leftovers(tokens: list[Token], leftovers: list[int], screen: Screen) 
 
 def _restates(tokens: list[Token], index: int, screen: Screen) -> bool:
     token = tokens[index]
-    if token.kind == "quantifier" and token.value == "each":  # 各行业分别有几家
-        return screen.group_by is not None
+    if token.kind == "quantifier" and token.value == "each":  # 各行业分别有几家, 茅台和五粮液分别…
+        return screen.group_by is not None or _lists_named_stocks(screen)
     if token.kind == "per":  # 省份有哪些，各多少家: a 各 with no dimension after it repeats the grouping
         return screen.group_by is not None and _next_kind(tokens, index) != "dim"
     if token.kind == "quantifier":  # 连续三年ROE都在15%以上
         return any(_held_over_periods(condition) for condition in screen.where)
-    if token.kind == "latest_period":  # 最近一期年报; alone it asks for the latest quarter's report
+    if token.kind == "latest_period":  # 最近一期年报 (alone it is the time scope latest_report)
         return _next_kind(tokens, index) == "timespec" and tokens[index + 1].value.label == "annual"
+    if token.kind == "yoy":  # revenue growth yoy: the growth rate is already year on year
+        previous = tokens[index - 1] if index > 0 else None
+        return previous is not None and previous.kind == "metric" and previous.value in YOY_RATES
     if token.kind in {"only", "among"}:  # only industries with more than 10 …, among ChiNext stocks
+        trailing = token.kind == "only" and index == len(tokens) - 1 and index > 0  # main board only
+        if trailing and tokens[index - 1].kind == "cond" and tokens[index - 1].extra.get("scope"):
+            return True
         return _next_kind(tokens, index, skip=SKIPPED_BEFORE_FILTER) in FILTERS
     return False
+
+
+def _lists_named_stocks(screen: Screen) -> bool:
+    """A list of several named stocks shown one row each (nothing aggregated over them)."""
+    return not screen.aggregates and any(
+        isinstance(condition, Scope) and condition.kind == "stock" and len(condition.values) > 1
+        for condition in screen.where
+    )
 
 
 def _next_kind(tokens: list[Token], index: int, skip: frozenset[str] | set[str] = frozenset()) -> str:

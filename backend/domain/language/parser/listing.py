@@ -8,6 +8,9 @@ from backend.domain.language.parser.rewriting import Match, kind_at, period_boun
 from backend.domain.language.semantic import SemanticModel
 
 PERIOD_KINDS = {"year", "date", "month"}
+# "2023 or later", "2019年及以前": the period itself is included
+INCLUSIVE = {"or later", "or after", "and later", "and after", "or earlier", "or before", "and earlier",
+             "and before", "及以后", "或以后", "及以前", "或以前"}  # fmt: skip
 
 
 def listing(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
@@ -16,11 +19,13 @@ def listing(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
         # 2020年以后上市 / 2020年上市 / 2019年之前上市
         j = i + 1
         direction = None
+        inclusive = False
         if kind_at(tokens, j) in {"after", "before", "early"}:
             direction = tokens[j].kind if tokens[j].kind != "early" else tokens[j].value
+            inclusive = tokens[j].text in INCLUSIVE
             j += 1
         if kind_at(tokens, j) == "listed":
-            scope = _list_date_scope(token, direction, english=False)
+            scope = _list_date_scope(token, direction, english=False, inclusive=inclusive)
             return j + 1 - i, [synthetic("cond", scope, tokens[i : j + 1])]
         return None
     if token.kind == "listed" or (token.kind == "dim" and token.value == "list_date"):
@@ -40,9 +45,11 @@ def listing(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
             english = word.text.isascii() and word.text != "since"
             scope = _list_date_scope(tokens[j + 1], direction, english=english)
             return j + 2 - i, [synthetic("cond", scope, tokens[i : j + 2])]
-        if kind_at(tokens, j) in PERIOD_KINDS:  # listed in 2020
-            scope = _list_date_scope(tokens[j], None, english=False)
-            return j + 1 - i, [synthetic("cond", scope, tokens[i : j + 1])]
+        if kind_at(tokens, j) in PERIOD_KINDS:  # listed in 2020 [or later / or earlier]
+            inclusive = kind_at(tokens, j + 1) in {"after", "before"} and tokens[j + 1].text in INCLUSIVE
+            direction = tokens[j + 1].kind if inclusive else None
+            scope = _list_date_scope(tokens[j], direction, english=False, inclusive=True)
+            return j + 1 + inclusive - i, [synthetic("cond", scope, tokens[i : j + 1 + inclusive])]
         # 上市超过5年 / listed for more than 5 years / 上市不满1年
         if (
             kind_at(tokens, j) == "cmp"
@@ -57,11 +64,14 @@ def listing(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     return None
 
 
-def _list_date_scope(token: Token, direction: str | None, *, english: bool) -> Condition:
-    # "listed after 2020" excludes 2020 in English; "2020年以后上市" includes it
+def _list_date_scope(
+    token: Token, direction: str | None, *, english: bool, inclusive: bool = False
+) -> Condition:
+    # "listed after 2020" excludes 2020 in English; "2020年以后上市" includes it; "2019年之前上市"
+    # excludes 2019 unless said "2019 or earlier"
     first, last = period_bounds(token)
     if direction == "after":
         return Scope("list_date", op=">" if english else ">=", day=last if english else first)
     if direction == "before":
-        return Scope("list_date", op="<", day=first)
+        return Scope("list_date", op="<=", day=last) if inclusive else Scope("list_date", op="<", day=first)
     return BoolOp("and", (Scope("list_date", op=">=", day=first), Scope("list_date", op="<=", day=last)))

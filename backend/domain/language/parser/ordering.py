@@ -54,12 +54,23 @@ def _metric_then_rank(model: SemanticModel, tokens: list[Token], i: int) -> Matc
         return None
     if kind_at(tokens, j) == "order":
         j += 1
-    if (
-        kind_at(tokens, j) in {"top", "bottom"} and kind_at(tokens, j + 1) == "number"
-    ):  # 涨幅排名前10 / 从高到低前10
-        limit = int(tokens[j + 1].value)
-        j += 2
+    limit, j = _limit_after(tokens, j, limit)
     return j - i, [_order_token(model, token, direction, limit, time, tokens[i:j])]
+
+
+def _metric_follows(tokens: list[Token], j: int) -> bool:
+    """按净利率 / 按2024年报净利率: what 按 ranks by, its report period possibly said first."""
+    return kind_at(tokens, j) in ORDERABLE or (
+        kind_at(tokens, j) == "timespec" and kind_at(tokens, j + 1) in ORDERABLE
+    )
+
+
+def _limit_after(tokens: list[Token], j: int, limit: int | None) -> tuple[int | None, int]:
+    """涨幅排名前10 / 从高到低前10 / 从高到低排，前10家: the limit said after the ranking."""
+    k = j + (kind_at(tokens, j) == "and" and tokens[j].text in {",", "，"})
+    if kind_at(tokens, k) in {"top", "bottom"} and kind_at(tokens, k + 1) == "number":
+        return int(tokens[k + 1].value), k + 2
+    return limit, j
 
 
 def _rank_then_metric(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
@@ -82,7 +93,7 @@ def _rank_then_metric(model: SemanticModel, tokens: list[Token], i: int) -> Matc
         if kind_at(tokens, j) == "super":
             direction = tokens[j].value
             j += 1
-    elif token.kind == "order" or (token.kind == "per" and kind_at(tokens, i + 1) in ORDERABLE):
+    elif token.kind == "order" or (token.kind == "per" and _metric_follows(tokens, i + 1)):
         j += 1
         direction = "desc"
         if token.kind == "order" and kind_at(tokens, j) == "dim":
@@ -99,12 +110,16 @@ def _rank_then_metric(model: SemanticModel, tokens: list[Token], i: int) -> Matc
         j += 1
     if kind_at(tokens, j) == "count_unit":
         j += 1
+    window = None  # the top 5 YTD performers: gainers over that window
+    if kind_at(tokens, j) == "timespec" and kind_at(tokens, j + 1) == "gainers":
+        window = tokens[j].value
+        j += 1
     if kind_at(tokens, j) == "gainers":
         direction = tokens[j].value if token.kind != "bottom" else "asc"
         if token.kind == "super":  # biggest losers = the largest declines
             direction = tokens[j].value
         metric_token = Token("metric", "pct_chg", tokens[j].text, tokens[j].start)
-        return j + 1 - i, [_order_token(model, metric_token, direction, limit, None, tokens[i : j + 1])]
+        return j + 1 - i, [_order_token(model, metric_token, direction, limit, window, tokens[i : j + 1])]
     if kind_at(tokens, j) in {"per", "order"} and kind_at(tokens, j + 1) in ORDERABLE:
         j += 1
     time = None
@@ -123,6 +138,7 @@ def _rank_then_metric(model: SemanticModel, tokens: list[Token], i: int) -> Matc
         j += 1
     if kind_at(tokens, j) == "order":
         j += 1
+    limit, j = _limit_after(tokens, j, limit)
     order = _order_token(model, metric_token, direction, limit, time, tokens[i:j])
     produced = [*skipped, order]
     return j - i, produced if ranked_dimension is None else [*produced, ranked_dimension]

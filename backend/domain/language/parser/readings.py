@@ -26,7 +26,7 @@ PLAIN_DAY_WORDS = {"天", "日", "day", "days", "d"}
 # a valuation word without 静态/static may mean the trailing-twelve-months figure
 TTM_OF = {"pe": "pe_ttm", "ps": "ps_ttm", "dv_ratio": "dv_ttm"}
 STATIC_WORDS = ("静态", "static")
-ENTITY_KINDS = {"industry", "group", "index", "exchange", "board", "stock"}
+ENTITY_KINDS = {"industry", "group", "index", "exchange", "board", "stock", "area"}
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""Entity scopes: exchanges, boards, industries, industry groups, indexes and single stocks.
+"""Entity scopes: exchanges, boards, industries, industry groups, areas, indexes and single stocks.
 
 Three passes, in this order: each scope word becomes a `scope` token; runs such as 银行和证券 merge
 into one scope with several values; then every scope becomes a condition (negated after 非/not).
@@ -14,9 +14,10 @@ from backend.domain.language.parser.rewriting import Match, kind_at, synthetic
 from backend.domain.language.semantic import SemanticModel
 
 SCOPE_KINDS = {"exchange": "exchange", "board": "board", "industry": "industry", "group": "group",
-               "index": "index", "stock": "stock"}  # fmt: skip
+               "index": "index", "stock": "stock", "area": "area"}  # fmt: skip
 # the dimension word that may follow a scope of that kind and only repeats it ("Shanghai exchange")
-OWN_DIMENSION = {"exchange": "exchange", "board": "market", "industry": "industry", "group": "industry"}
+OWN_DIMENSION = {"exchange": "exchange", "board": "market", "industry": "industry", "group": "industry",
+                 "area": "area"}  # fmt: skip
 
 
 def scope(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:

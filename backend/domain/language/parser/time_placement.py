@@ -11,7 +11,8 @@ from backend.domain.language.parser.errors import NotUnderstood
 from backend.domain.language.semantic import Metric, SemanticModel
 
 PlacedCondition = tuple[Condition, bool, str]  # (condition, is an entity scope, connector before it)
-REPORT_LIKE = {"year", "annual", "quarter", "last_year", "year_before"}  # times that name a report period
+# times that name a report period
+REPORT_LIKE = {"year", "annual", "quarter", "last_year", "year_before", "latest_report"}
 
 
 def attach_second_times(

@@ -58,6 +58,8 @@ def time_scope(model: SemanticModel, tokens: list[Token], i: int) -> Match | Non
         spec = TimeSpec(token.value)
     elif token.kind == "annual":
         spec = TimeSpec("annual")
+    elif token.kind == "latest_period" and not _names_annual_report(tokens, i + 1):
+        spec = TimeSpec("latest_report")  # 最新一期财报: the latest period of any quarter
     elif token.kind == "recent":
         j = i + 1
         n = 1
@@ -83,12 +85,25 @@ def time_scope(model: SemanticModel, tokens: list[Token], i: int) -> Match | Non
     return used, [synthetic("timespec", spec, tokens[i : i + used])]
 
 
+def _names_annual_report(tokens: list[Token], j: int) -> bool:
+    """最近一期年报 is the latest annual report: the 年报 that follows says which kind of period."""
+    following = tokens[j] if j < len(tokens) else None
+    if following is None:
+        return False
+    return following.kind == "annual" or (following.kind == "period" and following.value["kind"] == "annual")
+
+
 def _since(tokens: list[Token], i: int) -> tuple[TimeSpec, int] | None:
-    """2025年以来 / since March 2024 / 2024-09-24以后: from the first day of that period on."""
-    if tokens[i].kind in PERIOD_KINDS and kind_at(tokens, i + 1) == "after":
-        return TimeSpec("since", day=period_bounds(tokens[i])[0]), 2
-    if tokens[i].kind == "after" and tokens[i].text == "since" and kind_at(tokens, i + 1) in PERIOD_KINDS:
-        return TimeSpec("since", day=period_bounds(tokens[i + 1])[0]), 2
+    """2025年以来 / since March 2024 / 2024-09-24以后: from the first day of that period on; the
+    start of the period said (2024年初以来, since the start of 2024) is the same day."""
+    if tokens[i].kind in PERIOD_KINDS:
+        j = i + 1 + (kind_at(tokens, i + 1) == "period_start")
+        if kind_at(tokens, j) == "after":
+            return TimeSpec("since", day=period_bounds(tokens[i])[0]), j + 1 - i
+    if tokens[i].kind == "after" and tokens[i].text == "since":
+        j = i + 1 + (kind_at(tokens, i + 1) == "period_start")
+        if kind_at(tokens, j) in PERIOD_KINDS:
+            return TimeSpec("since", day=period_bounds(tokens[j])[0]), j + 1 - i
     return None
 
 
