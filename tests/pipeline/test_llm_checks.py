@@ -251,3 +251,45 @@ def test_every_llm_criterion_reads_only_the_answer_and_its_own_result() -> None:
     assert set(llm_checks.CRITERIA) | {"judge"} == set(llm_checks.CRITERION_TEXT)
     source = Path(llm_checks.__file__).read_text(encoding="utf-8")
     assert not re.search(r"\.verdict\b", source)
+
+
+def test_a_writer_prompt_over_the_budget_is_sent_with_a_shorter_preview(
+    demo_store: MarketStore, context: LanguageContext
+) -> None:
+    from langchain_core.callbacks import BaseCallbackHandler
+
+    from backend.domain.language.llm.budget import estimate_request_tokens
+    from backend.domain.language.llm.roles import ReverseQuestions
+
+    class Messages(BaseCallbackHandler):
+        def __init__(self) -> None:
+            self.sent: list[list[str]] = []
+
+        def on_chat_model_start(
+            self, serialized: Any, messages: list[list[BaseMessage]], **kwargs: Any
+        ) -> None:
+            self.sent.append([message.text for message in messages[0]])
+
+    def run(budget: int) -> tuple[PipelineOutcome, Messages]:
+        recorder = Messages()
+        model = GenericFakeChatModel(
+            messages=iter([written(check("q", UNDER, "no_rows"))]), callbacks=[recorder]
+        )
+        roles = LlmCheckRoles(
+            writer=ReverseQuestionWriterRole(model, max_retries=0, prompt_token_budget=budget),
+            context=context,
+            writer_on_failure="fail",
+        )
+        ports = Ports(
+            demo_store, ScriptedGenerator([GOLD]), default_vocabulary(), demo_store.database, llm_checks=roles
+        )
+        return run_pipeline(QUESTION, ports, PipelineSettings(max_rounds=0)), recorder
+
+    _, full = run(10**6)
+    [ten_rows] = full.sent
+    outcome, short = run(estimate_request_tokens(ten_rows, ReverseQuestions) - 1)
+    [three_rows] = short.sent
+    rows = outcome.answer.result.rows if outcome.answer and outcome.answer.result else []
+    assert f"… {len(rows) - 10} more row(s)" in ten_rows[1]
+    assert f"… {len(rows) - 3} more row(s)" in three_rows[1]
+    assert llm_results(outcome) == [("q", "pass")]

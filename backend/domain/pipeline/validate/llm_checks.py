@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from backend.domain.language.context import LanguageContext
-from backend.domain.language.llm.errors import LlmError
+from backend.domain.language.llm.errors import LlmError, LlmPromptTooLarge
 from backend.domain.language.llm.linking import link_schema
 from backend.domain.language.llm.roles import (
     MECHANICAL_CRITERIA,
@@ -48,6 +48,7 @@ from backend.domain.pipeline.validate.reverse.model import (
 from backend.domain.pipeline.validate.reverse.runner import run_checks
 
 PREVIEW_ROWS = 10  # rows of each result shown to a role: enough to judge, small enough for a 4k context
+SHORT_PREVIEW_ROWS = 3  # the writer's preview when the prompt with 10 rows is over the budget
 _RELATIVE_TOLERANCE = 1e-6
 
 
@@ -217,17 +218,26 @@ def run_llm_checks(
 ) -> LlmChecks:
     found = LlmChecks()
     criteria = (*MECHANICAL_CRITERIA, "judge") if roles.judge is not None else MECHANICAL_CRITERIA
-    try:
-        written = roles.writer.write(
+    schema_text = link_schema(question, roles.context).text(terse=True)
+
+    def write(rows: int) -> list[ReverseQuestion]:
+        preview = format_result_preview(r0.columns, r0.rows, limit=rows)
+        return roles.writer.write(
             question,
             sql,
-            _preview(r0),
+            preview,
             constraints,
-            link_schema(question, roles.context).text(terse=True),
+            schema_text,
             database=database,
             criteria=criteria,
             calls=found.calls,
         )
+
+    try:
+        try:
+            written = write(PREVIEW_ROWS)
+        except LlmPromptTooLarge:  # nothing was sent: a shorter preview of the answer
+            written = write(SHORT_PREVIEW_ROWS)
     except LlmError as error:
         failure = f"the LLM reverse-question writer failed: {error}"
         if roles.writer_on_failure == "fail":
