@@ -56,5 +56,7 @@ def test_fixture_question(
     flat_sql = " ".join(translation.sql.split()).replace("( ", "(").replace(" )", ")")
     for fragment in case.get("sql_has", []):
         assert fragment in flat_sql, f"{fragment!r} not in {flat_sql}"
+    for fragment in case.get("sql_lacks", []):  # what another reading would have written
+        assert fragment not in flat_sql, f"{fragment!r} in {flat_sql}"
     check_read_only(translation.sql)
     demo_store.query(translation.sql)  # runs on the real engine without error

@@ -79,7 +79,10 @@ TIMES_DAY = (
 TIMES_WINDOW = (
     Time("last10", Words("近10个交易日", "over the last 10 trading days"), ref.last_trading_days(10), True),
     Time(
-        "month", Words("2025年11月", "in November 2025"), ref.between_days("2025-11-01", "2025-11-30"), True
+        "month",
+        Words("2025年11月", "in November 2025"),
+        ref.calendar_period("2025-11-01", "2025-11-30"),
+        True,
     ),
     Time(
         "range",
@@ -87,12 +90,16 @@ TIMES_WINDOW = (
         ref.between_days("2025-09-01", "2025-09-30"),
         True,
     ),
-    Time("since", Words("2025年12月1日以来", "since 2025-12-01"), ref.between_days("2025-12-01", None), True),
+    Time(
+        "since", Words("2025年12月1日以来", "since 2025-12-01"), ref.calendar_period("2025-12-01", None), True
+    ),
 )
 
 LAST_3 = Time("last3", Words("近3个交易日", "over the last 3 trading days"), ref.last_trading_days(3), True)
 # the week before the latest day's (2025-12-31 is a Wednesday in the demo)
-LAST_WEEK = Time("last_week", Words("上周", "last week"), ref.between_days("2025-12-22", "2025-12-28"), True)
+LAST_WEEK = Time(
+    "last_week", Words("上周", "last week"), ref.calendar_period("2025-12-22", "2025-12-28"), True
+)
 
 DAY_QUANTITIES = (
     Quantity(
@@ -270,7 +277,7 @@ def aggregates_by_group() -> Iterator[Case]:
             f"{agg.en} {quantity.words.en.removeprefix('average ')} {time.words.en} {each.en}".strip(),
         )
         key = group.key if group else None
-        if quantity.key == "avg_amount":  # 日均 / average daily: over every stock-day of the window
+        if quantity.key == "avg_amount":  # 日均 / average daily: the total per trading day
             sql = ref.aggregated_daily(quantity.measure, time.span, key)
         else:
             sql = ref.aggregated(quantity.measure, time.span, fn, key)

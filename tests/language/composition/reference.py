@@ -11,7 +11,10 @@ Conventions used (README, "Reading conventions used by the gold SQL"):
 - last N trading days = the N most recent distinct trade dates; a named month, a range A..B or
   "since A" = the trading days inside it; the base of a gain is the trading day before the first
   day (the (N+1)-th most recent for the last N days);
-- gain = close at the window's end ÷ close at its base − 1 (in %), the stock needs both bars;
+- gain = close at the window's end ÷ close at its base − 1 (in %), the stock needs both bars; over a
+  calendar period (a month, a week, since a day) the base is the stock's last close on or before the
+  base day in that day's year and the end its last close in the period (a bar on the latest day when
+  the period runs to it);
 - flows over a window add up (成交额), rates are averaged (换手率) when the question says 平均/average;
 - derived values are rounded before a threshold comparison (9 decimals for gains, 6 for averages).
 """
@@ -40,6 +43,7 @@ class Span:
     days: str | None = None  # SQL condition on trade_date for the days of a window
     base: str | None = None  # SQL for the base day of a gain over the window
     end: str | None = None  # SQL for the last day of the window
+    carried: bool = False  # a calendar period: each stock's last close before it is the base
 
 
 def report_period(iso: str) -> Span:
@@ -73,6 +77,12 @@ def between_days(first: str, last: str | None) -> Span:
     )
 
 
+def calendar_period(first: str, last: str | None) -> Span:
+    """A month, a week or "since A": the days of `between_days`, each stock's own last closes."""
+    days = between_days(first, last)
+    return Span(days=days.days, base=days.base, end=days.end, carried=True)
+
+
 @dataclass(frozen=True)
 class Measure:
     """How a per-stock value is read: a column on a day, or over a window (gain, sum or average)."""
@@ -90,6 +100,16 @@ def values(measure: Measure, span: Span) -> str:
     if span.day is not None:
         return (
             f"SELECT ts_code, {measure.column} AS v FROM {DB}.{measure.table} WHERE trade_date = {span.day}"
+        )
+    if measure.over_window == "gain" and span.carried:
+        return (
+            f"SELECT e.ts_code AS ts_code, (e.c / b.c - 1) * 100 AS v FROM "
+            f"(SELECT ts_code, argMax(close, trade_date) AS c, max(trade_date) AS last FROM {DB}.daily "
+            f"WHERE trade_date > {span.base} AND trade_date <= {span.end} GROUP BY ts_code) AS e "
+            f"INNER JOIN (SELECT ts_code, argMax(close, trade_date) AS c FROM {DB}.daily "
+            f"WHERE trade_date <= {span.base} AND toYear(trade_date) = toYear({span.base}) "
+            f"GROUP BY ts_code) AS b "
+            f"ON b.ts_code = e.ts_code WHERE e.last = {LATEST} OR {span.end} < {LATEST}"
         )
     if measure.over_window == "gain":
         return (
@@ -127,9 +147,15 @@ def filtered(measure: Measure, span: Span, op: str, threshold: float, scope: str
 
 
 def aggregated(measure: Measure, span: Span, fn: str, group: str | None, scope: str = "") -> str:
-    """One aggregate of the value over the stocks (having one), per group when asked."""
+    """One aggregate of the value over the stocks (having one), per group when asked; the average of
+    a rate over a window is the mean over every stock-day bar of the window (not of each stock's mean)."""
     key = f"{GROUP_COLUMNS[group]} AS g, " if group else ""
     tail = " GROUP BY g" if group else ""
+    if span.days is not None and measure.over_window == "avg" and fn == "avg" and not scope:
+        return (
+            f"SELECT {key}avg(d.{measure.column}) AS a FROM {DB}.{measure.table} AS d "
+            f"INNER JOIN {DB}.stock_basic AS s ON s.ts_code = d.ts_code WHERE d.{span.days}{tail}"
+        )
     return (
         _with(measure, span) + f"SELECT {key}{fn}(v.v) AS a FROM vals AS v INNER JOIN {DB}.stock_basic AS s "
         f"ON s.ts_code = v.ts_code WHERE v.v IS NOT NULL{_scope(scope)}{tail}"
@@ -137,12 +163,13 @@ def aggregated(measure: Measure, span: Span, fn: str, group: str | None, scope: 
 
 
 def aggregated_daily(measure: Measure, span: Span, group: str | None) -> str:
-    """The average of each day's value over every stock-day of the window (日均 / average daily, the
-    dev set's convention: a mean over all bars in the window), per group when asked."""
+    """The daily average of a flow (日均成交额 / average daily trading value) of the stocks, per group
+    when asked: their total over the window's trading days ÷ the number of those days."""
     key = f"{GROUP_COLUMNS[group]} AS g, " if group else ""
     tail = " GROUP BY g" if group else ""
     return (
-        f"SELECT {key}avg(d.{measure.column}) AS a FROM {DB}.{measure.table} AS d "
+        f"SELECT {key}sum(d.{measure.column}) / count(DISTINCT d.trade_date) AS a "
+        f"FROM {DB}.{measure.table} AS d "
         f"INNER JOIN {DB}.stock_basic AS s ON s.ts_code = d.ts_code WHERE d.{span.days}{tail}"
     )
 

@@ -8,17 +8,33 @@ semantic_model.yaml. README.md lists the steps in the order they run and the mod
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from sqlglot import exp
 
 from backend.domain.language.compiler.aggregates import orders_by_aggregate
 from backend.domain.language.compiler.errors import CompileError
-from backend.domain.language.compiler.shapes import build_query
+from backend.domain.language.compiler.shapes import build_query, lists_daily_values
 from backend.domain.language.compiler.state import QueryBuild
-from backend.domain.language.compiler.time_resolution import is_window, resolve_day, resolve_window
+from backend.domain.language.compiler.time_resolution import (
+    REPORT_PERIOD_LABELS,
+    is_window,
+    resolve_day,
+    resolve_window,
+)
 from backend.domain.language.context import LanguageContext
-from backend.domain.language.ir import Screen
+from backend.domain.language.ir import (
+    BoolOp,
+    Compare,
+    Condition,
+    GrowthStreak,
+    LossToProfit,
+    Not,
+    Scope,
+    Screen,
+    Sustained,
+)
 from backend.domain.language.qst import qst_to_screen
 from backend.domain.language.semantic import SemanticModel
 from backend.domain.market.guard import DIALECT, check_read_only
@@ -35,11 +51,17 @@ class Compiler:
     def compile(self, screen: Screen) -> tuple[exp.Query, list[str]]:
         """The query and the warnings about the data it runs on (a non-trading day, a future day…)."""
         context = self.context
+        if screen.time.label == "recent_days" and lists_daily_values(self.model, screen):
+            # 茅台最近5天收盘价: a listing of each day's values counts its days as rows (trading days)
+            screen = replace(screen, time=replace(screen.time, label="recent_bars"))
         spec = screen.time
         window = resolve_window(context, spec) if is_window(spec) else None
         day = window.end if window else resolve_day(context, spec)
         build = QueryBuild(context, day, screen_time=spec, display_unit=screen.display_unit, window=window)
         build.per_day = (screen.group_by == "trade_date" or screen.daily_values) and window is not None
+        if spec.label in REPORT_PERIOD_LABELS and _reads_reports_only(self.model, screen):
+            # 2025年一季度…的沪深300成分股: the period dates the report, not the index's membership
+            build.membership_day = context.latest_trade_date
         if spec.label == "date" and context.has_data and not context.is_trading_day(day):
             build.warnings.append(
                 f"{day.isoformat()} is not a trading day in the data: there are no bars that day"
@@ -50,6 +72,36 @@ class Compiler:
         query = build_query(screen, build)
         check_read_only(query.sql(dialect=DIALECT))
         return query, build.warnings
+
+
+def _reads_reports_only(model: SemanticModel, screen: Screen) -> bool:
+    """Whether every figure the screen reads comes from the report tables (none from market days)."""
+
+    def report(key: str | None) -> bool:
+        if key is None or key in model.dimensions:
+            return True
+        return key in model.metrics and model.metrics[key].kind == "report"
+
+    def condition(item: Condition) -> bool:
+        if isinstance(item, Compare):
+            return report(item.metric) and (item.other is None or report(item.other))
+        if isinstance(item, Sustained):
+            return condition(item.compare)
+        if isinstance(item, GrowthStreak | LossToProfit):
+            return report(item.metric)
+        if isinstance(item, BoolOp):
+            return all(condition(part) for part in item.items)
+        if isinstance(item, Not):
+            return condition(item.item)
+        return isinstance(item, Scope)
+
+    order = screen.order
+    return (
+        all(condition(item) for item in screen.where)
+        and all(report(name) for name in screen.outputs)
+        and all(report(aggregate.metric) for aggregate in screen.aggregates)
+        and (order is None or report(order.metric.rsplit(":", 1)[-1]))
+    )
 
 
 def _check_known(model: SemanticModel, screen: Screen) -> None:

@@ -8,7 +8,13 @@ from sqlglot import exp
 from backend.domain.language.compiler.conditions import condition_expr
 from backend.domain.language.compiler.errors import CompileError
 from backend.domain.language.compiler.naming import aggregate_name
-from backend.domain.language.compiler.sources import dimension, join_all
+from backend.domain.language.compiler.sources import (
+    SUM_OVER_WINDOW,
+    dimension,
+    join_all,
+    metric_expr,
+    series_alias,
+)
 from backend.domain.language.compiler.sql import (
     call,
     col,
@@ -21,10 +27,10 @@ from backend.domain.language.compiler.sql import (
     table,
 )
 from backend.domain.language.compiler.state import QueryBuild
-from backend.domain.language.compiler.time_resolution import is_window
+from backend.domain.language.compiler.time_resolution import is_window, resolve_window
 from backend.domain.language.compiler.units import in_display_unit
 from backend.domain.language.compiler.values import value
-from backend.domain.language.ir import Aggregate, Order, Screen, TimeSpec
+from backend.domain.language.ir import Aggregate, Compare, Order, Screen, TimeSpec
 
 AGGREGATE_ORDER_PREFIX = "agg:"  # Order.metric "agg:<fn>:<metric>" orders groups by an aggregate
 COMPUTED_AGGREGATES = {"avg", "sum", "median"}  # min/max/count return stored values or integers
@@ -48,8 +54,13 @@ def aggregate_query(screen: Screen, build: QueryBuild, where: list[exp.Expr]) ->
         aggregates.append(order_aggregate)
     if not aggregates:
         aggregates.append(Aggregate("count"))
+    for condition in screen.having:  # 平均ROE超过10%的行业: the figure the groups were kept for is shown
+        compared = _having_aggregate(condition)
+        if compared not in aggregates:
+            aggregates.append(compared)
     for aggregate in aggregates:
-        expression = aggregate_expr(build, aggregate, screen.time)
+        expression = _over_window_days(build, aggregate, screen)
+        expression = expression or aggregate_expr(build, aggregate, screen.time)
         metric = None if aggregate.fn in {"count", "share"} else aggregate.metric
         name, shown = in_display_unit(build, aggregate_name(aggregate), expression, metric)
         select.append(exp.alias_(shown, name))
@@ -57,7 +68,9 @@ def aggregate_query(screen: Screen, build: QueryBuild, where: list[exp.Expr]) ->
             order_key = name
     having = [
         comparison(
-            aggregate_expr(build, Aggregate(condition.agg or "avg", condition.metric), screen.time), condition
+            _over_window_days(build, _having_aggregate(condition), screen)
+            or aggregate_expr(build, _having_aggregate(condition), screen.time),
+            condition,
         )
         for condition in screen.having
     ]
@@ -78,6 +91,34 @@ def aggregate_query(screen: Screen, build: QueryBuild, where: list[exp.Expr]) ->
     if screen.limit is not None:
         query = query.limit(number(screen.limit))
     return query
+
+
+def _over_window_days(build: QueryBuild, aggregate: Aggregate, screen: Screen) -> exp.Expr | None:
+    """A group's figure over a window of days, read from the rows of each stock and day: its average
+    level (换手率, P/E) over every stock-day bar, and its daily average flow (日均成交额) as the group's
+    total per trading day. None when the aggregate is read another way (gains, per-stock figures)."""
+    metric = build.model.metrics.get(aggregate.metric or "")
+    time = screen.time
+    if metric is None or aggregate.where is not None or not is_window(time) or metric.kind != "daily":
+        return None
+    if screen.group_by == "trade_date" or aggregate.fn not in {"avg", "median"}:
+        return None
+    flow = metric.key in SUM_OVER_WINDOW
+    if flow and (not build.per_day or aggregate.fn != "avg"):
+        return None  # an average of the stocks' window totals
+    if metric.key == "pct_chg" and not build.per_day:
+        return None  # 近5日平均涨幅: each stock's gain over the window, averaged
+    rows = metric_expr(metric, series_alias(build, metric.table, resolve_window(build.context, time)))
+    if flow:
+        days = exp.Count(this=exp.Distinct(expressions=[col("trade_date", "s")]))
+        return derived(exp.Div(this=call("sum", rows), expression=days))
+    return derived(call(aggregate.fn, rows))
+
+
+def _having_aggregate(condition: Compare) -> Aggregate:
+    if condition.agg == "count":  # 股票数超过100只的地区: the group's count of stocks
+        return Aggregate("count")
+    return Aggregate(condition.agg or "avg", condition.metric)
 
 
 def _order_aggregate(order: Order | None) -> Aggregate | None:

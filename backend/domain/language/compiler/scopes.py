@@ -50,16 +50,18 @@ def _group_industries(build: QueryBuild, key: str) -> tuple[str, ...]:
 
 
 def _index_members(build: QueryBuild, code: str) -> exp.Expr:
-    """Stocks in the index on the question's day; before the first snapshot, the earliest one (warned)."""
+    """Stocks in the index on the question's day (the latest day when it only names a report period);
+    before the first snapshot, the earliest one (warned)."""
     context = build.context
-    snapshot = context.index_snapshot(code, build.day)
+    day = build.membership_day or build.day
+    snapshot = context.index_snapshot(code, day)
     if snapshot is None:
         known = context.index_snapshots.get(code)
         if not known:
             raise CompileError(f"the data has no constituents for index {code}")
         snapshot = known[0]
         build.warnings.append(
-            f"index {code} has no constituent snapshot on or before {build.day.isoformat()}; "
+            f"index {code} has no constituent snapshot on or before {day.isoformat()}; "
             f"using the earliest one ({snapshot.isoformat()})"
         )
     build.index_members[code] = snapshot

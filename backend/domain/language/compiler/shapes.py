@@ -19,6 +19,7 @@ from backend.domain.language.compiler.top_k import top_per_group
 from backend.domain.language.compiler.units import shown_columns
 from backend.domain.language.compiler.values import value
 from backend.domain.language.ir import Not, Scope, Screen
+from backend.domain.language.semantic import SemanticModel
 
 
 def build_query(screen: Screen, build: QueryBuild) -> exp.Query:
@@ -30,7 +31,7 @@ def build_query(screen: Screen, build: QueryBuild) -> exp.Query:
         order_time = screen.order.time or time
         order_expr, name = value(build, screen.order.metric, order_time, screen.order.agg)
         build.add_column(name, order_expr)
-    series = window is not None and _is_series(build, screen)
+    series = window is not None and lists_daily_values(build.model, screen)
     for name in screen.outputs:
         if name in build.model.dimensions:
             build.add_column(name, col(build.model.dimensions[name].column, "b"))
@@ -65,10 +66,9 @@ def build_query(screen: Screen, build: QueryBuild) -> exp.Query:
     return query
 
 
-def _is_series(build: QueryBuild, screen: Screen) -> bool:
+def lists_daily_values(model: SemanticModel, screen: Screen) -> bool:
     """Daily values of unranked stocks over a window: one row per stock and day. A change (涨幅) over
     a window is the window's gain, one value per stock (每天的涨幅 is a per-day grouping instead)."""
-    model = build.model
     plain = all(
         isinstance(c, Scope) or (isinstance(c, Not) and isinstance(c.item, Scope)) for c in screen.where
     )

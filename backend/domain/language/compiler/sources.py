@@ -8,7 +8,7 @@ window, one row per stock and day) and `iw` (index weights).
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, timedelta
 
 import sqlglot
 from sqlglot import exp
@@ -27,13 +27,14 @@ from backend.domain.language.compiler.sql import (
     table,
 )
 from backend.domain.language.compiler.state import QueryBuild
-from backend.domain.language.compiler.time_resolution import Window
+from backend.domain.language.compiler.time_resolution import Window, trading_days_in
 from backend.domain.language.semantic import Metric
 from backend.domain.market.guard import DIALECT
 
 DAILY_TABLES = {"daily": "d", "daily_basic": "db"}
 REPORT_TABLES = {"income": "inc", "fina_indicator": "fi"}
 SUM_OVER_WINDOW = {"vol", "amount"}  # flows add up over a window; levels and ratios are averaged
+FULL_WINDOW_MEASURES = {"stddevSamp", "drawdown"}
 
 
 def daily_alias(build: QueryBuild, table_name: str, day: date) -> str:
@@ -66,10 +67,17 @@ def window_alias(build: QueryBuild, metric_key: str, agg: str | None, window: Wi
     fn = agg or ("sum" if metric.key in SUM_OVER_WINDOW else "avg")
     column = f"{fn}_{metric.key}"
     alias = f"w_{metric.table}_{window.base.strftime('%Y%m%d')}_{window.end.strftime('%Y%m%d')}"
+    # volatility / drawdown over the last N days, like an N-day indicator, needs a bar on each day
+    full = fn in FULL_WINDOW_MEASURES and not window.period
+    if full:
+        alias += "_full"
     existing = build.joins.get(alias)
     if existing is None:
         existing = exp.select(col("ts_code")).from_(table(build.context, metric.table))
         existing = existing.where(days_after_until(window.base, window.end)).group_by(col("ts_code"))
+        if full:
+            days = trading_days_in(build.context, window)
+            existing = existing.having(exp.EQ(this=exp.Count(this=exp.Star()), expression=number(days)))
         build.joins[alias] = existing
     assert isinstance(existing, exp.Select)
     if column not in existing.named_selects:
@@ -86,23 +94,16 @@ def window_alias(build: QueryBuild, metric_key: str, agg: str | None, window: Wi
 
 
 def _gain_alias(build: QueryBuild, window: Window) -> str:
-    """The gain over a window: close at its end against close at its base, for stocks with both bars."""
+    """The gain over a window: close at its end against close at its base, for stocks with both bars;
+    over a calendar period (`Window.period`), from the stock's last close on or before the base day
+    (in the base's year) to its last close in the period (a bar on the last day when that is today)."""
+    if window.period:
+        return _period_return_alias(build, window)
     alias = f"gain_{window.base.strftime('%Y%m%d')}_{window.end.strftime('%Y%m%d')}"
     if alias not in build.joins:
         at_end = on_date("trade_date", window.end)
         at_base = on_date("trade_date", window.base)
-        gain = exp.Mul(
-            this=exp.Paren(
-                this=exp.Sub(
-                    this=exp.Div(
-                        this=call("sumIf", col("close"), at_end),
-                        expression=call("sumIf", col("close"), at_base),
-                    ),
-                    expression=number(1),
-                )
-            ),
-            expression=number(100),
-        )
+        gain = _gain(call("sumIf", col("close"), at_end), call("sumIf", col("close"), at_base))
         build.joins[alias] = (
             exp.select(col("ts_code"), exp.alias_(gain, "period_gain"))
             .from_(table(build.context, "daily"))
@@ -116,6 +117,37 @@ def _gain_alias(build: QueryBuild, window: Window) -> str:
             )
         )
     return alias
+
+
+def _period_return_alias(build: QueryBuild, window: Window) -> str:
+    alias = f"ret_{window.base.strftime('%Y%m%d')}_{window.end.strftime('%Y%m%d')}"
+    if alias not in build.joins:
+        before = exp.LTE(this=col("trade_date"), expression=date_literal(window.base))
+        inside = exp.GT(this=col("trade_date"), expression=date_literal(window.base))
+        gain = _gain(
+            call("argMaxIf", col("close"), col("trade_date"), inside),
+            call("argMaxIf", col("close"), col("trade_date"), before),
+        )
+        present: list[exp.Expr] = [
+            exp.GT(this=call("countIf", before), expression=number(0)),
+            exp.GT(this=call("countIf", inside), expression=number(0)),
+        ]
+        if window.end == build.context.latest_trade_date:  # a return to date: the stock trades today
+            bars_today = call("countIf", on_date("trade_date", window.end))
+            present.append(exp.EQ(this=bars_today, expression=number(1)))
+        build.joins[alias] = (
+            exp.select(col("ts_code"), exp.alias_(gain, "period_gain"))
+            .from_(table(build.context, "daily"))
+            .where(days_after_until(date(window.base.year, 1, 1) - timedelta(days=1), window.end))
+            .group_by(col("ts_code"))
+            .having(exp.and_(*present))
+        )
+    return alias
+
+
+def _gain(end_close: exp.Expr, base_close: exp.Expr) -> exp.Expr:
+    ratio = exp.Div(this=end_close, expression=base_close)
+    return exp.Mul(this=exp.Paren(this=exp.Sub(this=ratio, expression=number(1))), expression=number(100))
 
 
 def series_alias(build: QueryBuild, table_name: str, window: Window) -> str:

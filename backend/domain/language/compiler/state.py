@@ -29,6 +29,7 @@ class QueryBuild:
     window: Window | None = None
     per_day: bool = False  # grouped by trade_date: daily values row by row over the window
     index_members: dict[str, date] = field(default_factory=dict)  # index code → snapshot of its scope
+    membership_day: date | None = None  # the day index membership is read on, when not `day`
 
     @property
     def model(self) -> SemanticModel:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import bisect
+from dataclasses import dataclass, replace
 from datetime import date, timedelta
 
 from backend.domain.language.compiler.errors import CompileError
@@ -10,12 +11,20 @@ from backend.domain.language.context import LanguageContext
 from backend.domain.language.ir import TimeSpec
 
 ANNUAL_LABELS = {"year", "annual", "last_year", "year_before"}  # times that name one annual report
+# times that name a report period when a question reads report figures only
+REPORT_PERIOD_LABELS = ANNUAL_LABELS | {"quarter"}
+# A calendar period's return (this year, 2024, since March, last month) starts from each stock's last
+# close before the period, on whatever day it traded last; a window of N days needs the base day's bar.
+PERIOD_LABELS = ANNUAL_LABELS | {
+    "this_year", "this_month", "this_week", "last_week", "last_month", "month", "quarter",
+}  # fmt: skip
 
 
 @dataclass(frozen=True)
 class Window:
     base: date  # last trading day before the window (the base of a gain)
     end: date  # last trading day in the window
+    period: bool = False  # a calendar period: a stock without a bar on `base` takes its last close before
 
 
 def is_window(spec: TimeSpec | None) -> bool:
@@ -35,6 +44,20 @@ def resolve_day(context: LanguageContext, spec: TimeSpec) -> date:
 
 
 def resolve_window(context: LanguageContext, spec: TimeSpec) -> Window:
+    window = _resolve_window(context, spec)
+    # since a day counts from that day's bar before; since a month or a year (its first day) is a period
+    since_period = spec.label == "since" and spec.day is not None and spec.day.day == 1
+    return replace(window, period=spec.label in PERIOD_LABELS or since_period)
+
+
+def trading_days_in(context: LanguageContext, window: Window) -> int:
+    """How many trading days the window holds (after its base day, up to its last day)."""
+    return bisect.bisect_right(context.trade_dates, window.end) - bisect.bisect_right(
+        context.trade_dates, window.base
+    )
+
+
+def _resolve_window(context: LanguageContext, spec: TimeSpec) -> Window:
     latest = context.latest_trade_date
 
     def last_on_or_before(day: date) -> date:

@@ -90,6 +90,12 @@ def counts_each(model: SemanticModel, tokens: list[Token], i: int) -> Match | No
             j += 1
         if kind_at(tokens, j) == "count" and j > i + 3:
             return j + 1 - i, _counts((tokens[i], tokens[i + 2]))
+    paired = kind_at(tokens, i + 1) in {"and", "to"}
+    if _counted(tokens, i) and paired and kind_at(tokens, i + 2) == "count_move":
+        # 上涨和下跌的家数: the second word carries the count word both share
+        direction = ">" if tokens[i + 2].value == "count_up" else "<"
+        moved = synthetic("cond", Compare("pct_chg", direction, 0.0, text="0"), [tokens[i + 2]])
+        return 3, _counts((tokens[i], moved))
     if kind_at(tokens, i) == "count":  # how many stocks rose and how many fell
         first = i + 1 + (kind_at(tokens, i + 1) == "count_unit")
         second = first + 3 + (kind_at(tokens, first + 3) == "count_unit")

@@ -315,6 +315,9 @@ def versus_other_period(model: SemanticModel, tokens: list[Token], i: int) -> Ma
     2024 net profit exceeded their 2023 net profit by more than 1 billion yuan → Compare with
     `other_time` (the difference against the threshold, 0 when none is said)."""
     j = i
+    ahead = _direction_before_two_periods(model, tokens, i)
+    if ahead is not None:
+        return ahead
     times: list[TimeSpec] = []
     if kind_at(tokens, j) == "timespec":
         times.append(tokens[j].value)
@@ -360,6 +363,47 @@ def versus_other_period(model: SemanticModel, tokens: list[Token], i: int) -> Ma
         metric.key, op, value, other=metric.key, time=times[0], text=text, other_time=times[1]
     )
     return end - i, [synthetic("cond", condition, tokens[i:end])]
+
+
+def _direction_before_two_periods(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """lower revenue in 2024 than in 2021: the comparative before the figure, then the two periods."""
+    periods = kind_at(tokens, i + 2) == "timespec" and kind_at(tokens, i + 3) == "timespec"
+    if kind_at(tokens, i) not in {"up", "down"} or kind_at(tokens, i + 1) != "metric" or not periods:
+        return None
+    metric = metric_of(tokens[i + 1])
+    first, second = tokens[i + 2].value, tokens[i + 3].value
+    if first == second:
+        return None
+    op = ">" if tokens[i].kind == "up" else "<"
+    condition = Compare(metric, op, 0.0, other=metric, time=first, other_time=second)
+    return 4, [synthetic("cond", condition, tokens[i : i + 4])]
+
+
+def same_periods_again(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """…but higher net profit / 但净利润比2021年高: a second figure compared right after a comparison of
+    two periods, its periods left unsaid (or only the other one said), takes that comparison's periods."""
+    before = tokens[i - 1].value if i > 0 and tokens[i - 1].kind == "cond" else None
+    if not isinstance(before, Compare) or before.other_time is None or before.other != before.metric:
+        return None
+    j = i + (kind_at(tokens, i) == "and")
+    other_time = before.other_time
+    op: str | None = None
+    metric, end = "", j
+    if kind_at(tokens, j) in {"up", "down"} and kind_at(tokens, j + 1) == "metric":  # higher net profit
+        op, metric, end = (">" if tokens[j].kind == "up" else "<"), metric_of(tokens[j + 1]), j + 2
+    elif kind_at(tokens, j) == "metric":  # 净利润[比2021年]高
+        metric, k = metric_of(tokens[j]), j + 1
+        if kind_at(tokens, k) == "than" and kind_at(tokens, k + 1) == "timespec":
+            other_time, k = tokens[k + 1].value, k + 2
+        if kind_at(tokens, k) in {"comparative", "cmp"} and tokens[k].value in OPS_ORDERED:
+            op = tokens[k].value
+        elif kind_at(tokens, k) in {"up", "down"}:
+            op = ">" if tokens[k].kind == "up" else "<"
+        end = k + 1
+    if op is None or model.metrics[metric].kind != model.metrics[before.metric].kind:
+        return None
+    condition = Compare(metric, op, 0.0, other=metric, time=before.time, other_time=other_time)
+    return end - i, [*tokens[i:j], synthetic("cond", condition, tokens[j:end])]
 
 
 def _names(tokens: list[Token], j: int, metric: Metric) -> int:

@@ -22,6 +22,7 @@ RECENT_WINDOWS = {
     "quarter": ("recent_months", 3),
     "year": ("recent_months", 12),
 }
+WHOLE_YEARS = {"this_year", "last_year", "year_before"}
 
 
 def time_scope(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
@@ -56,6 +57,8 @@ def time_scope(model: SemanticModel, tokens: list[Token], i: int) -> Match | Non
             used = 2
     elif token.kind == "time":
         spec = TimeSpec(token.value)
+        if token.value in WHOLE_YEARS and kind_at(tokens, i + 1) == "annual":
+            used = 2  # 去年全年 / last full year: the year, said whole
     elif token.kind == "annual":
         spec = TimeSpec("annual")
     elif token.kind == "latest_period" and not _names_annual_report(tokens, i + 1):
