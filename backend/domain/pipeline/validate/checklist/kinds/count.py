@@ -4,10 +4,14 @@ Rows listed where a number was asked answer a different question. A sum over a c
 (sum(pct_chg > 0), sum(if(…, 1, 0))) or an array length may be a count written by hand: undecidable.
 Counted among the top k ("市值前100的公司里…有几家", "of the 50 largest …, how many"), the count must
 read the rows of a subquery, CTE or IN filter cut at k — a LIMIT in its own SELECT comes after it.
+Several things counted together ("上涨和下跌的家数", "上涨家数和下跌家数", "how many rose and how many
+fell") need as many counting columns in the answer; a count spread over rows by a grouping
+expression may stand for them (undecidable).
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from typing import ClassVar
@@ -33,12 +37,21 @@ _CUE = re.compile(
     r"|\bhow many\b(?!\s+shares)|\bnumber of\b(?!\s+shares)|\bcount of\b"
 )
 _COUNTING = ("count", "uniq", "approxdistinct")
+# Two states counted side by side: 上涨和下跌的家数, number of gainers and losers.
+_DIRECTION_ZH = r"(?:上涨|下跌|涨停|跌停|平盘|收涨|收跌|红盘|绿盘|涨|跌|平)(?:的)?(?:股票)?"
+_PAIR_BEFORE_CUE = re.compile(
+    rf"{_DIRECTION_ZH}\s*(?:和|与|及|以及|、)\s*{_DIRECTION_ZH}\s*的?\s*(?:各有|分别有|各|分别)?\s*$"
+)
+_DIRECTION_EN = r"(?:gainers|losers|advancers|decliners|risers|fallers|advancing|declining|rising|falling)"
+_PAIR_AFTER_CUE = re.compile(rf"^\s*(?:stocks\s+)?{_DIRECTION_EN}\s+(?:and|vs\.?|versus)\s+{_DIRECTION_EN}")
+_JOINED_CUES = re.compile(r"^\s*(?:和|与|及|以及|、|,|，|and)\s*")
 
 
 @dataclass(frozen=True)
 class CountDetail:
     kind: ClassVar[Kind] = Kind.COUNT
     over_top: int  # 0, or k when the rows counted are the top k
+    items: int = 1  # how many things are counted side by side (上涨和下跌的家数: 2)
 
     def check(self, sql: Sql) -> Finding:
         tree = sql.tree
@@ -64,6 +77,19 @@ class CountDetail:
             return failed(
                 Attribution.INTENT, "the question asks how many, the SQL returns rows without counting them"
             )
+        if self.items > 1:
+            columns = sum(
+                any(function_name(node).startswith(_COUNTING) for node in projection.find_all(exp.Func))
+                or _sums_a_condition(projection)
+                for projection in shown
+            )
+            if columns < self.items:
+                if _groups_by_an_expression(tree):
+                    return undecided("the counts may be spread over rows by a grouping expression")
+                return failed(
+                    Attribution.INTENT,
+                    f"the question asks for {self.items} counts side by side, the answer shows {columns}",
+                )
         if not self.over_top:
             return passed(f"the answer is counted ({', '.join(sorted(counting))})")
         counts = [
@@ -81,6 +107,30 @@ def _sums_a_condition(node: exp.Expr) -> bool:
     return any(
         total.find(*conditions) or number_value(total.this) is not None for total in node.find_all(exp.Sum)
     )
+
+
+def _groups_by_an_expression(select: exp.Select) -> bool:
+    group = select.args.get("group")
+    return isinstance(group, exp.Group) and any(not isinstance(key, exp.Column) for key in group.expressions)
+
+
+def _items(question: Question, cues: list[re.Match[str]]) -> int:
+    """How many things the question counts side by side (1 unless it pairs them explicitly)."""
+    text = question.text
+    joined = sum(
+        1
+        for before, after in itertools.pairwise(cues)
+        if _JOINED_CUES.match(text[before.end() : after.start()])
+        or re.fullmatch(r"\s*(?:和|与|及|以及|、)\s*\S{1,6}", text[before.end() : after.start()])
+    )
+    if joined:
+        return joined + 1
+    first = cues[0]
+    if _PAIR_BEFORE_CUE.search(text[max(0, first.start() - 16) : first.start()]):
+        return 2
+    if _PAIR_AFTER_CUE.match(text[first.end() :]) or re.search(r"\band how many\b", text[first.end() :]):
+        return 2
+    return 1
 
 
 def _over_top(question: Question, cue: re.Match[str]) -> int:
@@ -105,13 +155,19 @@ def _over_top(question: Question, cue: re.Match[str]) -> int:
 
 def extract(question: Question) -> list[Constraint]:
     # One count constraint per question: every cue asks the same thing of the SQL.
-    cue = next((match for match in _CUE.finditer(question.text) if not question.covered(match.start())), None)
-    if cue is None:
+    cues = [match for match in _CUE.finditer(question.text) if not question.covered(match.start())]
+    if not cues:
         return []
+    cue = cues[0]
     over_top = _over_top(question, cue)
+    items = _items(question, cues)
     span = question.span(cue.start(), cue.end())
     among_zh, among_en = (f"（在前 {over_top} 名中）", f" among the top {over_top}") if over_top else ("", "")
-    text = question.says(
-        f"“{span.text}”：结果是计数{among_zh}", f"“{span.text}”: the answer is a count{among_en}"
+    several_zh, several_en = (
+        (f"（{items} 个计数并列）", f" ({items} counts side by side)") if items > 1 else ("", "")
     )
-    return [Constraint(span, text, question.lang, CountDetail(over_top))]
+    text = question.says(
+        f"“{span.text}”：结果是计数{among_zh}{several_zh}",
+        f"“{span.text}”: the answer is a count{among_en}{several_en}",
+    )
+    return [Constraint(span, text, question.lang, CountDetail(over_top, items))]
