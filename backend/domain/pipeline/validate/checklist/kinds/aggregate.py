@@ -5,6 +5,11 @@ metric named with it. When it follows a top-k ("涨幅前三的股票及其平�
 gainers and their average market cap") it must be computed over the top-k rows: in a SELECT that
 reads them from a subquery or CTE cut by ORDER BY … LIMIT k (or LIMIT k BY, or rn <= k), not in
 the SELECT that does the cut — there the aggregate sees every row before the LIMIT.
+
+How a group's figure is defined is asked of the SQL too, and what the question does not settle is
+left undecided: an average of averages (each stock weighing the same, not each bar) where one average
+was asked; a daily average of a flow (日均成交额) taken over the stock-days of a group rather than per
+stock or over the group's daily totals; a group's average only filtered on (HAVING) and not shown.
 """
 
 from __future__ import annotations
@@ -60,6 +65,8 @@ class AggregateDetail:
     function: Function
     columns: frozenset[str]  # the aggregated metric's columns; empty when none was named
     over_top: int  # 0, or k when the aggregate must run over the top-k rows
+    daily_flow: bool = False  # 日均成交额, daily average volume: a flow averaged over days
+    single: bool = True  # the only average asked of this metric (not 平均…的日均…)
 
     def check(self, sql: Sql) -> Finding:
         computed = [node for node in sql.nodes() if self._computes(node)]
@@ -71,7 +78,7 @@ class AggregateDetail:
                 f"the SQL computes a {self.function.value}, but not of {'/'.join(sorted(self.columns))}"
             )
         if not self.over_top:
-            return passed(f"the SQL computes the {self.function.value}")
+            return self._definition(sql, on_metric)
         if any(sql.reads_cut_rows(node, self.over_top) for node in on_metric):
             return passed(f"the {self.function.value} runs over the top {self.over_top} rows")
         if any(_running(node) for node in on_metric):
@@ -80,6 +87,26 @@ class AggregateDetail:
             Attribution.AGGREGATION,
             f"the {self.function.value} is taken over all rows, not over the top {self.over_top}",
         )
+
+    def _definition(self, sql: Sql, on_metric: list[exp.Expr]) -> Finding:
+        """Which rows the average weighs, and whether a group's figure is shown."""
+        if self.function is Function.AVERAGE:
+            if self.single and any(_nested_average(sql, node) for node in on_metric):
+                return undecided(
+                    "an average of averages: each stock weighs the same, not each bar; the question "
+                    "does not say which"
+                )
+            one_stock = any(_STOCK_CODE.match(text) for text in sql.strings)
+            if self.daily_flow and not one_stock and all(_over_group_bars(node) for node in on_metric):
+                return undecided(
+                    "a daily average of a flow taken over a group's stock-days, not per stock or over "
+                    "the group's daily totals"
+                )
+        if all(node.find_ancestor(exp.Having) is not None for node in on_metric) and _answers_groups(sql):
+            return undecided(
+                f"the groups' {self.function.value} is only filtered on; the answer does not show it"
+            )
+        return passed(f"the SQL computes the {self.function.value}")
 
     def _of_metric(self, sql: Sql, node: exp.Expr) -> bool:
         if not self.columns:
@@ -102,6 +129,49 @@ class AggregateDetail:
         return isinstance(node, exp.Sum) or (
             isinstance(node, exp.Func) and function_name(node) in _TOTAL_NAMES
         )
+
+
+def _is_average(node: exp.Expr) -> bool:
+    return isinstance(node, exp.Avg) or (isinstance(node, exp.Func) and function_name(node) in _AVERAGE_NAMES)
+
+
+def _nested_average(sql: Sql, node: exp.Expr) -> bool:
+    """avg(x) where x is itself an average read from a subquery or CTE."""
+    if not _is_average(node):
+        return False
+    resolved = sql.resolve(node, enclosing_select(node))
+    return any(_is_average(inner) for inner in resolved.find_all(exp.Func) if inner is not resolved)
+
+
+_STOCK_CODE = re.compile(r"^\d{6}(?:\.[A-Z]{2})?$")
+_STOCK_KEYS = {"ts_code", "con_code", "code", "symbol", "name"}
+
+
+def _grouping(select: exp.Select | None) -> list[exp.Expr] | None:
+    group = select.args.get("group") if select is not None else None
+    return list(group.expressions) if isinstance(group, exp.Group) else None
+
+
+def _over_group_bars(node: exp.Expr) -> bool:
+    """avg of a raw column in a SELECT that groups by neither the stock nor the day: the average
+    stock-day of the group (or of the market when it does not group at all)."""
+    if not (isinstance(node, exp.Avg) and isinstance(node.this, exp.Column)) or isinstance(
+        node.parent, exp.Window
+    ):
+        return False
+    keys = _grouping(enclosing_select(node)) or []
+    names = {key.name.lower() for key in keys if isinstance(key, exp.Column)}
+    return not names & (_STOCK_KEYS | {"trade_date"})
+
+
+def _answers_groups(sql: Sql) -> bool:
+    """The outer SELECT answers one row per group of a dimension (not per stock)."""
+    tree = sql.tree
+    keys = _grouping(tree) if isinstance(tree, exp.Select) else None
+    if not keys:
+        return False
+    names = {key.name.lower() for key in keys if isinstance(key, exp.Column)}
+    return bool(names) and not names & _STOCK_KEYS
 
 
 def _running(node: exp.Expr) -> bool:
@@ -128,6 +198,15 @@ def _cues(question: Question) -> list[tuple[re.Match[str], Function]]:
     return [(match, function) for match, function in cues if not question.covered(match.start())]
 
 
+def _daily_cue(question: Question, match: re.Match[str]) -> str:
+    """The cue with "daily" read around it (average daily amount, daily average volume)."""
+    text = question.text
+    if match.group() == "日均":
+        return "日均"
+    around = text[max(0, match.start() - 6) : match.end() + 6].lower()
+    return "daily average" if re.search(r"daily average|average daily", around) else match.group()
+
+
 def _over_top(question: Question, match: re.Match[str]) -> int:
     """k when the aggregate is asked of the top-k rows named before it (after it, in English "of the")."""
     for constraint in top_k.extract(question):
@@ -152,11 +231,19 @@ def _over_top(question: Question, match: re.Match[str]) -> int:
     return 0
 
 
+_DAILY = re.compile(r"^(?:日均|daily average|average daily)$", re.IGNORECASE)
+
+
 def extract(question: Question) -> list[Constraint]:
     found: list[Constraint] = []
-    for match, function in sorted(_cues(question), key=lambda cue: cue[0].start()):
-        columns = _metric_columns(question, match)
-        detail = AggregateDetail(function, columns, _over_top(question, match))
+    cues = sorted(_cues(question), key=lambda cue: cue[0].start())
+    read = [(match, function, _metric_columns(question, match)) for match, function in cues]
+    for match, function, columns in read:
+        averages = sum(f is Function.AVERAGE and c == columns for _, f, c in read)
+        daily_flow = bool(_DAILY.match(_daily_cue(question, match)) and columns & _SUMMED)
+        detail = AggregateDetail(
+            function, columns, _over_top(question, match), daily_flow=daily_flow, single=averages <= 1
+        )
         span = question.span(match.start(), match.end())
         what_zh = "平均值" if function is Function.AVERAGE else "合计"
         over_zh = f"（在前 {detail.over_top} 名之内计算）" if detail.over_top else ""
