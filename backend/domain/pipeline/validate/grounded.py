@@ -1,17 +1,18 @@
-"""Two points the checklist reads off the SQL tree but cannot decide without data, decided with data:
+"""Points the checklist reads off the SQL tree but cannot decide without data, decided with data:
 
 - a stock the question names by name (贵州茅台): the probe grounded it to a code; the SQL must name
   that code (or the name itself) — naming only other stocks is a wrong entity;
 - a window of N trading days the SQL writes as literal days (trade_date > '2025-12-24'): counting
   the trading days between its day literals on the calendar must give N (N + 1 with the base day of a
-  gain, N with an open lower end);
+  gain, N with an open lower end); N days written with 天 / days may also be N calendar days;
 - a window of N trading days the SQL picks with a calendar subquery (SELECT DISTINCT trade_date …
   ORDER BY … LIMIT n): run on the data, it must give the N (or N + 1) trading days that end on the
   day asked.
 
 Each is a check of its own on the same point as the checklist's constraint (`point`), built from the
 question, the candidate SQL and the data only — never from the checklist's verdict. The judge counts
-a point decided when one of its checks decided it and none failed.
+a point decided when one of its checks decided it and none failed. The days an index list and a
+gain's base close are read on (scope_days.py) are points of their own.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from backend.domain.pipeline.validate.checklist.kinds.window import WindowDetail
 from backend.domain.pipeline.validate.checklist.sqltree import Sql, number_value
 from backend.domain.pipeline.validate.outcome import CheckResult
 from backend.domain.pipeline.validate.reverse.subject import day_of
+from backend.domain.pipeline.validate.scope_days import base_day_check, membership_checks
 
 # Windows over the stock's own bars (moving averages, N-day highs, average volumes) are not calendar
 # windows: a SQL may read a longer calendar stretch to compute them.
@@ -43,6 +45,7 @@ _BAR_WINDOW = re.compile(
     r"均线|均量|新高|新低|moving average|\bhigh\b|\blow\b|average|\bma\d*\b", re.IGNORECASE
 )
 
+_CALENDAR_DAY_UNITS = {"天", "days", "day"}  # may count calendar days, unlike 交易日 and 日
 _TRADING_DAY_UNITS = {
     "交易日",
     "个交易日",
@@ -141,6 +144,9 @@ def window_check(
     if _fits(calendar, ends, count):
         reason = f"the SQL's day literals span {count} trading days"
         return _window_result(point, constraint, query, "pass", reason, started, lang)
+    if detail.unit in _CALENDAR_DAY_UNITS and _spans_days(ends, count):
+        reason = f"the SQL's day literals span {count} calendar days (天 / days may be calendar days)"
+        return _window_result(point, constraint, query, "pass", reason, started, lang)
     reason = f"no two day literals of the SQL span {count} trading days"
     return _window_result(point, constraint, query, "fail", reason, started, lang)
 
@@ -155,6 +161,13 @@ def _fits(calendar: list[date], ends: list[date], count: int) -> bool:
             if closed in (count, count + 1) or opened == count:
                 return True
     return False
+
+
+def _spans_days(ends: list[date], count: int) -> bool:
+    """Whether two of the days bound `count` calendar days: (a, b] or [a, b]."""
+    return any(
+        (end - start).days in (count, count - 1) for i, start in enumerate(ends) for end in ends[i + 1 :]
+    )
 
 
 def _window_result(
@@ -287,4 +300,6 @@ def grounded_checks(
         else:
             found = []
         results += [result for result in found if result is not None]
-    return results
+    results += membership_checks(constraints, sql, reader, database, lang)
+    base_day = base_day_check(constraints, sql, reader, database, lang)
+    return results + ([base_day] if base_day is not None else [])

@@ -30,6 +30,7 @@ class Kind(StrEnum):
     EVERY_PERIOD = "every_period"
     NEGATION = "negation"
     ENTITY = "entity"
+    PERIOD_RETURN = "period_return"
 
 
 class Outcome(StrEnum):

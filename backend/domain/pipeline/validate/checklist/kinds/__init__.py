@@ -18,6 +18,7 @@ from backend.domain.pipeline.validate.checklist.kinds import (
     order,
     per_group,
     percentage,
+    period_return,
     top_k,
     window,
 )
@@ -41,4 +42,5 @@ EXTRACTORS: tuple[Extractor, ...] = (
     every_period.extract,
     negation.extract,
     entity.extract,
+    period_return.extract,
 )

@@ -1,0 +1,263 @@
+"""Two days a candidate SQL fixes that only the data can judge, each a check with a point of its own:
+
+- **index membership day**: an index's members change; 沪深300成分股 with no day named means the
+  latest list (the last snapshot up to the latest trading day), with a day named the list of that
+  day. A SQL that takes the list of another day (a report period's end, a day it chose) answers about
+  other members: undecidable, with both days named. No day at all (every snapshot ever) likewise.
+- **base day of a period's gain**: "2025年以来 / year to date / 全年涨幅" compares the end close with
+  the base close. A SQL that reads the base close on one fixed day (sumIf(close, trade_date = B),
+  trade_date IN (B, E)) has no base for a stock that did not trade on B but traded before it (a
+  suspension): its base close is its last one before B. When such stocks trade on the end day, the
+  answer may leave them out or count them wrongly: undecidable, with their number.
+
+Both read only the question's constraints, the candidate's tree and the data — never another check.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from datetime import date, timedelta
+
+from sqlglot import exp
+
+from backend.domain.market.errors import MarketError, StoreBusy
+from backend.domain.pipeline.ports import MarketReader
+from backend.domain.pipeline.text import Lang, says
+from backend.domain.pipeline.trace import CheckVerdictValue
+from backend.domain.pipeline.validate.checklist import Constraint
+from backend.domain.pipeline.validate.checklist.kinds.date import DateDetail
+from backend.domain.pipeline.validate.checklist.kinds.entity import EntityDetail
+from backend.domain.pipeline.validate.checklist.kinds.open_range import OpenRangeDetail, Way
+from backend.domain.pipeline.validate.checklist.kinds.period_return import PeriodReturnDetail
+from backend.domain.pipeline.validate.checklist.sqltree import Sql, date_value
+from backend.domain.pipeline.validate.checklist.vocabulary import Category
+from backend.domain.pipeline.validate.outcome import CheckResult
+from backend.domain.pipeline.validate.reverse.subject import day_of
+
+_DATE_COLUMNS = {"trade_date"}
+
+
+def _ms(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 3)
+
+
+def _result(
+    check_id: str,
+    kind: str,
+    text: str,
+    criterion: str,
+    query: str,
+    verdict: CheckVerdictValue,
+    reason: str,
+    started: float,
+) -> CheckResult:
+    return CheckResult(
+        check_id=check_id,
+        stage="checklist",
+        level="constraint",
+        kind=kind,
+        text=text,
+        sql=query,
+        criterion=criterion,
+        verdict=verdict,
+        attribution="time_scope" if verdict == "fail" else None,
+        reason=reason,
+        ms=_ms(started),
+    )
+
+
+def _reads(select: exp.Select, table: str) -> bool:
+    source = select.args.get("from_")
+    return isinstance(source, exp.From) and isinstance(source.this, exp.Table) and source.this.name == table
+
+
+def _day_conditions(select: exp.Select) -> list[exp.Expr]:
+    """What trade_date is compared with in the SELECT's own WHERE (not in nested SELECTs)."""
+    where = select.args.get("where")
+    if not isinstance(where, exp.Where):
+        return []
+    found: list[exp.Expr] = []
+    for node in where.find_all(exp.EQ, exp.LTE, exp.GTE, exp.LT, exp.GT, exp.Between, exp.In):
+        if node.find_ancestor(exp.Select) is not select:
+            continue
+        subject = node.this
+        if isinstance(subject, exp.Column) and subject.name in _DATE_COLUMNS:
+            found.append(node)
+    return found
+
+
+def _named_day(constraints: Sequence[Constraint]) -> date | None:
+    days = [c.detail.day for c in constraints if isinstance(c.detail, DateDetail) and not c.detail.period]
+    return days[0] if len(days) == 1 else None
+
+
+def membership_checks(
+    constraints: Sequence[Constraint], sql: Sql, reader: MarketReader, database: str, lang: Lang
+) -> list[CheckResult]:
+    indexes = [
+        c.detail.entity.key
+        for c in constraints
+        if isinstance(c.detail, EntityDetail) and c.detail.entity.category is Category.INDEX
+    ]
+    lists = [select for select in sql.selects if _reads(select, "index_weight") and _lists_members(select)]
+    if len(indexes) != 1 or not lists:
+        return []
+    index, named = indexes[0], _named_day(constraints)
+    started = time.perf_counter()
+    text = says(
+        lang,
+        f"{index} 的成分股取自{named.isoformat() if named else '最新一期名单'}",
+        f"{index}'s members are those of {named.isoformat() if named else 'the latest list'}",
+    )
+    criterion = says(
+        lang,
+        "SQL 读取的成分名单日期 = 问题所指的那一期",
+        "the SQL reads the index list of the day the question means",
+    )
+    end = f"toDate('{named.isoformat()}')" if named else f"(SELECT max(trade_date) FROM {database}.daily)"
+    query = (
+        f"SELECT max(trade_date) FROM {database}.index_weight "
+        f"WHERE index_code = '{index}' AND trade_date <= {end}"
+    )
+    verdicts: list[tuple[CheckVerdictValue, str]] = []
+    for select in lists:
+        conditions = _day_conditions(select)
+        fixed = [
+            day
+            for node in conditions
+            if isinstance(node, exp.EQ) and (day := date_value(node.expression)) is not None
+        ]
+        if not conditions:
+            verdicts.append(("undecidable", "the SQL reads every list of the index, of any day"))
+        elif len(fixed) == 1 and fixed[0] == named:
+            verdicts.append(("pass", f"the SQL reads the list of {named.isoformat()}, the day named"))
+        elif len(fixed) == 1:
+            verdicts.append(_against_snapshot(fixed[0], named, query, reader))
+        elif _latest_lookup(conditions):
+            verdict: CheckVerdictValue = "pass" if named is None else "undecidable"
+            reason = (
+                "the SQL reads the latest list"
+                if named is None
+                else f"the SQL reads the latest list; the question names {named.isoformat()}"
+            )
+            verdicts.append((verdict, reason))
+        else:
+            verdicts.append(("undecidable", "which day's list the SQL reads is not read"))
+    worst = next((v for v in verdicts if v[0] != "pass"), verdicts[0])
+    return [_result("grounded-membership", "entity", text, criterion, query, worst[0], worst[1], started)]
+
+
+def _lists_members(select: exp.Select) -> bool:
+    """A SELECT that reads the members (not the lookup of the list's day: SELECT max(trade_date))."""
+    return any(
+        column.name in {"con_code", "ts_code", "weight"}
+        for projection in select.expressions
+        for column in projection.find_all(exp.Column)
+    ) or any(isinstance(projection, exp.Star) for projection in select.expressions)
+
+
+def _latest_lookup(conditions: list[exp.Expr]) -> bool:
+    """trade_date = (SELECT max(trade_date) FROM …): the latest list (up to a bound or not)."""
+    return any(
+        isinstance(node, exp.EQ)
+        and isinstance(node.expression, exp.Subquery)
+        and isinstance(node.expression.this, exp.Select)
+        and any(isinstance(p, exp.Max) for p in node.expression.this.expressions)
+        for node in conditions
+    )
+
+
+def _against_snapshot(
+    day: date, named: date | None, query: str, reader: MarketReader
+) -> tuple[CheckVerdictValue, str]:
+    try:
+        rows = reader.query(query).rows
+    except StoreBusy:
+        raise
+    except MarketError as error:
+        return "undecidable", f"the list's day could not be looked up: {error}"
+    snapshot = day_of(rows[0][0]) if rows else None
+    if snapshot is not None and day == snapshot:
+        which = f"the list in force on {named.isoformat()}" if named else "the latest list"
+        return "pass", f"the SQL reads the list of {day.isoformat()}, {which}"
+    asked = f"the day named, {named.isoformat()}" if named else "no day for it"
+    return "undecidable", (
+        f"the SQL reads the list of {day.isoformat()}; the question names {asked} "
+        f"(the list in force is of {snapshot.isoformat() if snapshot else 'no day'})"
+    )
+
+
+def _fixed_days(sql: Sql) -> list[date]:
+    """Days the SQL pins trade_date to: trade_date = 'D' (in WHERE, sumIf, countIf…) or IN ('D', …)."""
+    days: set[date] = set()
+    for node in sql.nodes():
+        if isinstance(node, exp.EQ) and isinstance(node.this, exp.Column) and node.this.name in _DATE_COLUMNS:
+            day = date_value(node.expression)
+            days |= {day} if day is not None else set()
+        elif (
+            isinstance(node, exp.In) and isinstance(node.this, exp.Column) and node.this.name in _DATE_COLUMNS
+        ):
+            days |= {d for value in node.expressions if (d := date_value(value)) is not None}
+    return sorted(days)
+
+
+def base_day_check(
+    constraints: Sequence[Constraint], sql: Sql, reader: MarketReader, database: str, lang: Lang
+) -> CheckResult | None:
+    asks_gain = any(
+        isinstance(c.detail, PeriodReturnDetail)
+        or (isinstance(c.detail, OpenRangeDetail) and c.detail.way is Way.SINCE)
+        for c in constraints
+    )
+    days = _fixed_days(sql)
+    if not asks_gain or len(days) < 2:
+        return None
+    base, end = days[0], days[-1]
+    started = time.perf_counter()
+    query = (
+        f"SELECT count() FROM (SELECT ts_code FROM {database}.daily "
+        f"WHERE trade_date > toDate('{(base - timedelta(days=31)).isoformat()}') "
+        f"AND trade_date <= toDate('{end.isoformat()}') GROUP BY ts_code "
+        f"HAVING countIf(trade_date = toDate('{base.isoformat()}')) = 0 "
+        f"AND countIf(trade_date = toDate('{end.isoformat()}')) = 1 "
+        f"AND countIf(trade_date < toDate('{base.isoformat()}')) > 0)"
+    )
+    text = says(
+        lang,
+        f"涨幅的基准收盘价取 {base.isoformat()}：当天停牌的股票以此前最后一个收盘价为基准",
+        f"the gain's base close is read on {base.isoformat()}: a stock suspended that day has its last "
+        "earlier close as its base",
+    )
+    criterion = says(
+        lang,
+        f"{end.isoformat()} 有行情的股票在 {base.isoformat()} 都有收盘价",
+        f"every stock trading on {end.isoformat()} has a close on {base.isoformat()}",
+    )
+    try:
+        rows = reader.query(query).rows
+    except StoreBusy:
+        raise
+    except MarketError as error:
+        return _result(
+            "grounded-base-day",
+            "period_return",
+            text,
+            criterion,
+            query,
+            "undecidable",
+            f"the base day could not be looked up: {error}",
+            started,
+        )
+    cell = rows[0][0] if rows else 0
+    missing = cell if isinstance(cell, int) else 0
+    if missing == 0:
+        reason = f"every stock trading on {end.isoformat()} and before {base.isoformat()} traded on it"
+        return _result("grounded-base-day", "period_return", text, criterion, query, "pass", reason, started)
+    reason = (
+        f"{missing} stocks trading on {end.isoformat()} did not trade on {base.isoformat()} but did before: "
+        "their base close is an earlier one, which the SQL does not read"
+    )
+    return _result(
+        "grounded-base-day", "period_return", text, criterion, query, "undecidable", reason, started
+    )
