@@ -76,9 +76,10 @@ def test_detection_and_false_alarms_are_tallied(demo_store: MarketStore) -> None
     ports = _ports(demo_store)
     gold = gold_tables(ITEMS, demo_store)
     cases = result_changing_mutants(ITEMS, demo_store, gold, per_type=1, seed=1)
-    per_type = detection(ports, cases)
+    per_type, missed = detection(ports, cases)
     assert per_type["all"].total == len(cases)
     assert per_type["all"].not_verified >= per_type["all"].failing > 0
+    assert len(missed) == per_type["all"].total - per_type["all"].not_verified
     alarms, details = false_alarms(ports, ITEMS, gold)
     assert (alarms.total, alarms.failing, details) == (len(ITEMS), 0, [])
 

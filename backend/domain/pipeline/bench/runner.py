@@ -128,13 +128,19 @@ def validate_only(ports: Ports, question: str, sql: str) -> PipelineOutcome:
     return run_pipeline(question, ports, PipelineSettings(max_rounds=0), candidate_sql=sql)
 
 
-def detection(ports: Ports, cases: Sequence[MutantCase]) -> dict[str, Verdicts]:
+def detection(ports: Ports, cases: Sequence[MutantCase]) -> tuple[dict[str, Verdicts], list[dict[str, str]]]:
+    """Verdicts per error type, and the mutants labelled verified (missed), for reading."""
     per_type: dict[str, Verdicts] = defaultdict(Verdicts)
+    missed: list[dict[str, str]] = []
     for case in cases:
         outcome = validate_only(ports, case.item.question, case.mutant.sql)
         per_type[case.mutant.error_type].add(outcome)
         per_type["all"].add(outcome)
-    return per_type
+        if outcome.status in ("verified", "corrected"):
+            missed.append(
+                {"item": case.item.id, "type": case.mutant.error_type, "note": case.mutant.description}
+            )
+    return per_type, missed
 
 
 def false_alarms(
@@ -190,7 +196,8 @@ def noisy_generator(
     mutants: dict[str, list[Mutant]] = defaultdict(list)
     for case in cases:
         mutants[case.item.id].append(case.mutant)
-    right_first = right_final = noisy = wrong_labelled = 0
+    right_first = right_final = noisy = 0
+    wrong_labelled: list[dict[str, str]] = []
     statuses: Counter[str] = Counter()
     used = [item for item in items if item.id in gold]
     for item in used:
@@ -205,7 +212,8 @@ def noisy_generator(
         noisy += not same_sql(generator.drawn[0], item.gold_sql) if generator.drawn else 0
         right_first += first_right
         right_final += final_right
-        wrong_labelled += outcome.status in ("verified", "corrected") and not final_right
+        if outcome.status in ("verified", "corrected") and not final_right and outcome.answer is not None:
+            wrong_labelled.append({"item": item.id, "status": outcome.status, "sql": outcome.answer.sql})
     return {
         "items": len(used),
         "noise": noise,
@@ -213,7 +221,8 @@ def noisy_generator(
         "effective_noise": _rate(noisy, len(used)),
         "ex_without_validation": _rate(right_first, len(used)),
         "ex_with_validation": _rate(right_final, len(used)),
-        "wrong_labelled_verified_or_corrected": wrong_labelled,
+        "wrong_labelled_verified_or_corrected": len(wrong_labelled),
+        "wrong_labelled_details": wrong_labelled,
         "statuses": dict(statuses),
         "max_rounds": max_rounds,
     }
@@ -332,7 +341,7 @@ def measure_set(
     log(f"{len(gold)} gold results")
     cases = result_changing_mutants(items, store, gold, settings.per_type, settings.seed)
     log(f"{len(cases)} result-changing mutants")
-    detected = detection(ports, cases)
+    detected, missed = detection(ports, cases)
     log("mutants validated")
     alarms, details = false_alarms(ports, items, gold)
     log("gold validated")
@@ -343,6 +352,7 @@ def measure_set(
         "gold_results": len(gold),
         "mutants": len(cases),
         "detection": detection_table(detected),
+        "missed": missed,
         "gold": {**alarms.to_dict(), "false_alarm_details": details},
         "engine": engine,
     }
@@ -377,16 +387,7 @@ def measure_mutant_set(
                 continue
             cases.append(MutantCase(item, Mutant(mutant.error_type, mutant.note, mutant.sql)))
     log(f"mutant set: {len(gold)} gold results, {len(cases)} result-changing mutants")
-    per_type: dict[str, Verdicts] = defaultdict(Verdicts)
-    missed: list[dict[str, str]] = []
-    for case in cases:
-        outcome = validate_only(ports, case.item.question, case.mutant.sql)
-        per_type[case.mutant.error_type].add(outcome)
-        per_type["all"].add(outcome)
-        if outcome.status in ("verified", "corrected"):
-            missed.append(
-                {"item": case.item.id, "type": case.mutant.error_type, "note": case.mutant.description}
-            )
+    per_type, missed = detection(ports, cases)
     alarms, details = false_alarms(ports, [entry.item for entry in items], gold)
     return {
         "path": source,
@@ -476,6 +477,7 @@ def format_report(report: dict[str, object]) -> str:
             f"== {name} set: {part['gold_results']} gold results, {part['mutants']} result-changing mutants"
         )
         lines += _detection_lines(part)
+        lines += [f"labelled verified: {entry}" for entry in part.get("missed", [])]
         engine = part["engine"]
         lines.append(
             f"engine answers: verified or corrected {_percent(engine['verified_share']).strip()}, "
@@ -507,7 +509,9 @@ def _noisy_and_latency_lines(noisy: dict[str, Any], timing: dict[str, Any]) -> l
         f"effective {noisy['effective_noise']}): "
         f"EX without validation {_percent(noisy['ex_without_validation']).strip()} → with validation "
         f"{_percent(noisy['ex_with_validation']).strip()}; wrong labelled verified/corrected "
-        f"{noisy['wrong_labelled_verified_or_corrected']}; statuses {noisy['statuses']}"
+        f"{noisy['wrong_labelled_verified_or_corrected']} "
+        f"{[entry['item'] for entry in noisy.get('wrong_labelled_details', [])]}; "
+        f"statuses {noisy['statuses']}"
     )
     lines.append(
         f"== latency (one run, median of {timing['repeats']} per question): ask with validation "
