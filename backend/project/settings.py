@@ -38,6 +38,8 @@ if PRODUCTION and SECRET_KEY in {DEFAULT_SECRET_KEY, ""}:
 if PRODUCTION and DEBUG:
     raise SystemExit("VERISCREEN_PRODUCTION=1 refuses DJANGO_DEBUG=1: debug pages leak settings and data")
 SECURE_SSL_REDIRECT = env.bool("DJANGO_SECURE_SSL_REDIRECT", default=PRODUCTION)
+# Probes and scrapes come over plain HTTP from inside the deployment, not through the TLS proxy.
+SECURE_REDIRECT_EXEMPT = [r"^api/health/", r"^metrics$"]
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if PRODUCTION else None
 SECURE_HSTS_SECONDS = env.int("DJANGO_SECURE_HSTS_SECONDS", default=31_536_000 if PRODUCTION else 0)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = PRODUCTION
@@ -239,6 +241,15 @@ if MARKET_SYNC_CRON:
         "schedule": crontab_from(MARKET_SYNC_CRON),
     }
 
+# --- Metrics (/metrics, backend/apps/web/metrics.py). PROMETHEUS_MULTIPROC_DIR (read by
+# prometheus-client itself): a directory the web server and the workers of one host share, emptied when
+# the deployment starts; /metrics then adds up every process's samples. METRICS_WORKER_PORT: a Celery
+# worker also serves them on this port (for workers that share no directory with a web server).
+METRICS_MULTIPROCESS_DIR = env.str("PROMETHEUS_MULTIPROC_DIR", default="")
+if METRICS_MULTIPROCESS_DIR:
+    Path(METRICS_MULTIPROCESS_DIR).mkdir(parents=True, exist_ok=True)
+METRICS_WORKER_PORT = env.int("METRICS_WORKER_PORT", default=0)
+
 # --- Paradigm library: reuse threshold τ (tree edit distance), capacity (LFU eviction), matches returned
 PARADIGM_TAU = env.float("PARADIGM_TAU", default=3.0)
 PARADIGM_CAPACITY = env.int("PARADIGM_CAPACITY", default=10_000)
@@ -258,15 +269,17 @@ LLM_SETTINGS = LlmSettings.from_mapping(
 )
 LLM_PROVIDER = LLM_SETTINGS.provider
 
-# Every line names the request it belongs to (`-` outside one); error bodies of 5xx quote the same id.
-LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s [request %(request_id)s] %(message)s"
+# One JSON object per line (backend/apps/web/logs.py), naming the request and the job it belongs to
+# (null outside one); error bodies of 5xx quote the same request id. Celery keeps this configuration
+# instead of installing its own handlers on the root logger.
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"request_id": {"()": "backend.apps.web.request_id.RequestIdLogFilter"}},
-    "formatters": {"line": {"format": LOG_FORMAT}},
+    "filters": {"context": {"()": "backend.apps.web.logs.LogContextFilter"}},
+    "formatters": {"json": {"()": "backend.apps.web.logs.JsonFormatter"}},
     "handlers": {
-        "console": {"class": "logging.StreamHandler", "filters": ["request_id"], "formatter": "line"},
+        "console": {"class": "logging.StreamHandler", "filters": ["context"], "formatter": "json"},
     },
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="WARNING")},
 }
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False

@@ -1,4 +1,4 @@
-"""URL routing: the React app at /, the REST API under /api/, the OpenAPI schema and docs.
+"""URL routing: the React app at /, the REST API under /api/, the OpenAPI schema and docs, /metrics.
 
 Errors outside the views (unknown paths, middleware failures) answer JSON under /api/: see backend.apps.web.
 """
@@ -7,8 +7,11 @@ from django.contrib import admin
 from django.urls import URLPattern, URLResolver, include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from backend.apps.web.metrics_views import metrics_view
+
 urlpatterns: list[URLPattern | URLResolver] = [
     path("admin/", admin.site.urls),
+    path("metrics", metrics_view, name="metrics"),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("api/", include("backend.apps.marketdata.urls")),

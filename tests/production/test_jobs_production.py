@@ -21,6 +21,7 @@ from typing import Any
 
 import httpx
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 from websockets.sync.client import connect
 from websockets.typing import Origin
 
@@ -90,6 +91,8 @@ def platform(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Platform]:
             JOB_RUNNER="celery",
             CELERY_TASK_DEFAULT_QUEUE=isolation,  # no other worker on this Redis takes our jobs
             CHANNEL_LAYER_PREFIX=isolation,
+            PROMETHEUS_MULTIPROC_DIR=str(data_dir / "metrics"),  # shared by web and worker: one scrape
+            LOG_LEVEL="INFO",
         )
         _manage(environment, "migrate", "--noinput", "-v", "0")
         _manage(environment, "market", "init")
@@ -171,3 +174,43 @@ def test_readiness_checks_postgresql_redis_and_the_broker(platform: Platform) ->
     assert checks["channel_layer"] == ("ok", "RedisChannelLayer")
     assert checks["broker"][0] == "ok"
     assert checks["clickhouse"] == ("skipped", "the Celery worker owns the embedded market data")
+
+
+def test_the_web_servers_metrics_add_up_the_jobs_its_worker_ran(platform: Platform) -> None:
+    asked = httpx.post(
+        platform.base_url + "/api/jobs/",
+        json={"question": QUESTION},
+        headers={"Authorization": f"Token {platform.token}"},
+        timeout=60,
+    )
+    job_id = asked.json()["id"]
+    events = _follow(platform, asked.json()["stream"])
+    assert events[-1]["job_status"] == "done"
+
+    scraped = httpx.get(platform.base_url + "/metrics", timeout=30)
+    assert scraped.status_code == 200
+    samples = {
+        (sample.name, tuple(sorted(sample.labels.items()))): sample.value
+        for family in text_string_to_metric_families(scraped.text)
+        for sample in family.samples
+    }
+    # Counted in the web process (submitted) and in the worker process (everything else).
+    assert samples[("veriscreen_jobs_submitted_total", ())] >= 1
+    assert samples[("veriscreen_jobs_finished_total", (("error_code", ""), ("status", "done")))] >= 1
+    assert samples[("veriscreen_pipeline_runs_total", (("status", "verified"),))] >= 1
+    steps = [event for event in events if event["type"] == "step_finished" and event["step"] == "execute"]
+    assert samples[
+        ("veriscreen_pipeline_step_seconds_count", (("outcome", "ok"), ("step", "execute")))
+    ] >= len(steps)
+    assert samples[("veriscreen_jobs_running", ())] == 0
+
+    # The worker's log is JSON lines; those written while the job ran name it.
+    lines = [
+        json.loads(line)
+        for line in (platform.data_dir / "worker.log").read_text().splitlines()
+        if line.startswith("{")
+    ]
+    of_job = [line for line in lines if line["job_id"] == job_id]
+    assert any(line["message"].startswith(f"job {job_id} started on ") for line in of_job)
+    assert any(line["message"].startswith(f"job {job_id} done in ") for line in of_job)
+    assert all(line["pid"] == platform.worker.pid for line in of_job)

@@ -21,7 +21,8 @@ from channels.testing import HttpCommunicator, WebsocketCommunicator
 from django.conf import settings
 from django.test import Client
 
-from backend.apps.web.request_id import RESPONSE_HEADER, RequestIdLogFilter
+from backend.apps.web.logs import LogContextFilter
+from backend.apps.web.request_id import RESPONSE_HEADER
 from backend.project.asgi import application
 from tests.live_server import load_demo, running_server
 from tests.web.failing_urls import SECRET_IN_EXCEPTION
@@ -199,7 +200,7 @@ def server_log() -> Iterator[io.StringIO]:
     [console] = [
         handler
         for handler in logging.getLogger().handlers
-        if any(isinstance(item, RequestIdLogFilter) for item in handler.filters)
+        if any(isinstance(item, LogContextFilter) for item in handler.filters)
     ]
     assert isinstance(console, logging.StreamHandler)
     captured = io.StringIO()
@@ -226,9 +227,15 @@ def test_an_exception_under_api_is_a_json_500_logged_once_with_its_request_id(
         "request_id": request_id,
     }
     log = server_log.getvalue()
+    lines = [json.loads(line) for line in log.splitlines()]  # every line is one JSON object
     assert log.count("Traceback (most recent call last)") == 1
-    assert log.count(f"[request {request_id}]") == 1
-    assert f"ERROR django.request [request {request_id}] Internal Server Error: {path}" in log
+    [logged] = [line for line in lines if line["request_id"] == request_id]
+    assert (logged["level"], logged["logger"], logged["message"]) == (
+        "ERROR",
+        "django.request",
+        f"Internal Server Error: {path}",
+    )
+    assert "Traceback (most recent call last)" in logged["exc"] and logged["job_id"] is None
     assert body_marker not in log
 
 

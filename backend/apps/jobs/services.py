@@ -14,6 +14,7 @@ becomes ready.
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import os
 import socket
@@ -35,6 +36,8 @@ from backend.apps.jobs.sink import JobEventSink
 from backend.apps.screening.answers import AskAnswer, clean_question
 from backend.apps.screening.services import answer_question
 from backend.apps.screens.models import Screen
+from backend.apps.web import metrics
+from backend.apps.web.logs import bound_job
 from backend.domain.market.errors import StoreBusy
 from backend.domain.market.execution import CancelToken, execution_context
 
@@ -62,6 +65,7 @@ def submit_job(*, owner: User, question: str, screen: Screen | None = None) -> J
     worker = this_worker() if runner.runs_in_process() else ""
     job = Job.objects.create(owner=owner, question=text, screen=screen, worker=worker)
     transaction.on_commit(lambda: runner.dispatch(job.pk))
+    metrics.JOBS_SUBMITTED.inc()
     return job
 
 
@@ -76,6 +80,14 @@ def _finish_payload(job: Job) -> dict[str, Any]:
     }
 
 
+def _publish_finish(sink: JobEventSink, job: Job) -> None:
+    """Send the closing event, count the job's end, and wait until every event is stored and sent."""
+    payload = _finish_payload(job)
+    sink.publish(payload)
+    metrics.observe_event(payload)
+    sink.close()
+
+
 def _next_seq(job_id: int) -> int:
     last = Job.objects.filter(pk=job_id).aggregate(last=Max("events__seq"))["last"]
     return int(last or 0) + 1
@@ -83,9 +95,8 @@ def _next_seq(job_id: int) -> int:
 
 def _end_without_runner(job: Job, status: JobStatus, error_code: str, message: str) -> None:
     """Finish a job nobody runs (cancelled while queued, or its runner died) and tell its clients."""
-    sink = JobEventSink(job.pk, first_seq=_next_seq(job.pk))
-    sink.publish(_finish_payload(job))
-    sink.close()
+    with bound_job(job.pk):
+        _publish_finish(JobEventSink(job.pk, first_seq=_next_seq(job.pk)), job)
     logger.info("job %s ended without its runner: %s %s %s", job.pk, status, error_code, message)
 
 
@@ -126,7 +137,9 @@ def _heartbeat(job_id: int, cancel: CancelToken) -> Iterator[None]:
         finally:
             close_old_connections()
 
-    thread = threading.Thread(target=beat, name=f"job-{job_id}-heartbeat", daemon=True)
+    thread = threading.Thread(
+        target=contextvars.copy_context().run, args=(beat,), name=f"job-{job_id}-heartbeat", daemon=True
+    )
     thread.start()
     try:
         yield
@@ -148,13 +161,20 @@ def _answer(job: Job, sink: JobEventSink, cancel: CancelToken) -> tuple[AskAnswe
 
 
 def run_job(job_id: int) -> None:
-    """Run a queued job to its end (a job already taken, cancelled or finished is left alone)."""
+    """Run a queued job to its end (a job already taken, cancelled or finished is left alone). Every
+    line logged meanwhile, in this thread or the job's own threads, names the job."""
+    with bound_job(job_id), metrics.JOBS_RUNNING.track_inprogress():
+        _run_claimed(job_id)
+
+
+def _run_claimed(job_id: int) -> None:
     now = timezone.now()
     claimed = Job.objects.filter(pk=job_id, status=JobStatus.QUEUED).update(
         status=JobStatus.RUNNING, started_at=now, heartbeat_at=now, worker=this_worker()
     )
     if not claimed:
         return
+    logger.info("job %s started on %s", job_id, this_worker())
     job = Job.objects.get(pk=job_id)
     cancel = CancelToken()
     with _running_lock:
@@ -190,8 +210,9 @@ def run_job(job_id: int) -> None:
             "finished_at",
         ]
     )
-    sink.publish(_finish_payload(job))
-    sink.close()
+    _publish_finish(sink, job)
+    seconds = (job.finished_at - now).total_seconds()
+    logger.info("job %s %s in %.1f s %s", job_id, job.status, seconds, job.error_code or job.answer_status)
 
 
 def _process_gone(worker: str) -> bool:

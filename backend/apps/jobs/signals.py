@@ -1,10 +1,14 @@
-"""A Celery worker that becomes ready fails the jobs whose runner died (see services.fail_stale_jobs)."""
+"""Celery worker signals: a worker that becomes ready fails the jobs whose runner died (see
+services.fail_stale_jobs); metrics of a worker process that ends stop counting as live, and a worker
+serves its metrics on METRICS_WORKER_PORT when set (web/metrics.py)."""
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
-from celery.signals import worker_ready
+from celery.signals import worker_init, worker_process_shutdown, worker_ready, worker_shutdown
+from django.conf import settings
 
 
 @worker_ready.connect
@@ -12,3 +16,23 @@ def fail_jobs_of_dead_workers(**kwargs: Any) -> None:
     from backend.apps.jobs.services import fail_stale_jobs
 
     fail_stale_jobs()
+
+
+@worker_init.connect
+def serve_worker_metrics(**kwargs: Any) -> None:
+    if settings.METRICS_WORKER_PORT:
+        from prometheus_client import start_http_server
+
+        from backend.apps.web.metrics import registry
+
+        start_http_server(settings.METRICS_WORKER_PORT, registry=registry())
+
+
+@worker_process_shutdown.connect
+@worker_shutdown.connect
+def retire_process_metrics(**kwargs: Any) -> None:
+    """Live gauges (running jobs, admission queue) of this process no longer count once it is gone."""
+    if settings.METRICS_MULTIPROCESS_DIR:
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(os.getpid())

@@ -6,6 +6,7 @@ import threading
 
 from django.conf import settings
 
+from backend.apps.web.metrics import AdmissionMetrics
 from backend.domain.market.config import QueryLimits, StoreConfig
 from backend.domain.market.execution import AdmissionLimits
 from backend.domain.market.store import MarketStore
@@ -36,5 +37,5 @@ def get_market_store() -> MarketStore:
     global _store
     with _lock:
         if _store is None:
-            _store = MarketStore(store_config())
+            _store = MarketStore(store_config(), admission_observer=AdmissionMetrics())
         return _store

@@ -18,6 +18,7 @@ from backend.apps.marketdata.selectors import json_cell, json_rows
 from backend.apps.marketdata.store import get_market_store
 from backend.apps.screening.answers import AskAnswer, clean_question
 from backend.apps.screening.models import PipelineEvent, PipelineRun
+from backend.apps.web import metrics
 from backend.domain.language.context import LanguageContext
 from backend.domain.language.llm.roles import JudgeRole, ReverseQuestionWriterRole
 from backend.domain.language.llm.translator import LlmTranslator, build_translator
@@ -26,6 +27,7 @@ from backend.domain.market.errors import MarketError, StoreBusy
 from backend.domain.pipeline.generators import BuiltinGenerator, FallbackGenerator, LlmGenerator
 from backend.domain.pipeline.ports import EventSink
 from backend.domain.pipeline.run import PipelineOutcome, PipelineSettings, Ports, run_pipeline
+from backend.domain.pipeline.trace import RecordedEvent
 from backend.domain.pipeline.validate.checklist import default_vocabulary
 from backend.domain.pipeline.validate.llm_checks import LlmCheckRoles
 from paradigms.library import paradigm_library
@@ -58,6 +60,19 @@ def configured_check_roles(context: LanguageContext) -> LlmCheckRoles | None:
         judge=JudgeRole.from_settings(judge) if judge.dedicated else None,
         judge_on_failure=judge.on_failure,
     )
+
+
+class ObservedSink:
+    """Every pipeline event of every run (jobs, the ask API, the terminal) is counted here, as it
+    happens, and then handed to the caller's sink if there is one."""
+
+    def __init__(self, inner: EventSink | None) -> None:
+        self._inner = inner
+
+    def emit(self, event: RecordedEvent) -> None:
+        metrics.observe_event(event.to_dict())
+        if self._inner is not None:
+            self._inner.emit(event)
 
 
 def _elapsed_ms(started: float) -> float:
@@ -170,12 +185,13 @@ def answer_question(
         default_vocabulary(),
         store.database,
         library=library,
-        sink=sink,
+        sink=ObservedSink(sink),
         llm_checks=configured_check_roles(context),
     )
     pipeline_settings = PipelineSettings(max_rounds=settings.PIPELINE_MAX_ROUNDS if correct else 0)
     outcome = run_pipeline(text, ports, pipeline_settings, candidate_sql=candidate_sql)
     answer = to_answer(outcome, engine)
+    metrics.observe_llm_calls(answer.llm_calls)
     answer.timings_ms = {"context": context_ms, **answer.timings_ms, "total": _elapsed_ms(started)}
     answer.run_id = record_run(outcome, answer, candidate_sql)
     return answer

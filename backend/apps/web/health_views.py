@@ -32,7 +32,7 @@ class ReadinessView(APIView):
 
     @extend_schema(
         operation_id="health_ready",
-        summary="ORM, channel layer, broker (production) and ClickHouse answer",
+        summary="ORM, channel layer, broker (production), ClickHouse and model endpoints (when used) answer",
         responses={200: HealthSerializer, 503: HealthSerializer},
     )
     def get(self, request: Request) -> Response:

@@ -1,5 +1,5 @@
 """A short random id per request: in the `X-Request-ID` response header, in server-error bodies and on
-every log line written while the request runs, so a user's report leads to the one log record.
+every log line written while the request runs (web/logs.py), so a user's report leads to the one log record.
 
 The id lives in a context variable: asgiref carries it into the threads that run sync views, and each
 ASGI request runs in its own task, so concurrent requests never see each other's id.
@@ -7,7 +7,6 @@ ASGI request runs in its own task, so concurrent requests never see each other's
 
 from __future__ import annotations
 
-import logging
 import secrets
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
@@ -18,7 +17,6 @@ from django.http import HttpRequest, HttpResponseBase
 
 RESPONSE_HEADER = "X-Request-ID"
 META_KEY = "veriscreen.request_id"  # also on the request, for Django's own log lines after the middleware
-NO_REQUEST = "-"
 
 GetResponse = Callable[[HttpRequest], HttpResponseBase] | Callable[[HttpRequest], Awaitable[HttpResponseBase]]
 
@@ -68,13 +66,3 @@ class RequestIdMiddleware:
             response = await pending
         response[RESPONSE_HEADER] = request_id
         return response
-
-
-class RequestIdLogFilter(logging.Filter):
-    """Adds `request_id` to every record (`-` outside a request) for the log format to print."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        request = getattr(record, "request", None)  # Django's request records carry it
-        from_request = request.META.get(META_KEY) if isinstance(request, HttpRequest) else None
-        record.request_id = current_request_id() or from_request or NO_REQUEST
-        return True

@@ -25,7 +25,9 @@ class ErrorSerializer(serializers.Serializer[Any]):
 
 
 class HealthCheckSerializer(serializers.Serializer[Any]):
-    name = serializers.ChoiceField(choices=["orm", "channel_layer", "broker", "clickhouse"])
+    name = serializers.CharField(
+        help_text="orm, channel_layer, broker, clickhouse, or llm:<roles> for each model endpoint in use"
+    )
     state = serializers.ChoiceField(choices=["ok", "failed", "skipped"])
     detail = serializers.CharField(allow_blank=True)
     ms = serializers.FloatField()

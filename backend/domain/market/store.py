@@ -24,7 +24,7 @@ from backend.domain.market import clickhouse_errors, ownership
 from backend.domain.market.config import StoreConfig
 from backend.domain.market.embedded import close_embedded, open_embedded
 from backend.domain.market.errors import QueryCancelled, QueryFailed, StoreUnavailable
-from backend.domain.market.execution import FairAdmission, HandlePool, current_context
+from backend.domain.market.execution import AdmissionObserver, FairAdmission, HandlePool, current_context
 from backend.domain.market.guard import check_read_only
 
 logger = logging.getLogger(__name__)
@@ -53,10 +53,10 @@ class MarketStore:
     are for VeriScreen's own schema and loaders only and never receive user text.
     """
 
-    def __init__(self, config: StoreConfig) -> None:
+    def __init__(self, config: StoreConfig, admission_observer: AdmissionObserver | None = None) -> None:
         self._config = config
         self._handles: HandlePool[Client] = HandlePool(self._open, self._close_handle)
-        self._admission = FairAdmission(config.admission)
+        self._admission = FairAdmission(config.admission, observer=admission_observer)
 
     @property
     def config(self) -> StoreConfig:

@@ -150,7 +150,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** ORM, channel layer, broker (production) and ClickHouse answer */
+        /** ORM, channel layer, broker (production), ClickHouse and model endpoints (when used) answer */
         get: operations["health_ready"];
         put?: never;
         post?: never;
@@ -756,7 +756,8 @@ export interface components {
             checks: components["schemas"]["HealthCheck"][];
         };
         HealthCheck: {
-            name: components["schemas"]["NameEnum"];
+            /** @description orm, channel_layer, broker, clickhouse, or llm:<roles> for each model endpoint in use */
+            name: string;
             state: components["schemas"]["StepOutcomeEnum"];
             detail: string;
             /** Format: double */
@@ -966,14 +967,6 @@ export interface components {
             percent: boolean;
             words: components["schemas"]["Words"];
         };
-        /**
-         * @description * `orm` - orm
-         *     * `channel_layer` - channel_layer
-         *     * `broker` - broker
-         *     * `clickhouse` - clickhouse
-         * @enum {string}
-         */
-        NameEnum: "orm" | "channel_layer" | "broker" | "clickhouse";
         /**
          * @description * `seed` - cold-start file
          *     * `learned` - learned from a validated answer

@@ -1,6 +1,6 @@
 """How a query runs: admitted fairly, on a handle of its own, cancellable, within its deadline."""
 
-from backend.domain.market.execution.admission import AdmissionLimits, FairAdmission
+from backend.domain.market.execution.admission import AdmissionLimits, AdmissionObserver, FairAdmission
 from backend.domain.market.execution.context import (
     SYSTEM_REQUESTER,
     CancelToken,
@@ -13,6 +13,7 @@ from backend.domain.market.execution.handles import HandlePool
 __all__ = [
     "SYSTEM_REQUESTER",
     "AdmissionLimits",
+    "AdmissionObserver",
     "CancelToken",
     "ExecutionContext",
     "FairAdmission",

@@ -17,6 +17,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Protocol
 
 from backend.domain.market.errors import QueryCancelled, QueryTimeout, StoreBusy
 from backend.domain.market.execution.context import CancelToken
@@ -37,6 +38,17 @@ class AdmissionLimits:
         return max(1, self.queue_limit // 2)
 
 
+class AdmissionObserver(Protocol):
+    """Told what the queue does (the platform exports it as metrics). Called under the admission lock:
+    implementations must be quick and must not call back into the admission."""
+
+    def occupancy(self, running: int, waiting: int) -> None: ...
+
+    def admitted(self, waited_seconds: float) -> None: ...
+
+    def refused(self) -> None: ...
+
+
 @dataclass(frozen=True)
 class _Ticket:
     requester: str
@@ -44,9 +56,15 @@ class _Ticket:
 
 
 class FairAdmission:
-    def __init__(self, limits: AdmissionLimits, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        limits: AdmissionLimits,
+        clock: Callable[[], float] = time.monotonic,
+        observer: AdmissionObserver | None = None,
+    ) -> None:
         self._limits = limits
         self._clock = clock
+        self._observer = observer
         self._condition = threading.Condition()
         self._running: Counter[str] = Counter()
         self._waiting: list[_Ticket] = []
@@ -77,6 +95,7 @@ class FairAdmission:
             self._refuse_when_full(requester)
             ticket = _Ticket(requester, next(self._arrivals))
             self._waiting.append(ticket)
+            self._tell_occupancy()
             unregister = cancel.on_cancel(self._wake_all)
             waited_from = self._clock()
             try:
@@ -93,16 +112,21 @@ class FairAdmission:
                 if cancel.cancelled:
                     raise QueryCancelled("the query was cancelled before it started: the client has gone")
                 self._running[requester] += 1
+                if self._observer is not None:
+                    self._observer.admitted(self._clock() - waited_from)
             finally:
                 self._waiting.remove(ticket)
                 unregister()
                 self._condition.notify_all()  # the next in line may be someone else now
+                self._tell_occupancy()
 
     def _refuse_when_full(self, requester: str) -> None:
         queued_by_requester = sum(1 for ticket in self._waiting if ticket.requester == requester)
         if len(self._waiting) >= self._limits.queue_limit or (
             queued_by_requester >= self._limits.queued_per_requester
         ):
+            if self._observer is not None:
+                self._observer.refused()
             retry_after = math.ceil(self._mean_run_seconds * (len(self._waiting) + 1) / self._limits.slots)
             raise StoreBusy(
                 f"the store is busy: {len(self._waiting)} queries are waiting"
@@ -130,6 +154,11 @@ class FairAdmission:
                 del self._running[requester]
             self._mean_run_seconds = 0.8 * self._mean_run_seconds + 0.2 * run_seconds
             self._condition.notify_all()
+            self._tell_occupancy()
+
+    def _tell_occupancy(self) -> None:
+        if self._observer is not None:
+            self._observer.occupancy(sum(self._running.values()), len(self._waiting))
 
     def _wake_all(self) -> None:
         with self._condition:
