@@ -109,8 +109,9 @@ class Scope:
 
 @dataclass(frozen=True)
 class VersusGroup:
-    """metric OP the average (`fn`) of the same metric over the stock's own group (the industry
-    average) or, without a dimension, over every stock of the question's entity scopes."""
+    """metric OP factor × the average (`fn`) of the same metric over the stock's own group (the
+    industry average) + margin or, without a dimension, over every stock of the question's entity
+    scopes: 比所在行业平均高出5个百分点 (margin 5), less than half of the industry average (factor 0.5)."""
 
     metric: str
     op: str
@@ -118,6 +119,8 @@ class VersusGroup:
     fn: str = "avg"
     time: TimeSpec | None = None
     within: tuple[Condition, ...] = ()  # the stocks the average is taken over (besides the group)
+    factor: float = 1.0
+    margin: float = 0.0  # in the metric's stored unit
 
 
 @dataclass(frozen=True)

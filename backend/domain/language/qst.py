@@ -140,6 +140,8 @@ def condition_node(condition: Condition) -> Node:
             _node(f"dimension:{condition.dimension}") if condition.dimension else None,
             time_node(condition.time) if condition.time else None,
             _where_node(condition.within),
+            _node("factor", _number(condition.factor)) if condition.factor != 1 else None,
+            _node("margin", _number(condition.margin)) if condition.margin else None,
         )
     if isinstance(condition, Frequency):
         return _node(
@@ -391,8 +393,16 @@ def condition_from_node(node: Node) -> Condition:
         fn = _one(node, "aggregate")
         if op not in OPS_ORDERED or fn not in {"avg", "median"}:
             raise QstError("condition:versus_group compares (<, <=, >, >=) with a group's avg or median")
+        factor, margin = (_scaling(node, name) for name in ("factor", "margin"))
         return VersusGroup(
-            _one(node, "attribute"), op, _optional(node, "dimension"), fn, _time_child(node), _within(node)
+            _one(node, "attribute"),
+            op,
+            _optional(node, "dimension"),
+            fn,
+            _time_child(node),
+            _within(node),
+            1.0 if factor is None else factor,
+            margin or 0.0,
         )
     if head == "condition" and kind == "frequency":
         op = _one(node, "operator")
@@ -439,6 +449,17 @@ def condition_from_node(node: Node) -> Condition:
         if kind in {"and", "or"} and items:
             return BoolOp(kind, items)
     raise QstError(f"unknown condition node {node.get('label')!r}")
+
+
+def _scaling(node: Node, label: str) -> float | None:
+    """The number under a `factor` / `margin` child of a versus_group condition, if any."""
+    for child in _children(node):
+        if child.get("label") == label:
+            numbers = _values(child, "value:number")
+            if len(numbers) != 1:
+                raise QstError(f"{label} needs one number")
+            return _as_number(numbers[0], label)
+    return None
 
 
 def _within(node: Node) -> tuple[Condition, ...]:

@@ -368,6 +368,22 @@ def versus_group_average() -> Iterator[Case]:
         yield from _both("versus_group", words, sql)
 
 
+def versus_group_scaled() -> Iterator[Case]:
+    """Stocks whose value beats their group's average by a margin (比所在行业平均高出2个百分点以上), or
+    is below a part of it (less than half of the average of their industry)."""
+    gain, pe = DAY_QUANTITIES[0], DAY_QUANTITIES[3]
+    for time, group in itertools.product(TIMES_DAY, GROUPS[1:4]):
+        question = f"{time.words.zh}{gain.words.zh}比{group.own.zh}平均高出2个百分点以上的股票"
+        sql = ref.above_group_average(gain.measure, time.span, group.key, ">=", margin=2)
+        yield Case("versus_group_scaled", "zh", question, sql)
+        words = Words(
+            f"{time.words.zh}{pe.words.zh}低于{group.own.zh}平均的一半的股票",
+            f"Stocks whose {pe.words.en} {time.words.en} is below half of the average of {group.own.en}",
+        )
+        sql = ref.above_group_average(pe.measure, time.span, group.key, "<", factor=0.5)
+        yield from _both("versus_group_scaled", words, sql)
+
+
 def per_day() -> Iterator[Case]:
     """For each trading day of a window, how many stocks met a day's condition."""
     for (condition, sql_condition), time in itertools.product(DAY_CONDITIONS, TIMES_WINDOW[:3]):
@@ -591,6 +607,7 @@ FAMILIES = (
     counts_by_group,
     ranked_subsets,
     versus_group_average,
+    versus_group_scaled,
     per_day,
     days_counted,
     counts_of_each,

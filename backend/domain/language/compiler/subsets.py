@@ -85,7 +85,14 @@ def versus_group(build: QueryBuild, condition: VersusGroup, time: TimeSpec | Non
         build.join_keys[alias] = (condition.dimension, dimension(build, condition.dimension))
         group_figure = col(figure_name, alias)
         build.add_column(f"{condition.dimension}_{figure_name}", group_figure)
-    return OPS[condition.op](this=comparable(own), expression=settled(group_figure))
+    compared: exp.Expr = settled(group_figure)
+    if condition.factor != 1:  # less than half of the industry average
+        compared = exp.Mul(this=number(condition.factor), expression=compared)
+    if condition.margin > 0:  # 比行业平均高出5个百分点: the difference against the margin
+        compared = exp.Add(this=compared, expression=number(condition.margin))
+    elif condition.margin < 0:
+        compared = exp.Sub(this=compared, expression=number(-condition.margin))
+    return OPS[condition.op](this=comparable(own), expression=compared)
 
 
 def frequent_stocks(

@@ -282,10 +282,17 @@ def versus_group_average(model: SemanticModel, tokens: list[Token], i: int) -> M
     if kind_at(tokens, j) == "timespec":
         time = tokens[j].value
         j += 1
+    if kind_at(tokens, j) == "than":  # 比所在行业平均涨幅高出5个百分点以上
+        return _beyond_group_average(model, tokens, i, j + 1, metric, time)
     if kind_at(tokens, j) != "cmp" or tokens[j].value not in OPS_ORDERED:
         return None
     op = tokens[j].value
-    j += 1 + (kind_at(tokens, j + 1) == "own")
+    j += 1
+    factor = 1.0
+    if kind_at(tokens, j) == "fraction":  # less than half of their industry average
+        factor = float(tokens[j].value)
+        j += 1
+    j += kind_at(tokens, j) == "own"
     dimensions = []
     if kind_at(tokens, j) == "dim":
         dimensions.append(tokens[j].value)
@@ -304,10 +311,50 @@ def versus_group_average(model: SemanticModel, tokens: list[Token], i: int) -> M
         dimensions.append(tokens[j - 1].value)
     if dimensions and dimensions[0] not in GROUP_DIMENSIONS:
         return None
+    j += _names(tokens, j, metric)  # 行业平均市盈率的一半
+    if kind_at(tokens, j) == "fraction" and factor == 1.0:  # 低于行业平均的一半
+        factor = float(tokens[j].value)
+        j += 1
     if metric.negated:  # 跌幅低于行业平均 = the change above the industry's average change
+        if factor != 1.0:
+            return None
         metric, op = model.metrics[metric.column], FLIPPED[op]
-    condition = VersusGroup(metric.key, op, dimensions[0] if dimensions else None, "avg", time)
+    dimension = dimensions[0] if dimensions else None
+    condition = VersusGroup(metric.key, op, dimension, "avg", time, factor=factor)
     return j - i, [synthetic("cond", condition, tokens[i:j])]
+
+
+def _beyond_group_average(
+    model: SemanticModel, tokens: list[Token], i: int, j: int, metric: Metric, time: TimeSpec | None
+) -> Match | None:
+    """metric 比 [所在] dim 平均 [metric] 高/低 [N [以上]]: the stock's value against its group's
+    average, by more than a margin when one is said."""
+    j += kind_at(tokens, j) == "own"
+    if kind_at(tokens, j) != "dim" or tokens[j].value not in GROUP_DIMENSIONS:
+        return None
+    dimension = tokens[j].value
+    average = (kind_at(tokens, j + 1), tokens[j + 1].value if j + 1 < len(tokens) else None)
+    if average == ("agg", "avg"):
+        j += 2 + _names(tokens, j + 2, metric)
+    elif average == ("aggmetric", ("avg", metric.key)):  # 行业平均涨幅
+        j += 2
+    else:
+        return None
+    if kind_at(tokens, j) in {"comparative", "cmp"} and tokens[j].value in OPS_ORDERED:
+        op = tokens[j].value
+    elif kind_at(tokens, j) in {"up", "down"}:
+        op = ">" if tokens[j].kind == "up" else "<"
+    else:
+        return None
+    threshold, end = _difference(tokens, j + 1)
+    margin = 0.0
+    if threshold is not None:
+        margin = _stored_value(metric, threshold) * (-1 if op.startswith("<") else 1)
+        op = _threshold_op(op, tokens, j + 1)
+    if metric.negated:
+        return None  # 跌幅比行业平均…: say it with the change
+    condition = VersusGroup(metric.key, op, dimension, "avg", time, margin=margin)
+    return max(end, j + 1) - i, [synthetic("cond", condition, tokens[i : max(end, j + 1)])]
 
 
 def versus_other_period(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
