@@ -32,6 +32,7 @@ from backend.domain.market.config import StoreConfig
 CheckState = Literal["ok", "failed", "skipped"]
 BROKER_TIMEOUT_SECONDS = 3.0
 LLM_TIMEOUT_SECONDS = 3.0
+CLICKHOUSE_TIMEOUT_SECONDS = 3.0
 OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"  # what the client calls when no base URL is set
 
 
@@ -70,7 +71,7 @@ def _broker() -> str:
 
 
 def _clickhouse() -> str:
-    get_market_store().internal_query("SELECT 1")
+    get_market_store().ping(CLICKHOUSE_TIMEOUT_SECONDS)
     return "embedded chdb" if StoreConfig(url=settings.CLICKHOUSE_URL).is_embedded else "ClickHouse server"
 
 

@@ -62,6 +62,19 @@ def readable_message(error: BaseException) -> str:
     return body or type(error).__name__
 
 
+def unreachable_reason(error: BaseException) -> str:
+    """Why a server could not be reached, without its address (the HTTP client's text names the host,
+    the port and the URL): for whoever asked; the log keeps the full text."""
+    text = str(error).lower()
+    if "timed out" in text or "timeout" in text:
+        return "it did not answer in time"
+    if "refused" in text or "newconnectionerror" in text or "failed to establish" in text:
+        return "it refused the connection"
+    if "name or service not known" in text or "nodename nor servname" in text:
+        return "its host name does not resolve"
+    return "the connection failed"
+
+
 def translate(error: BaseException) -> QueryFailed:
     """The store's error class for a ClickHouse failure, with a message safe to show anyone."""
     code = error_code(error)

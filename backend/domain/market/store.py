@@ -99,10 +99,17 @@ class MarketStore:
             # The data path or server address goes to the log, not to whoever asked.
             where = self._config.chdb_path if self._config.is_embedded else self._config.url.split("@")[-1]
             logger.error("cannot open the ClickHouse store at %s: %s", where, error)
-            kind = "the embedded market database" if self._config.is_embedded else "the ClickHouse server"
-            raise StoreUnavailable(
-                f"{kind} cannot be opened right now ({clickhouse_errors.readable_message(error)})"
-            ) from error
+            if self._config.is_embedded:
+                reason = clickhouse_errors.readable_message(error)
+                raise StoreUnavailable(
+                    f"the embedded market database cannot be opened right now ({reason})"
+                ) from error
+            reason = (
+                clickhouse_errors.unreachable_reason(error)
+                if isinstance(error, OperationalError | OSError)
+                else clickhouse_errors.readable_message(error)
+            )
+            raise StoreUnavailable(f"the ClickHouse server cannot be reached right now: {reason}") from error
 
     def _close_handle(self, client: Client) -> None:
         if self._config.is_embedded:
@@ -163,8 +170,9 @@ class MarketStore:
             result.result_rows  # noqa: B018 — decode inside the lease: a decoding error discards the handle
             return result
         except OperationalError as error:
+            logger.error("ClickHouse query failed on the connection: %s", error)
             raise StoreUnavailable(
-                f"ClickHouse is not reachable: {clickhouse_errors.readable_message(error)}"
+                f"ClickHouse is not reachable: {clickhouse_errors.unreachable_reason(error)}"
             ) from error
         except ClickHouseError as error:
             failure = clickhouse_errors.translate(error)
@@ -193,7 +201,10 @@ class MarketStore:
             try:
                 client.command(sql)
             except OperationalError as error:
-                raise StoreUnavailable(f"ClickHouse is not reachable: {error}") from error
+                logger.error("ClickHouse command failed on the connection: %s", error)
+                raise StoreUnavailable(
+                    f"ClickHouse is not reachable: {clickhouse_errors.unreachable_reason(error)}"
+                ) from error
             except ClickHouseError as error:
                 raise clickhouse_errors.translate(error) from error
 
@@ -203,9 +214,35 @@ class MarketStore:
             try:
                 client.insert_arrow(table, arrow_table, database=self._config.database)
             except OperationalError as error:
-                raise StoreUnavailable(f"ClickHouse is not reachable: {error}") from error
+                logger.error("ClickHouse command failed on the connection: %s", error)
+                raise StoreUnavailable(
+                    f"ClickHouse is not reachable: {clickhouse_errors.unreachable_reason(error)}"
+                ) from error
             except ClickHouseError as error:
                 raise clickhouse_errors.translate(error) from error
+
+    def ping(self, timeout_seconds: float) -> None:
+        """Answer `SELECT 1` within about `timeout_seconds` (readiness probes); raises StoreUnavailable.
+        A server gets a client of its own with short timeouts, so a hanging server cannot hold the
+        probe for the query time limit; the embedded engine answers in-process."""
+        if self._config.is_embedded:
+            self.internal_query("SELECT 1")
+            return
+        try:
+            client = clickhouse_connect.get_client(
+                **self._config.server_connect_kwargs(),
+                connect_timeout=timeout_seconds,
+                send_receive_timeout=timeout_seconds,
+                autogenerate_session_id=False,
+            )
+            try:
+                client.query("SELECT 1")
+            finally:
+                client.close()
+        except (ClickHouseError, OSError) as error:
+            raise StoreUnavailable(
+                f"the ClickHouse server cannot be reached: {clickhouse_errors.unreachable_reason(error)}"
+            ) from error
 
     def table_names(self) -> Sequence[str]:
         with self._handles.lease() as client:
