@@ -34,7 +34,7 @@ from backend.domain.market.guard import DIALECT
 DAILY_TABLES = {"daily": "d", "daily_basic": "db"}
 REPORT_TABLES = {"income": "inc", "fina_indicator": "fi"}
 SUM_OVER_WINDOW = {"vol", "amount"}  # flows add up over a window; levels and ratios are averaged
-FULL_WINDOW_MEASURES = {"stddevSamp", "drawdown"}
+FULL_WINDOW_MEASURES = {"stddevSamp"}
 
 
 def daily_alias(build: QueryBuild, table_name: str, day: date) -> str:
@@ -67,10 +67,13 @@ def window_alias(build: QueryBuild, metric_key: str, agg: str | None, window: Wi
     fn = agg or ("sum" if metric.key in SUM_OVER_WINDOW else "avg")
     column = f"{fn}_{metric.key}"
     alias = f"w_{metric.table}_{window.base.strftime('%Y%m%d')}_{window.end.strftime('%Y%m%d')}"
-    # volatility / drawdown over the last N days, like an N-day indicator, needs a bar on each day
+    # volatility over the last N days, like an N-day indicator, needs a bar on each day; a drawdown
+    # is measured at the window's last close, so the stock needs a bar on that day
     full = fn in FULL_WINDOW_MEASURES and not window.period
     if full:
         alias += "_full"
+    elif fn == "drawdown":
+        alias += "_to_end"
     existing = build.joins.get(alias)
     if existing is None:
         existing = exp.select(col("ts_code")).from_(table(build.context, metric.table))
@@ -78,11 +81,14 @@ def window_alias(build: QueryBuild, metric_key: str, agg: str | None, window: Wi
         if full:
             days = trading_days_in(build.context, window)
             existing = existing.having(exp.EQ(this=exp.Count(this=exp.Star()), expression=number(days)))
+        elif fn == "drawdown":
+            at_end = call("countIf", on_date("trade_date", window.end))
+            existing = existing.having(exp.EQ(this=at_end, expression=number(1)))
         build.joins[alias] = existing
     assert isinstance(existing, exp.Select)
     if column not in existing.named_selects:
-        if fn == "drawdown":  # % below the window's highest value, at the window's last bar
-            last = call("argMax", metric_expr(metric, None), col("trade_date"))
+        if fn == "drawdown":  # % the last close is below the window's highest value (close or high)
+            last = call("argMax", col("close"), col("trade_date"))
             ratio = exp.Div(this=last, expression=call("max", metric_expr(metric, None)))
             aggregated: exp.Expr = exp.Mul(
                 this=exp.Paren(this=exp.Sub(this=number(1), expression=ratio)), expression=number(100)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from backend.domain.language.context import LanguageContext
 from backend.domain.language.ir import Screen
 from backend.domain.language.lexicon import Token, tokenize
-from backend.domain.language.parser.aggregates import aggregate_metric, counts_each
+from backend.domain.language.parser.aggregates import aggregate_metric, counts_each, distance_from_high
 from backend.domain.language.parser.assembly import assemble
 from backend.domain.language.parser.comparisons import (
     compare,
@@ -56,6 +56,7 @@ GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
     scope_lists,
     scope_conditions,
     report_window,
+    distance_from_high,
     aggregate_metric,
     versus_group_average,
     versus_other_period,

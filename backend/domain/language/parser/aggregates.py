@@ -15,10 +15,65 @@ DAILY_AVERAGE_WORDS = {"日均", "每日平均"}
 WINDOW_MEASURES = {"volatility": ("stddevSamp", "pct_chg"), "drawdown": ("drawdown", "close")}
 
 
+def distance_from_high(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """How far the last close is below a window's high — the drawdown measure said as a phrase:
+    more than 60% off their highest close of the last 250 trading days, more than 50% below their
+    2025 high (the intraday high), 现价距离近250个交易日最高收盘价回撤超过70%."""
+    if kind_at(tokens, i) == "metric" and tokens[i].value == "close" and kind_at(tokens, i + 1) == "distance":
+        j = i + 2  # 现价距离 [window] 最高收盘价回撤: the last close is what is measured
+        window = [tokens[j]] if kind_at(tokens, j) == "timespec" else []
+        j += len(window)
+        high = _high_of(tokens, j)
+        if high is None or kind_at(tokens, j + high[1]) != "drawdown":
+            return None
+        end = j + high[1] + 1
+        return end - i, [*window, synthetic("aggmetric", ("drawdown", high[0]), tokens[i:end])]
+    far = (
+        kind_at(tokens, i) == "cmp" and tokens[i].value in {">", ">="} and kind_at(tokens, i + 1) == "number"
+    )
+    if not far or tokens[i + 1].extra.get("unit") != "percent":
+        return None
+    j = i + 2
+    if not (kind_at(tokens, j) == "distance" or (kind_at(tokens, j) == "cmp" and tokens[j].value == "<")):
+        return None  # 60% off / 50% below
+    j += 1
+    times = []
+    if kind_at(tokens, j) == "timespec":
+        times.append(tokens[j].value)
+        j += 1
+    high = _high_of(tokens, j)
+    if high is None:
+        return None
+    j += high[1]
+    if not times and kind_at(tokens, j) == "timespec":
+        times.append(tokens[j].value)
+        j += 1
+    condition = Compare(
+        high[0], tokens[i].value, float(tokens[i + 1].value), agg="drawdown",
+        time=times[0] if times else None, text=tokens[i + 1].text,
+    )  # fmt: skip
+    return j - i, [synthetic("cond", condition, tokens[i:j])]
+
+
+def _high_of(tokens: list[Token], j: int) -> tuple[str, int] | None:
+    """(the figure whose highest value is meant, tokens used): 'high' alone is the intraday high;
+    highest close / 最高收盘价 the close."""
+    if kind_at(tokens, j) == "new_high":
+        return "high", 1
+    highest = kind_at(tokens, j) == "super" and tokens[j].value == "desc"
+    if highest and kind_at(tokens, j + 1) == "metric" and tokens[j + 1].value in {"close", "high"}:
+        return str(tokens[j + 1].value), 2
+    return None
+
+
 def aggregate_metric(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     token = tokens[i]
     if token.kind in WINDOW_MEASURES:  # 波动率 / most volatile, 回撤 / drawdown: a window's measure
         return 1, [synthetic("aggmetric", WINDOW_MEASURES[token.kind], [token])]
+    high = _high_of(tokens, i)
+    if high is not None and kind_at(tokens, i + high[1]) == "drawdown":  # 最高收盘价回撤: from that high
+        used = high[1] + 1
+        return used, [synthetic("aggmetric", ("drawdown", high[0]), tokens[i : i + used])]
     if token.kind in {"agg", "super", "per_day"} and kind_at(tokens, i + 1) == "daily_values":
         # "average daily turnover", "最大单日涨幅": aggregate each day's value
         rest = aggregate_metric(model, [token, *tokens[i + 2 :]], 0)
