@@ -263,7 +263,8 @@ PIPELINE_MAX_ROUNDS = env.int("PIPELINE_MAX_ROUNDS", default=3)
 # any OpenAI-compatible endpoint. Shared defaults: LLM_BASE_URL, LLM_MODEL, LLM_API_KEY, LLM_TIMEOUT
 # (seconds), LLM_MAX_RETRIES, LLM_TEMPERATURE, LLM_STRUCTURED_OUTPUT (function_calling | json_schema |
 # json_mode). Each may be overridden per role as LLM_<ROLE>_<KEY>, roles being SQL_GENERATOR,
-# QST_PARSER, PARADIGM_ADAPTER, REVERSE_QUESTION_WRITER and JUDGE (e.g. LLM_QST_PARSER_MODEL).
+# QST_PARSER, PARADIGM_ADAPTER, REVERSE_QUESTION_WRITER and JUDGE (e.g. LLM_QST_PARSER_MODEL);
+# LLM_ON_FAILURE / LLM_<ROLE>_ON_FAILURE (builtin | fail) say what a role's failure leaves.
 LLM_SETTINGS = LlmSettings.from_mapping(
     {key: value for key, value in os.environ.items() if key.startswith("LLM_")}
 )

@@ -35,6 +35,7 @@ from backend.domain.language.llm.roles import (
 from backend.domain.language.llm.settings import OnFailure
 from backend.domain.language.translation import LlmCall
 from backend.domain.pipeline.ports import MarketReader, ResultRows
+from backend.domain.pipeline.text import language_of, says
 from backend.domain.pipeline.validate.checklist import Attribution
 from backend.domain.pipeline.validate.outcome import CheckResult
 from backend.domain.pipeline.validate.reverse.model import (
@@ -188,15 +189,16 @@ class _Judged:
         return holds(f"the judge: {verdict.reason}") if verdict.ok else broken(f"the judge: {verdict.reason}")
 
 
-def _failure_check(check_id: str, kind: str, text: str, reason: str) -> CheckResult:
+def _writer_failure(question: str, round_number: int, reason: str) -> CheckResult:
+    lang = language_of(question)
     return CheckResult(
-        check_id=check_id,
+        check_id=f"llm-writer-r{round_number}",
         stage="reverse",
         level="result",
-        kind=kind,
-        text=text,
+        kind="llm_writer",
+        text=says(lang, "大模型编写的反向问题", "the LLM's reverse questions"),
         sql=None,
-        criterion="the LLM role answers",
+        criterion=says(lang, "大模型给出可用的反向问题", "the LLM writes usable reverse questions"),
         verdict="undecidable",
         attribution=None,
         reason=reason,
@@ -241,9 +243,7 @@ def run_llm_checks(
     except LlmError as error:
         failure = f"the LLM reverse-question writer failed: {error}"
         if roles.writer_on_failure == "fail":
-            found.results.append(
-                _failure_check(f"llm-writer-r{round_number}", "llm_writer", "LLM reverse questions", failure)
-            )
+            found.results.append(_writer_failure(question, round_number, failure))
             return found
         found.warnings.append(f"{failure}; the built-in checks decided alone")
         return found
