@@ -58,7 +58,7 @@ def moving_average(model: SemanticModel, tokens: list[Token], i: int) -> Match |
 
 
 def new_high_low(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
-    """创60日新高 / hit a 52-week low."""
+    """创60日新高 / hit a 52-week low / made a new 20-day closing high."""
     start = i
     i = _after_price_metric(tokens, i)
     if kind_at(tokens, i) == "recent":
@@ -68,6 +68,8 @@ def new_high_low(model: SemanticModel, tokens: list[Token], i: int) -> Match | N
         return None
     n, used = length
     j = i + used
+    if kind_at(tokens, j) == "metric" and tokens[j].value == "close":  # a new 20-day closing high
+        j += 1
     if kind_at(tokens, j) not in {"new_high", "new_low"}:
         return None
     kind = "n_day_high" if tokens[j].kind == "new_high" else "n_day_low"
