@@ -114,7 +114,8 @@ _YEAR_PATTERNS = [
     (re.compile(r"(?<![\d.-])(20[0-4]\d|19[89]\d)(?![\d.%-])"), "y"),
 ]
 _CODE_RE = re.compile(r"(?<![\d.])(\d{6})(?:\.(sh|sz|bj))?(?![\d])")
-_MA_RE = re.compile(r"\b(?:ma|sma)\s*(\d{1,3})\b|\b(\d{1,3})\s*(?:ma|sma)\b")
+# MA20 / 20MA, also between Chinese words (今天MA10死叉MA30): the caller checks the character before
+_MA_RE = re.compile(r"(?:ma|sma)\s*(\d{1,3})(?![0-9a-z_])|(\d{1,3})\s*(?:ma|sma)(?![0-9a-z_])")
 _ARABIC_RE = re.compile(r"(?<![a-z0-9_.])([-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?|[-+]?\d+(?:\.\d+)?)")
 _CN_DIGITS = "零〇一二两三四五六七八九十百千万亿点"
 _CN_NUM_RE = re.compile(rf"百分之[{_CN_DIGITS}]+|[零〇一二两三四五六七八九十][{_CN_DIGITS}]*")

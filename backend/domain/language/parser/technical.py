@@ -19,10 +19,15 @@ def ma_cross_ma(model: SemanticModel, tokens: list[Token], i: int) -> Match | No
     if short is None:
         return None
     short_n, j = short
+    if kind_at(tokens, j) == "only" and tokens[j].text == "just":  # just crossed: today, as any cross
+        j += 1
     if kind_at(tokens, j) not in {"cross_above", "cross_below"}:
         return None
     kind = "ma_golden_cross" if tokens[j].kind == "cross_above" else "ma_death_cross"
     long = _moving_average_window(tokens, j + 1)
+    if long is None:  # crossed above the 20-day: the other average, its kind said once
+        bare = _window_length(tokens, j + 1)
+        long = None if bare is None else (bare[0], j + 1 + bare[1])
     if long is None:
         return None
     long_n, end = long
