@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 
 from backend.domain.language.translation import Evidence
@@ -74,3 +76,29 @@ def test_a_probed_stock_name_is_checked_against_the_sql(demo_store: MarketStore)
     [failing] = [c for c in _checks(demo_store, question, wrong, evidence) if c.kind == "entity"]
     assert (passing.verdict, failing.verdict, failing.attribution) == ("pass", "fail", "entity_mapping")
     assert not [c for c in _checks(demo_store, question, right) if c.kind == "entity"]  # not probed
+
+
+@pytest.mark.parametrize(
+    "condition",
+    ["ts_code <> '600519.SH'", "ts_code NOT IN ('600519.SH')", "NOT (ts_code = '600519.SH')"],
+)
+def test_a_probed_stock_the_sql_excludes_fails(demo_store: MarketStore, condition: str) -> None:
+    evidence = (Evidence("贵州茅台", "stock", "贵州茅台 600519.SH"),)
+    sql = f"SELECT revenue FROM market.income WHERE {condition} AND end_date = '2024-12-31'"
+    [check] = [
+        c for c in _checks(demo_store, "贵州茅台2024年的营业收入", sql, evidence) if c.kind == "entity"
+    ]
+    assert (check.verdict, check.attribution) == ("fail", "entity_mapping") and "excludes" in check.reason
+
+
+def test_a_window_of_n_days_may_be_n_calendar_days(demo_store: MarketStore) -> None:
+    latest = demo_store.query("SELECT max(trade_date) FROM market.daily").rows[0][0]
+    start = latest - timedelta(days=30)
+    sql = (
+        "SELECT s.industry FROM market.daily AS d "
+        "INNER JOIN market.stock_basic AS s ON s.ts_code = d.ts_code "
+        f"WHERE d.trade_date > '{start.isoformat()}' AND d.trade_date <= '{latest.isoformat()}' "
+        "GROUP BY s.industry ORDER BY sum(d.amount) / count(DISTINCT d.trade_date) DESC LIMIT 5"
+    )
+    [check] = [c for c in _checks(demo_store, "近30天日均成交额最大的5个行业", sql) if c.kind == "window"]
+    assert check.verdict == "pass" and "calendar days" in check.reason

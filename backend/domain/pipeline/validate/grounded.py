@@ -34,7 +34,7 @@ from backend.domain.pipeline.validate.checklist import Attribution, Constraint
 from backend.domain.pipeline.validate.checklist.kinds.date import DateDetail
 from backend.domain.pipeline.validate.checklist.kinds.entity import EntityDetail
 from backend.domain.pipeline.validate.checklist.kinds.window import WindowDetail
-from backend.domain.pipeline.validate.checklist.sqltree import Sql, number_value
+from backend.domain.pipeline.validate.checklist.sqltree import Sql, number_value, under_not
 from backend.domain.pipeline.validate.outcome import CheckResult
 from backend.domain.pipeline.validate.reverse.subject import day_of
 from backend.domain.pipeline.validate.scope_days import base_day_check, membership_checks
@@ -82,7 +82,25 @@ def stock_name_check(
         return None
     code = grounded[0]
     strings = sql.strings
-    named = [s for s in strings if s.strip("%") in {code, code[:6], name}]
+    wanted = {code, code[:6], name}
+    named = [s for s in strings if s.strip("%") in wanted]
+    if named and all(_excluded(node) for node in _string_nodes(sql, wanted)):
+        return CheckResult(
+            check_id=f"grounded-{point}",
+            stage="checklist",
+            level="constraint",
+            kind="entity",
+            text=constraint.text,
+            sql=None,
+            criterion=says(
+                lang, f"SQL 选取探查得到的 {code}", f"the SQL keeps {code}, as the probe grounded it"
+            ),
+            verdict="fail",
+            attribution=Attribution.ENTITY_MAPPING.value,
+            reason=f"the probe grounded {name} as {code}, which the SQL excludes",
+            ms=_ms(started),
+            point=point,
+        )
     others = sorted({s for s in strings if len(s) >= 6 and s[:6].isdigit() and s[:6] != code[:6]})
     if not named and not others:
         return None  # nothing in the SQL to compare with the grounding: the checklist speaks alone
@@ -106,6 +124,20 @@ def stock_name_check(
         ms=_ms(started),
         point=point,
     )
+
+
+def _string_nodes(sql: Sql, wanted: set[str]) -> list[exp.Literal]:
+    return [
+        node
+        for node in sql.nodes()
+        if isinstance(node, exp.Literal) and node.is_string and node.this.strip("%") in wanted
+    ]
+
+
+def _excluded(node: exp.Expr) -> bool:
+    """A value the SQL compares under a negation: ts_code != 'X', NOT IN ('X'), NOT (… = 'X')."""
+    parent = node.parent
+    return isinstance(parent, exp.NEQ) or under_not(node)
 
 
 def window_check(

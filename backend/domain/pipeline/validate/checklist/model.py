@@ -31,6 +31,7 @@ class Kind(StrEnum):
     NEGATION = "negation"
     ENTITY = "entity"
     PERIOD_RETURN = "period_return"
+    ANNUAL_REPORT = "annual_report"
 
 
 class Outcome(StrEnum):

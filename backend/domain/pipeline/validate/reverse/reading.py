@@ -22,6 +22,7 @@ from backend.domain.language.translation import Evidence
 from backend.domain.pipeline.validate.checklist import Constraint, Kind, Vocabulary
 from backend.domain.pipeline.validate.checklist.entities import EntityRef
 from backend.domain.pipeline.validate.checklist.kinds.aggregate import AggregateDetail, Function
+from backend.domain.pipeline.validate.checklist.kinds.annual_report import AnnualReportDetail
 from backend.domain.pipeline.validate.checklist.kinds.count import CountDetail
 from backend.domain.pipeline.validate.checklist.kinds.date import DateDetail
 from backend.domain.pipeline.validate.checklist.kinds.entity import EntityDetail
@@ -480,6 +481,11 @@ def read(
                 gaps.append(f"groups not read: {constraint.span.text}")
                 continue
             group = detail.column
+        elif isinstance(detail, AnnualReportDetail) and any(
+            date.period and date.day is not None and (date.day.month, date.day.day) == (12, 31)
+            for date in dates
+        ):
+            continue  # 2024年年报: the annual period is the date's
         else:
             gaps.append(
                 f"a {detail.kind.value} constraint the reverse checks do not read: {constraint.span.text}"

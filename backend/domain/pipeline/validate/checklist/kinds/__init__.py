@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 from backend.domain.pipeline.validate.checklist.kinds import (
     aggregate,
+    annual_report,
     count,
     date,
     distinct,
@@ -43,4 +44,5 @@ EXTRACTORS: tuple[Extractor, ...] = (
     negation.extract,
     entity.extract,
     period_return.extract,
+    annual_report.extract,
 )

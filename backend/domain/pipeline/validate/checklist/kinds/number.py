@@ -16,6 +16,8 @@ from enum import StrEnum
 from functools import lru_cache
 from typing import ClassVar
 
+from sqlglot import exp
+
 from backend.domain.pipeline.validate.checklist.model import (
     Attribution,
     Constraint,
@@ -166,6 +168,10 @@ def _writings(quantity: Quantity) -> tuple[float, ...]:
     return (quantity.value, -quantity.value, *scaled, *(-value for value in scaled))
 
 
+# Columns a threshold may sit on without being a metric (limits, ranks, counts of rows).
+_NOT_METRICS = {"rn", "rank", "n", "cnt", "count", "days", "bars", "row_number"}
+
+
 @dataclass(frozen=True)
 class NumberDetail:
     kind: ClassVar[Kind] = Kind.NUMBER
@@ -174,6 +180,19 @@ class NumberDetail:
     column: str  # "" when no metric column is bound to the number
     stored: float | None  # the threshold in the column's stored unit
     writings: tuple[float, ...]  # forms that count as the number anywhere in the SQL
+
+    def _on_other_columns(self, sql: Sql) -> set[str]:
+        """Plain stored columns other than the metric's that the number is compared with (pe < 0.8
+        where P/B was asked), when every comparison with the number is of that kind."""
+        names: set[str] = set()
+        for comparison in sql.comparisons:
+            if comparison.number is None or not any(close(comparison.number, w) for w in self.writings):
+                continue
+            subject = comparison.subject
+            if not isinstance(subject, exp.Column) or subject.name.lower() in _NOT_METRICS:
+                return set()
+            names.add(subject.name.lower())
+        return names - {self.column}
 
     def check(self, sql: Sql) -> Finding:
         if not self.column or self.stored is None:
@@ -210,6 +229,13 @@ class NumberDetail:
                 elsewhere.remove(threshold.constant)
         written = next((v for v in elsewhere if any(close(v, w) for w in self.writings)), None)
         if written is not None:
+            others = self._on_other_columns(sql)
+            if others and not plain and not in_formula:
+                return failed(
+                    Attribution.CONDITION,
+                    f"{_shown(written)} is a threshold on {', '.join(sorted(others))}, "
+                    f"the question names {self.column}",
+                )
             if plain:  # compared with something else, or in a formula: not ours to judge
                 return undecided(
                     f"{_shown(written)} appears in the SQL, but not as a threshold on {self.column}"
