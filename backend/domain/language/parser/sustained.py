@@ -28,6 +28,9 @@ def sustained(model: SemanticModel, tokens: list[Token], i: int) -> Match | None
             n, period, end = found
             return end - i, [synthetic("cond", Sustained(token.value, n, period), tokens[i:end])]
         return None
+    each_year = _each_of_recent_years(model, tokens, i)
+    if each_year is not None:
+        return each_year
     found = period_count(tokens, i)
     if (
         found is not None
@@ -38,6 +41,26 @@ def sustained(model: SemanticModel, tokens: list[Token], i: int) -> Match | None
         condition = Sustained(tokens[end].value, n, period)
         return end + 1 - i, [synthetic("cond", condition, tokens[i : end + 1])]
     return None
+
+
+def _each_of_recent_years(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """过去三年每年净利润都超过10亿: a report figure's comparison in each of the last N annual reports."""
+    token = tokens[i]
+    years = (
+        token.kind == "timespec" and token.value.label == "recent_months" and (token.value.n or 0) % 12 == 0
+    )
+    each = (
+        kind_at(tokens, i + 1) == "per"
+        and kind_at(tokens, i + 2) == "tunit"
+        and tokens[i + 2].value == "year"
+    )
+    if not (years and each and kind_at(tokens, i + 3) == "cond"):
+        return None
+    compare = tokens[i + 3].value
+    if not isinstance(compare, Compare) or model.metrics[compare.metric].kind != "report" or compare.time:
+        return None
+    condition = Sustained(compare, (token.value.n or 0) // 12, "year")
+    return 4, [synthetic("cond", condition, tokens[i : i + 4])]
 
 
 def period_count(tokens: list[Token], j: int) -> tuple[int, str, int] | None:
