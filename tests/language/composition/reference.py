@@ -223,17 +223,17 @@ def top_subset_filtered_count(
 
 
 def above_group_average(
-    measure: Measure, span: Span, group: str, op: str, scope: str = "", factor: float = 1, margin: float = 0
+    measure: Measure, span: Span, group: str, op: str, scope: str = "", factor: float = 1
 ) -> str:
     """Stocks whose value is above (below) the average value of their own group's stocks (times
-    `factor`, plus `margin`: half of it, 2 points above it)."""
+    `factor`: below half of it)."""
     column = GROUP_COLUMNS[group]
     return (
         _with(measure, span)
         + f"SELECT v.ts_code FROM vals AS v INNER JOIN {DB}.stock_basic AS s ON s.ts_code = v.ts_code "
         f"INNER JOIN (SELECT {column} AS g, avg(v.v) AS a FROM vals AS v INNER JOIN {DB}.stock_basic AS s "
         f"ON s.ts_code = v.ts_code GROUP BY g) AS ga ON ga.g = {column} "
-        f"WHERE {'v.v' if span.day else 'round(v.v, 6)'} {op} {factor} * round(ga.a, 6) + ({margin})"
+        f"WHERE {'v.v' if span.day else 'round(v.v, 6)'} {op} {factor} * round(ga.a, 6)"
         f"{_scope(scope)}"
     )
 
