@@ -11,6 +11,8 @@ from paradigms.models import Origin, Paradigm
 
 MAX_SQL_CHARS = 20_000
 MAX_IMPORT_CHARS = 5_000_000
+# Far beyond any library, and within the 64-bit integer the databases take for OFFSET.
+MAX_LIST_OFFSET = 1_000_000_000
 
 
 class ParadigmListQuerySerializer(serializers.Serializer[Any]):
@@ -18,7 +20,7 @@ class ParadigmListQuerySerializer(serializers.Serializer[Any]):
     pinned = serializers.BooleanField(required=False, allow_null=True, default=None)
     origin = serializers.ChoiceField(choices=Origin.choices, required=False)
     limit = serializers.IntegerField(required=False, default=50, min_value=1, max_value=500)
-    offset = serializers.IntegerField(required=False, default=0, min_value=0)
+    offset = serializers.IntegerField(required=False, default=0, min_value=0, max_value=MAX_LIST_OFFSET)
 
 
 class ParadigmSummarySerializer(serializers.ModelSerializer[Paradigm]):
