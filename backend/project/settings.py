@@ -175,12 +175,18 @@ SPECTACULAR_SETTINGS = {
 
 # --- Redis: Celery broker and Channels layer in production; in-memory when unset ---------------
 REDIS_URL = env.str("REDIS_URL", default="")
+CHANNEL_LAYER_SOCKET_TIMEOUT_SECONDS = 30
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
             # Deployments (or test runs) sharing one Redis keep their groups apart by prefix.
-            "CONFIG": {"hosts": [REDIS_URL], "prefix": env.str("CHANNEL_LAYER_PREFIX", default="veriscreen")},
+            # A consumer waits on BZPOPMIN for 5 s at a time; redis-py's default socket timeout is 5 s
+            # too, so under load the read timed out first and the WebSocket closed with 1011.
+            "CONFIG": {
+                "hosts": [{"address": REDIS_URL, "socket_timeout": CHANNEL_LAYER_SOCKET_TIMEOUT_SECONDS}],
+                "prefix": env.str("CHANNEL_LAYER_PREFIX", default="veriscreen"),
+            },
         }
     }
 else:

@@ -85,7 +85,7 @@ async def _one_client(number: int, base_url: str, token: str, question: str, tim
     return outcome
 
 
-def _percentile(values: list[float], fraction: float) -> float | None:
+def percentile(values: list[float], fraction: float) -> float | None:
     if not values:
         return None
     ordered = sorted(values)
@@ -142,11 +142,40 @@ def run_load(mode: str, base_url: str, tokens: list[str], clients: int, timeout:
         ok_clients=sum(not outcome.errors for outcome in outcomes),
         errors=sum(len(outcome.errors) for outcome in outcomes),
         events_total=sum(outcome.events for outcome in outcomes),
-        p50_seconds=_percentile(seconds, 0.50),
-        p95_seconds=_percentile(seconds, 0.95),
+        p50_seconds=percentile(seconds, 0.50),
+        p95_seconds=percentile(seconds, 0.95),
         max_seconds=max(seconds) if seconds else None,
         mean_seconds=round(statistics.fmean(seconds), 3) if seconds else None,
         wall_seconds=wall,
         answer_statuses=statuses,
         outcomes=outcomes,
     )
+
+
+async def _closed_loop(
+    client: int, base_url: str, token: str, until: float, timeout: float
+) -> list[ClientOutcome]:
+    """One client asking one question after another (each followed to its end) until `until`."""
+    outcomes: list[ClientOutcome] = []
+    while time.monotonic() < until:
+        question = QUESTIONS[(client + len(outcomes)) % len(QUESTIONS)]
+        outcomes.append(await _one_client(client, base_url, token, question, timeout))
+    return outcomes
+
+
+def sustained_load(
+    base_url: str, tokens: list[str], clients: int, seconds: float, timeout: float
+) -> list[ClientOutcome]:
+    """`clients` closed-loop clients for `seconds` (a question started before the end is finished)."""
+
+    async def everyone() -> list[ClientOutcome]:
+        until = time.monotonic() + seconds
+        per_client = await asyncio.gather(
+            *(
+                _closed_loop(client, base_url, tokens[client % len(tokens)], until, timeout)
+                for client in range(clients)
+            )
+        )
+        return [outcome for outcomes in per_client for outcome in outcomes]
+
+    return asyncio.run(everyone())

@@ -8,8 +8,10 @@ job owner as requester and the job's CancelToken, and the answer becomes the job
 A runner that dies mid-job (a killed worker or server) cannot finish its job; `fail_stale_jobs` marks
 such jobs failed with error code `worker_lost`: a job whose runner process on this host no longer
 exists, or a running job whose heartbeat (written every JOB_HEARTBEAT_SECONDS while it runs) is older
-than JOB_STALE_SECONDS. It runs when the embedded runner starts in a process and when a Celery worker
-becomes ready.
+than JOB_STALE_SECONDS. It runs when the embedded runner starts in a process, and in every Celery worker
+every JOB_HEARTBEAT_SECONDS from the moment it is ready (so the workers that survive fail the jobs of
+one that was killed). A killed worker's task is not run again: Celery acknowledged it when it started
+(acks_late is off), so no event is stored twice.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import logging
 import os
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import timedelta
@@ -32,6 +35,7 @@ from django.utils import timezone
 
 from backend.apps.jobs import runner
 from backend.apps.jobs.models import ACTIVE_STATUSES, FINISHED_EVENT, Job, JobStatus
+from backend.apps.jobs.reconnect import reconnecting
 from backend.apps.jobs.sink import JobEventSink
 from backend.apps.screening.answers import AskAnswer, clean_question
 from backend.apps.screening.services import answer_question
@@ -43,6 +47,18 @@ from backend.domain.market.execution import CancelToken, execution_context
 
 logger = logging.getLogger(__name__)
 
+# What a finished job saves (its status, summary and result).
+FINISH_FIELDS = (
+    "status",
+    "error_code",
+    "message",
+    "answer_status",
+    "sql",
+    "row_count",
+    "result",
+    "pipeline_run",
+    "finished_at",
+)
 CANCEL_POLL_SECONDS = 1.0  # how soon a runner in another process notices a cancel request
 
 # Tokens of the jobs running in this process: a cancel from this process stops them at once.
@@ -129,11 +145,11 @@ def _heartbeat(job_id: int, cancel: CancelToken) -> Iterator[None]:
         try:
             while not stop.wait(CANCEL_POLL_SECONDS):
                 elapsed += CANCEL_POLL_SECONDS
-                if Job.objects.filter(pk=job_id, cancel_requested=True).exists():
+                if reconnecting(Job.objects.filter(pk=job_id, cancel_requested=True).exists):
                     cancel.cancel()
                 if elapsed - last_beat >= settings.JOB_HEARTBEAT_SECONDS:
                     last_beat = elapsed
-                    Job.objects.filter(pk=job_id).update(heartbeat_at=timezone.now())
+                    reconnecting(lambda: Job.objects.filter(pk=job_id).update(heartbeat_at=timezone.now()))
         finally:
             close_old_connections()
 
@@ -197,19 +213,7 @@ def _run_claimed(job_id: int) -> None:
         job.result = {key: value for key, value in answer.to_dict().items() if key != "trace"}
         job.pipeline_run_id = answer.run_id
     job.finished_at = timezone.now()
-    job.save(
-        update_fields=[
-            "status",
-            "error_code",
-            "message",
-            "answer_status",
-            "sql",
-            "row_count",
-            "result",
-            "pipeline_run",
-            "finished_at",
-        ]
-    )
+    reconnecting(lambda: job.save(update_fields=FINISH_FIELDS))
     _publish_finish(sink, job)
     seconds = (job.finished_at - now).total_seconds()
     logger.info("job %s %s in %.1f s %s", job_id, job.status, seconds, job.error_code or job.answer_status)
@@ -249,3 +253,15 @@ def fail_stale_jobs() -> list[int]:
         _end_without_runner(job, JobStatus.FAILED, "worker_lost", message)
         failed.append(job.pk)
     return failed
+
+
+def reap_stale_jobs_forever() -> None:
+    """A worker's reaper thread: fail the jobs of dead runners every JOB_HEARTBEAT_SECONDS."""
+    while True:
+        try:
+            fail_stale_jobs()
+        except Exception:  # the database may be away for a while: try again next round
+            logger.exception("failing stale jobs did not work this round")
+        finally:
+            close_old_connections()
+        time.sleep(settings.JOB_HEARTBEAT_SECONDS)

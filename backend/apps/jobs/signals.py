@@ -1,10 +1,11 @@
-"""Celery worker signals: a worker that becomes ready fails the jobs whose runner died (see
+"""Celery worker signals: a ready worker keeps failing the jobs whose runner died (see
 services.fail_stale_jobs); metrics of a worker process that ends stop counting as live, and a worker
 serves its metrics on METRICS_WORKER_PORT when set (web/metrics.py)."""
 
 from __future__ import annotations
 
 import os
+import threading
 from typing import Any
 
 from celery.signals import worker_init, worker_process_shutdown, worker_ready, worker_shutdown
@@ -13,9 +14,11 @@ from django.conf import settings
 
 @worker_ready.connect
 def fail_jobs_of_dead_workers(**kwargs: Any) -> None:
-    from backend.apps.jobs.services import fail_stale_jobs
+    """Now, and then every JOB_HEARTBEAT_SECONDS while the worker lives: a job whose worker was killed
+    is failed by the workers that survive it, not only when a worker starts."""
+    from backend.apps.jobs.services import reap_stale_jobs_forever
 
-    fail_stale_jobs()
+    threading.Thread(target=reap_stale_jobs_forever, name="job-reaper", daemon=True).start()
 
 
 @worker_init.connect

@@ -23,12 +23,14 @@ import contextvars
 import logging
 import queue
 import threading
+from functools import partial
 from typing import Any
 
 from channels.layers import BaseChannelLayer, InMemoryChannelLayer, get_channel_layer
 from django.db import close_old_connections, connection
 
 from backend.apps.jobs.models import JobEvent
+from backend.apps.jobs.reconnect import reconnecting
 from backend.domain.pipeline.trace import RecordedEvent
 
 logger = logging.getLogger(__name__)
@@ -94,6 +96,14 @@ class JobEventSink:
         if self._failure is not None:
             raise self._failure
 
+    def _store(self, payload: dict[str, Any]) -> None:
+        # get_or_create: after a dropped connection the first attempt may have been stored already.
+        JobEvent.objects.get_or_create(
+            job_id=self.job_id,
+            seq=payload["seq"],
+            defaults={"type": str(payload["type"]), "payload": payload},
+        )
+
     def _write_all(self) -> None:
         layer = get_channel_layer()
         group = job_group(self.job_id)
@@ -104,9 +114,7 @@ class JobEventSink:
                 if self._failure is not None:
                     continue  # drain: the job ends as failed and reports it
                 try:
-                    JobEvent.objects.create(
-                        job_id=self.job_id, seq=payload["seq"], type=str(payload["type"]), payload=payload
-                    )
+                    reconnecting(partial(self._store, payload))
                 except Exception as error:  # handed to the job's thread by close()
                     self._failure = error
                     continue

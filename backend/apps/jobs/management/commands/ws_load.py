@@ -16,78 +16,23 @@ generated (when the store is empty) by a `manage.py market` subprocess before th
 from __future__ import annotations
 
 import json
-import os
 import re
-import secrets
-import signal
-import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack
 from pathlib import Path
 from typing import IO, Any
 
-import httpx
 from django.conf import settings
-from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from backend.apps.accounts.services import create_user, issue_token
+from backend.apps.jobs.bench_platform import analyst_tokens, free_port, run_manage, running, wait_ready
 from backend.apps.jobs.load import run_load
 
 SERVING = re.compile(r"VeriScreen serving http://127\.0\.0\.1:(\d+)/")
 START_TIMEOUT_SECONDS = 180.0
-
-
-def _manage(*arguments: str) -> None:
-    done = subprocess.run(
-        [sys.executable, "manage.py", *arguments], cwd=settings.BASE_DIR, capture_output=True, text=True
-    )
-    if done.returncode:
-        raise CommandError(f"manage.py {' '.join(arguments)} failed: {done.stderr[-2000:]}")
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-@contextmanager
-def _process(arguments: list[str], log: IO[str]) -> Iterator[subprocess.Popen[str]]:
-    process = subprocess.Popen(
-        arguments,
-        cwd=settings.BASE_DIR,
-        env=dict(os.environ),
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    try:
-        yield process
-    finally:
-        process.send_signal(signal.SIGINT)
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-
-
-def _wait_ready(base_url: str, process: subprocess.Popen[str], deadline: float) -> None:
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise CommandError(f"the server exited with {process.returncode}; see its log")
-        try:
-            if httpx.get(base_url + "/api/health/live/", timeout=5).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.5)
-    raise CommandError("the server did not answer in time")
 
 
 class Command(BaseCommand):
@@ -108,9 +53,9 @@ class Command(BaseCommand):
         if mode == "production" and not settings.REDIS_URL:
             raise CommandError("production mode needs REDIS_URL (Celery broker and channel layer)")
         call_command("migrate", interactive=False, verbosity=0)
-        _manage("market", "init")
-        _manage("market", "generate", "--if-empty", "--stocks", str(options["stocks"]))
-        tokens = self._tokens(users)
+        run_manage("market", "init")
+        run_manage("market", "generate", "--if-empty", "--stocks", str(options["stocks"]))
+        tokens = analyst_tokens("ws-load", users)
         log_path = Path(settings.DATA_DIR) / f"ws_load-{mode}.log"
         with ExitStack() as stack:
             log = stack.enter_context(log_path.open("w"))
@@ -122,41 +67,31 @@ class Command(BaseCommand):
         if report.errors:
             raise CommandError(f"{report.errors} errors in {clients - report.ok_clients} clients")
 
-    def _tokens(self, users: int) -> list[str]:
-        tokens = []
-        for number in range(users):
-            name = f"ws-load-{number}"
-            user = User.objects.filter(username=name).first() or create_user(
-                name, secrets.token_urlsafe(16), "analyst"
-            )
-            tokens.append(issue_token(user))
-        return tokens
-
     def _start(self, mode: str, stack: ExitStack, log: IO[str]) -> str:
         deadline = time.monotonic() + START_TIMEOUT_SECONDS
         if mode == "embedded":
             server = stack.enter_context(
-                _process([sys.executable, "-u", "manage.py", "serve", "--port", "0", "-v", "0"], log)
+                running([sys.executable, "-u", "manage.py", "serve", "--port", "0", "-v", "0"], log)
             )
             port = self._announced_port(server, log, deadline)
         else:
-            port = _free_port()
+            port = free_port()
             stack.enter_context(
-                _process(
+                running(
                     [sys.executable, "-m", "celery", "-A", "backend.project", "worker", "--pool=threads",
                      f"--concurrency={settings.JOB_THREADS}", "--loglevel=WARNING"],
                     log,
                 )
             )  # fmt: skip
             server = stack.enter_context(
-                _process(
+                running(
                     [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
                      "backend.project.asgi:application"],
                     log,
                 )
             )  # fmt: skip
         base_url = f"http://127.0.0.1:{port}"
-        _wait_ready(base_url, server, deadline)
+        wait_ready(base_url, server, deadline)
         return base_url
 
     def _announced_port(self, server: subprocess.Popen[str], log: IO[str], deadline: float) -> int:
