@@ -184,7 +184,15 @@ if REDIS_URL:
             # A consumer waits on BZPOPMIN for 5 s at a time; redis-py's default socket timeout is 5 s
             # too, so under load the read timed out first and the WebSocket closed with 1011.
             "CONFIG": {
-                "hosts": [{"address": REDIS_URL, "socket_timeout": CHANNEL_LAYER_SOCKET_TIMEOUT_SECONDS}],
+                # A pooled connection idle for more than 5 s is checked (PING) before use, so one reset
+                # by a Redis restart is replaced instead of failing a consumer.
+                "hosts": [
+                    {
+                        "address": REDIS_URL,
+                        "socket_timeout": CHANNEL_LAYER_SOCKET_TIMEOUT_SECONDS,
+                        "health_check_interval": 5,
+                    }
+                ],
                 "prefix": env.str("CHANNEL_LAYER_PREFIX", default="veriscreen"),
             },
         }

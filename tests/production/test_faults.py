@@ -228,7 +228,11 @@ def platform(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Platform]:
 
 
 def _assert_complete(platform: Platform, job_id: int) -> list[dict[str, Any]]:
-    events = platform.stored_events(job_id)
+    # The job's row says it finished a moment before its writer has stored the closing event.
+    deadline = time.monotonic() + 30
+    while (events := platform.stored_events(job_id))[-1:] and events[-1]["type"] != "job_finished":
+        assert time.monotonic() < deadline, f"job {job_id} has no closing event: {events[-1]}"
+        time.sleep(0.2)
     assert [event["seq"] for event in events] == list(range(1, len(events) + 1))
     assert [event["type"] for event in events].count("job_finished") == 1
     assert events[-1]["type"] == "job_finished"
@@ -296,7 +300,7 @@ def test_a_worker_killed_mid_job_fails_the_job_once_and_the_next_worker_runs_new
     assert len(events) == stored_before + 1  # what the killed worker stored, then the closing event
     assert events[-1]["job_status"] == "failed" and events[-1]["error_code"] == "worker_lost"
     assert events[-1]["message"] == "the process running this job stopped before it finished"
-    assert platform.follow(job["stream"]) == events
+    assert platform.follow(job["stream"], reconnects=1) == events
     # The task is not run again (acknowledged when it started): no second run_started, no repeats.
     assert [event["type"] for event in events].count("run_started") <= 1
     time.sleep(5)
