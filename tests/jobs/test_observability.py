@@ -21,7 +21,9 @@ from backend.apps.jobs import services
 from backend.apps.jobs.models import JobEvent
 from backend.apps.web.health import readiness
 from backend.apps.web.logs import LogContextFilter
+from backend.apps.web.metrics import observe_llm_calls
 from backend.domain.language.llm.settings import LlmSettings
+from backend.domain.language.translation import LlmCall
 from backend.domain.market.store import MarketStore
 from tests.jobs.conftest import SEED_QUESTION, Person
 
@@ -192,3 +194,23 @@ def test_readiness_checks_each_model_endpoint_in_use(
 def test_readiness_has_no_model_check_with_the_builtin_engine() -> None:
     assert not settings.LLM_SETTINGS.uses_llm
     assert [check.name for check in readiness()] == ["orm", "channel_layer", "broker", "clickhouse"]
+
+
+def test_llm_calls_are_counted_by_role_and_outcome_with_their_latency() -> None:
+    before = scrape()
+    observe_llm_calls(
+        [
+            LlmCall(role="sql_generator", model="m", latency_ms=120.0).to_dict(),
+            LlmCall(
+                role="sql_generator", model="m", latency_ms=3000.0, attempt=2, error="timed out"
+            ).to_dict(),
+            LlmCall(role="judge", model="m", latency_ms=40.0).to_dict(),
+        ]
+    )
+    after = scrape()
+
+    assert grew(before, after, "veriscreen_llm_calls_total", role="sql_generator", outcome="ok") == 1
+    assert grew(before, after, "veriscreen_llm_calls_total", role="sql_generator", outcome="error") == 1
+    assert grew(before, after, "veriscreen_llm_calls_total", role="judge", outcome="ok") == 1
+    assert grew(before, after, "veriscreen_llm_call_seconds_sum", role="sql_generator") == pytest.approx(3.12)
+    assert grew(before, after, "veriscreen_llm_call_seconds_bucket", role="judge", le="0.05") == 1
