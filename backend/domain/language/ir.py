@@ -13,13 +13,18 @@ from datetime import date
 # Time labels: latest, yesterday, date, recent_days (calendar), recent_bars (trading days),
 # recent_weeks, recent_months, this_year, last_year, year_before, this_month, last_month,
 # this_week, last_week, year, month, quarter, annual, date_range, date_span, since (day onwards),
-# latest_report (the latest report period of any quarter, 最新一期财报). A quarter without its year
-# (三季报) is the latest report period of that quarter.
+# latest_report (the latest report period of any quarter, 最新一期财报), period_end (the last trading
+# day of a month or, month 12, a year: 2024年6月底, end of 2024). A quarter without its year (三季报)
+# is the latest report period of that quarter.
 TIME_LABELS = (
     "latest", "yesterday", "date", "recent_days", "recent_bars", "recent_weeks", "recent_months",
     "this_year", "last_year", "year_before", "this_month", "last_month", "this_week", "last_week",
     "year", "month", "quarter", "annual", "date_range", "date_span", "since", "latest_report",
+    "period_end",
 )  # fmt: skip
+
+# times that name a report period (a figure of 2024, the Q3 report, the latest report)
+REPORT_TIME_LABELS = frozenset({"year", "annual", "quarter", "last_year", "year_before", "latest_report"})
 
 
 @dataclass(frozen=True)
@@ -34,7 +39,7 @@ class TimeSpec:
 
     @property
     def is_single_day(self) -> bool:
-        return self.label in {"latest", "yesterday", "date"}
+        return self.label in {"latest", "yesterday", "date", "period_end"}
 
 
 @dataclass(frozen=True)
@@ -102,9 +107,12 @@ class Scope:
 
     kind: str
     values: tuple[str, ...] = ()
-    op: str = "in"  # in; for list_date/listed_years a comparison operator
+    op: str = "in"  # in; for list_date/listed_years a comparison operator; index: in / any (below)
     day: date | None = None
     number: float | None = None
+    # index membership at a time of its own (2024年6月底在沪深300里): the snapshot in force that day;
+    # with op "any" and a window (at some point during 2025), a member of any snapshot inside it
+    time: TimeSpec | None = None
 
 
 @dataclass(frozen=True)
@@ -177,6 +185,16 @@ class Aggregate:
     where: Condition | None = None  # only the stocks where it holds (countIf); share: % of the set
 
 
+@dataclass(frozen=True)
+class Figure:
+    """A report figure shown over a window of its own (单季净利润, TTM revenue): `window` is
+    single_quarter, ttm or qoq, read at `time` (a report period) or the latest one."""
+
+    metric: str
+    window: str
+    time: TimeSpec | None = None
+
+
 @dataclass
 class Screen:
     time: TimeSpec = field(default_factory=TimeSpec)
@@ -190,3 +208,4 @@ class Screen:
     having: list[Compare] = field(default_factory=list)  # group filters on aggregates (agg set)
     display_unit: float | None = None  # money outputs also shown in this unit (亿 = 1e8, billion = 1e9)
     daily_values: bool = False  # aggregates over a window use each day's value, not the window's change
+    figures: list[Figure] = field(default_factory=list)  # derived report figures shown per stock

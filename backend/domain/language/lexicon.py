@@ -118,7 +118,10 @@ _CODE_RE = re.compile(r"(?<![\d.])(\d{6})(?:\.(sh|sz|bj))?(?![\d])")
 _MA_RE = re.compile(r"(?:ma|sma)\s*(\d{1,3})(?![0-9a-z_])|(\d{1,3})\s*(?:ma|sma)(?![0-9a-z_])")
 _ARABIC_RE = re.compile(r"(?<![a-z0-9_.])([-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?|[-+]?\d+(?:\.\d+)?)")
 _CN_DIGITS = "零〇一二两三四五六七八九十百千万亿点"
-_CN_NUM_RE = re.compile(rf"百分之[{_CN_DIGITS}]+|[零〇一二两三四五六七八九十][{_CN_DIGITS}]*")
+# 千亿 / 百亿 (one thousand / one hundred 亿) are said without their leading 一
+_CN_NUM_RE = re.compile(
+    rf"百分之[{_CN_DIGITS}]+|[零〇一二两三四五六七八九十][{_CN_DIGITS}]*|[百千](?=[万亿])"
+)
 ENGLISH_NUMBERS = (
     "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
     "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen",
@@ -259,8 +262,37 @@ def _cn_quarter(text: str) -> int:
     return {"一": 1, "二": 2, "三": 3, "四": 4}.get(text) or int(text)
 
 
+_PERIOD_END_PATTERNS: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"(\d{4})\s*年\s*(\d{1,2})\s*月\s*(?:底|末)"), "ym"),
+    (re.compile(r"(\d{4})\s*年\s*(?:年底|年末|底|末)"), "y"),
+    (re.compile(rf"\b(?:the )?end of ({_MONTH_RE})\.?,? (\d{{4}})\b"), "my"),
+    (re.compile(r"\b(?:the )?end of (\d{4})\b|\byear end (\d{4})\b"), "y"),
+]
+
+
+def _match_period_end(text: str, pos: int) -> tuple[int, Token] | None:
+    """2024年6月底 / end of June 2024 / 2024年底 / year-end 2024: the last trading day of that month."""
+    for pattern, shape in _PERIOD_END_PATTERNS:
+        found = pattern.match(text, pos)
+        if not found:
+            continue
+        groups = [group for group in found.groups() if group is not None]
+        if shape == "ym":
+            year, month = int(groups[0]), int(groups[1])
+        elif shape == "my":
+            year, month = int(groups[1]), _MONTHS[groups[0]]
+        else:
+            year, month = int(groups[0]), 12
+        if 1 <= month <= 12:
+            return found.end(), Token("period_end", {"year": year, "month": month}, found.group(0), pos)
+    return None
+
+
 def _match_period(text: str, pos: int) -> tuple[int, Token] | None:
     """Dates, months, quarters, report periods and years starting exactly at `pos`."""
+    period_end = _match_period_end(text, pos)
+    if period_end is not None:
+        return period_end
     for pattern, shape in _DATE_PATTERNS + _EN_DATE_PATTERNS:
         found = pattern.match(text, pos)
         if not found:
@@ -359,6 +391,8 @@ def _match_number(text: str, pos: int, lexicon: Lexicon) -> tuple[int, Token] | 
             digits = raw[3:] if percent_prefix else raw
             # trailing 万/亿 belong to the unit, not the numeral ("三十亿" = 30 × 亿)
             core = digits.rstrip("万亿") or digits
+            if core[0] in "百千":
+                core = "一" + core
             try:
                 value = float(cn2an.cn2an(core, "smart"))
             except (ValueError, KeyError, TypeError):

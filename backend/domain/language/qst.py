@@ -18,6 +18,7 @@ from backend.domain.language.ir import (
     BoolOp,
     Compare,
     Condition,
+    Figure,
     Frequency,
     GrowthStreak,
     LossToProfit,
@@ -38,6 +39,7 @@ OPERATORS = (">", ">=", "<", "<=", "=", "!=", "between", "in")
 OPS_ORDERED = (">", ">=", "<", "<=")
 CONDITION_HEADS = {"condition", "technical", "fundamental", "scope", "bool"}
 AGGREGATES = ("avg", "sum", "max", "min", "median", "count", "count_up", "count_down", "share")
+FIGURE_WINDOWS = ("single_quarter", "ttm", "qoq")  # report figures derived over a window (values.py)
 FREQUENCY_OPERATORS = (">", ">=", "<", "<=", "=", "every")
 TECHNICAL_KINDS = (
     "ma_above", "ma_below", "ma_cross_above", "ma_cross_below", "n_day_high", "n_day_low",
@@ -175,6 +177,10 @@ def condition_node(condition: Condition) -> Node:
                 children.append(_number(condition.number))
         else:
             children.extend(_node(f"value:entity:{kind}", value=value) for value in condition.values)
+            if condition.time is not None:  # index membership at a time of its own
+                children.append(time_node(condition.time))
+            if condition.op == "any":
+                children.append(_node("operator:any"))
         return _node(f"scope:{kind}", *children)
     if isinstance(condition, BoolOp):
         return _node(f"bool:{condition.op}", *sorted_nodes(condition_node(item) for item in condition.items))
@@ -217,6 +223,11 @@ def screen_to_qst(screen: Screen) -> Node:
             )
         )
     returned.extend(_node(f"attribute:{metric}") for metric in screen.outputs)
+    returned.extend(
+        _node(f"figure:{figure.window}", _node(f"attribute:{figure.metric}"),
+              time_node(figure.time) if figure.time else None)
+        for figure in screen.figures
+    )  # fmt: skip
     if screen.daily_values:
         returned.append(_node("values:daily"))
     if screen.display_unit is not None:
@@ -309,7 +320,7 @@ def time_from_node(node: Node) -> TimeSpec:
         quarter=first_int("value:quarter"),
     )
     required = {"date": spec.day, "date_range": spec.end_day, "since": spec.day, "year": spec.year,
-                "month": spec.month}  # fmt: skip
+                "month": spec.month, "period_end": spec.month}  # fmt: skip
     if label in required and required[label] is None:
         raise QstError(f"time:{label} is missing its value")
     if label.startswith("recent_") and (spec.n is None or spec.n < 1):
@@ -439,7 +450,18 @@ def condition_from_node(node: Node) -> Condition:
         values = tuple(str(value) for value in _values(node, f"value:entity:{kind}"))
         if not values:
             raise QstError(f"scope:{kind} has no value")
-        return Scope(kind="group" if kind == "industry_group" else kind, values=values)
+        time = _time_child(node)
+        any_snapshot = any(child.get("label") == "operator:any" for child in _children(node))
+        if (time is not None or any_snapshot) and kind != "index":
+            raise QstError(f"only an index scope has a time of its own, not scope:{kind}")
+        if any_snapshot and (time is None or time.is_single_day):
+            raise QstError("scope:index with operator:any needs a window (at some point during 2025)")
+        return Scope(
+            kind="group" if kind == "industry_group" else kind,
+            values=values,
+            op="any" if any_snapshot else "in",
+            time=time,
+        )
     if head == "bool":
         items = tuple(condition_from_node(child) for child in _children(node))
         if kind == "not":
@@ -496,6 +518,13 @@ def qst_to_screen(qst: Node) -> Screen:
                 item_head, item_rest = _kind(item)
                 if item_head == "attribute":
                     screen.outputs.append(item_rest)
+                elif item_head == "figure":
+                    if item_rest not in FIGURE_WINDOWS:
+                        raise QstError(f"unknown figure window {item_rest!r}; choose from {FIGURE_WINDOWS}")
+                    metric = _optional(item, "attribute")
+                    if metric is None:
+                        raise QstError(f"figure:{item_rest} needs an attribute")
+                    screen.figures.append(Figure(metric, item_rest, _time_child(item)))
                 elif item_head == "aggregate":
                     if item_rest not in AGGREGATES:
                         raise QstError(f"unknown aggregate {item_rest!r}")

@@ -8,9 +8,18 @@ from sqlglot import exp
 
 from backend.domain.language.compiler.errors import CompileError
 from backend.domain.language.compiler.sources import index_snapshot_filter
-from backend.domain.language.compiler.sql import OPS, col, date_literal, in_query, membership, string, table
+from backend.domain.language.compiler.sql import (
+    OPS,
+    col,
+    date_literal,
+    days_after_until,
+    in_query,
+    membership,
+    string,
+    table,
+)
 from backend.domain.language.compiler.state import QueryBuild
-from backend.domain.language.compiler.time_resolution import years_back
+from backend.domain.language.compiler.time_resolution import resolve_day, resolve_window, years_back
 from backend.domain.language.ir import Scope
 
 MEMBERSHIP_COLUMNS = {"exchange": "exchange", "board": "market", "industry": "industry", "stock": "ts_code",
@@ -25,7 +34,7 @@ def scope_condition(build: QueryBuild, scope: Scope) -> exp.Expr:
         names = [name for key in scope.values for name in _group_industries(build, key)]
         return membership(col("industry", "b"), tuple(names))
     if scope.kind == "index":
-        parts = [_index_members(build, code) for code in scope.values]
+        parts = [_index_members(build, code, scope) for code in scope.values]
         return exp.or_(*parts) if len(parts) > 1 else parts[0]
     if scope.kind == "name_marker":
         # ST / *ST: the exchange marks special treatment in the short name (剔除ST: name LIKE '%ST%')
@@ -49,10 +58,31 @@ def _group_industries(build: QueryBuild, key: str) -> tuple[str, ...]:
     return group.industries
 
 
-def _index_members(build: QueryBuild, code: str) -> exp.Expr:
-    """Stocks in the index on the question's day (the latest day when it only names a report period);
-    before the first snapshot, the earliest one (warned)."""
+def _index_members(build: QueryBuild, code: str, scope: Scope) -> exp.Expr:
+    """Stocks in the index on the question's day (the latest day when it only names a report period;
+    or the scope's own day); before the first snapshot, the earliest one (warned). At some point
+    during a window: in any snapshot dated inside it."""
     context = build.context
+    if scope.time is not None and scope.op == "any":
+        window = resolve_window(context, scope.time)
+        ever = (
+            exp.select(col("con_code"))
+            .from_(table(context, "index_weight"))
+            .where(exp.and_(exp.EQ(this=col("index_code"), expression=string(code)),
+                            days_after_until(window.base, window.end)))
+        )  # fmt: skip
+        return in_query(col("ts_code", "b"), ever)
+    if scope.time is not None:
+        day = resolve_day(context, scope.time)
+        snapshot = context.index_snapshot(code, day)
+        if snapshot is None:
+            raise CompileError(f"index {code} has no constituent snapshot on or before {day.isoformat()}")
+        members = (
+            exp.select(col("con_code"))
+            .from_(table(context, "index_weight"))
+            .where(index_snapshot_filter(code, snapshot))
+        )
+        return in_query(col("ts_code", "b"), members)
     day = build.membership_day or build.day
     snapshot = context.index_snapshot(code, day)
     if snapshot is None:

@@ -12,13 +12,14 @@ from sqlglot import exp
 
 from backend.domain.language.compiler.aggregates import aggregate_query, orders_by_aggregate
 from backend.domain.language.compiler.conditions import condition_expr
+from backend.domain.language.compiler.errors import CompileError
 from backend.domain.language.compiler.sources import daily_alias, join_all, series_alias
 from backend.domain.language.compiler.sql import col, conjunction, number, ordered, table
 from backend.domain.language.compiler.state import QueryBuild
 from backend.domain.language.compiler.top_k import top_per_group
 from backend.domain.language.compiler.units import shown_columns
 from backend.domain.language.compiler.values import value
-from backend.domain.language.ir import Not, Scope, Screen
+from backend.domain.language.ir import REPORT_TIME_LABELS, Not, Scope, Screen, TimeSpec
 from backend.domain.language.semantic import SemanticModel
 
 
@@ -41,6 +42,11 @@ def build_query(screen: Screen, build: QueryBuild) -> exp.Query:
         else:
             expression, column = value(build, name, time)
             build.add_column(column, expression)
+    if screen.figures and (screen.aggregates or screen.group_by):
+        raise CompileError("a quarter's own or trailing figure is shown per stock, not aggregated")
+    for figure in screen.figures:  # 单季净利润 / TTM revenue of the listed stocks
+        expression, name = value(build, figure.metric, figure.time or _report_time(time), figure.window)
+        build.add_column(name, expression)
     if screen.per_group_limit:
         for aggregate in screen.aggregates:
             if aggregate.metric is not None:
@@ -64,6 +70,11 @@ def build_query(screen: Screen, build: QueryBuild) -> exp.Query:
     if screen.limit is not None:
         query = query.limit(number(screen.limit))
     return query
+
+
+def _report_time(time: TimeSpec) -> TimeSpec | None:
+    """The question's time when it names a report period (Q3 2025), else none (the latest one)."""
+    return time if time.label in REPORT_TIME_LABELS else None
 
 
 def lists_daily_values(model: SemanticModel, screen: Screen) -> bool:

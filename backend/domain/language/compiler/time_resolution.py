@@ -40,6 +40,12 @@ def resolve_day(context: LanguageContext, spec: TimeSpec) -> date:
         if previous is None:
             raise CompileError("there is no trading day before the latest one in the data")
         return previous
+    if spec.label == "period_end" and spec.year and spec.month:  # 2024年6月底: its last trading day
+        last_day = months_back(date(spec.year, spec.month, 1), -1) - timedelta(days=1)
+        found = context.last_trading_day_on_or_before(last_day)
+        if found is None:
+            raise CompileError(f"the data has no trading day on or before {last_day.isoformat()}")
+        return found
     return latest
 
 

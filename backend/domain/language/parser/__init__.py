@@ -16,6 +16,7 @@ from backend.domain.language.parser.aggregates import aggregate_metric, counts_e
 from backend.domain.language.parser.assembly import assemble
 from backend.domain.language.parser.comparisons import (
     compare,
+    elided_subject,
     multiple_of_measure,
     price_move,
     same_periods_again,
@@ -28,6 +29,7 @@ from backend.domain.language.parser.concepts import concepts
 from backend.domain.language.parser.errors import NotUnderstood
 from backend.domain.language.parser.frequency import counted_days, each_period, every_day
 from backend.domain.language.parser.grouping import group
+from backend.domain.language.parser.index_changes import index_membership
 from backend.domain.language.parser.listing import listing
 from backend.domain.language.parser.money_readings import money_reading
 from backend.domain.language.parser.ordering import ordering
@@ -55,6 +57,7 @@ GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
     scope,
     scope_lists,
     scope_conditions,
+    index_membership,
     report_window,
     distance_from_high,
     aggregate_metric,
@@ -65,6 +68,7 @@ GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
     shared_comparison,
     compare,
     each_period,
+    elided_subject,
     counted_days,
     every_day,
     price_move,

@@ -15,6 +15,7 @@ from backend.domain.language.ir import (
     BoolOp,
     Compare,
     Condition,
+    Figure,
     Not,
     Order,
     Scope,
@@ -67,6 +68,7 @@ class _Collected:
     all_of: bool = False
     has_count_unit: bool = False
     leftovers: list[int] = field(default_factory=list)  # indexes of the tokens no rule consumed
+    figure_indexes: list[int] = field(default_factory=list)  # report figures shown (单季净利润)
 
 
 def assemble(model: SemanticModel, tokens: list[Token], reading: Reading | None = None) -> Screen:
@@ -102,7 +104,11 @@ def assemble(model: SemanticModel, tokens: list[Token], reading: Reading | None 
         [] if screen.group_by == "trade_date" else [k for k, t in enumerate(tokens) if _asks_per_day(t)]
     )
     ranked = [k for k in found.leftovers if _among_ranked(tokens, k, screen)]
-    refuse_leftovers(tokens, [k for k in found.leftovers if k not in ranked] + unread_days, screen)
+    # a quarter's own or trailing figure is shown per stock: over groups no rule reads it
+    unread_figures = found.figure_indexes if screen.aggregates or screen.group_by else []
+    refuse_leftovers(
+        tokens, [k for k in found.leftovers if k not in ranked] + unread_days + unread_figures, screen
+    )
     return screen
 
 
@@ -169,6 +175,9 @@ def _collect(model: SemanticModel, tokens: list[Token]) -> _Collected:
             screen.daily_values = True
         elif kind == "out_unit":
             screen.display_unit = float(token.value)
+        elif kind == "report_figure":  # 茅台2025年三季度单季净利润: shown, read at the question's period
+            screen.figures.append(Figure(str(token.value), str(token.extra["window"])))
+            found.figure_indexes.append(index)
         elif kind in {"metric", "change_word"}:
             metric = metric_of(token)
             if model.metrics[metric].negated:  # 跌幅 is shown as the signed change

@@ -8,7 +8,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from backend.domain.language.ir import Compare, Condition, Sustained, Technical, TimeSpec, VersusGroup
+from backend.domain.language.ir import (
+    Compare,
+    Condition,
+    GrowthStreak,
+    Sustained,
+    Technical,
+    TimeSpec,
+    VersusGroup,
+)
 from backend.domain.language.lexicon import Token
 from backend.domain.language.parser.rewriting import Match, kind_at, metric_of, synthetic
 from backend.domain.language.parser.sustained import period_count
@@ -17,6 +25,7 @@ from backend.domain.language.semantic import Metric, SemanticModel
 YOY_OF = {"n_income_attr_p": "netprofit_yoy", "n_income": "netprofit_yoy", "revenue": "or_yoy",
           "total_revenue": "or_yoy"}  # fmt: skip
 GROWTH_RATES = set(YOY_OF.values())
+BASE_OF = {"or_yoy": "revenue", "netprofit_yoy": "n_income_attr_p"}  # the figure a growth rate is of
 OPS_ORDERED = {">", ">=", "<", "<="}
 VS_PREVIOUS_CLOSE = {"open": "open_pct", "high": "high_pct", "low": "low_pct", "close": "pct_chg"}
 FLIPPED = {">": "<", ">=": "<=", "<": ">", "<=": ">=", "=": "=", "between": "between"}
@@ -84,7 +93,8 @@ def compare(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
             return j - i, [synthetic("cond", condition, tokens[i:j])]
         return None
     op, first, second, end = parsed
-    if kind_at(tokens, end) == "yoy" and (yoy or metric_key in YOY_OF):  # grew 30% year over year
+    if kind_at(tokens, end) == "yoy" and (yoy or metric_key in YOY_OF or metric_key in GROWTH_RATES):
+        # grew 30% year over year; rev growth > 30% yoy (the growth rate is already year on year)
         metric = model.metrics[YOY_OF.get(metric_key, metric.key)]
         end += 1
     if kind_at(tokens, end) == "qoq" and model.metrics[metric_key].table == "income":
@@ -92,6 +102,9 @@ def compare(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
         end += 1
     if kind_at(tokens, end) == "vs_prev_close" and metric.key in VS_PREVIOUS_CLOSE:
         metric = model.metrics[VS_PREVIOUS_CLOSE[metric.key]]  # opened 5% above the previous close
+        end += 1
+    elif kind_at(tokens, end) == "vs_open" and metric.key == "close" and first.extra.get("unit") == "percent":
+        metric = model.metrics["body_pct"]  # closing more than 8% above the open
         end += 1
     if token.kind == "report_figure" and agg != "qoq":
         agg = token.extra["window"]
@@ -122,6 +135,54 @@ def shared_comparison(model: SemanticModel, tokens: list[Token], i: int) -> Matc
         return None
     end = tail + first[0] - 1
     return end - i, [*first[1], tokens[i + 1], *second[1]]
+
+
+def elided_subject(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """revenue rose every year from 2021 through 2024 and topped 10 billion yuan in 2024 / 市值超过100亿
+    且低于500亿: a comparison with no metric of its own is said of the previous condition's metric,
+    when the number's unit fits that metric (a money amount never compares with a growth rate)."""
+    joined = kind_at(tokens, i + 1) == "and" or (
+        kind_at(tokens, i + 1) == "to" and tokens[i + 1].text in JOINING
+    )
+    if kind_at(tokens, i) != "cond" or not joined:
+        return None
+    metric_key, own_time = _subject(tokens[i].value)
+    parsed = comparison_tail(tokens, i + 2)
+    if metric_key is None or parsed is None or metric_key not in model.metrics:
+        return None
+    op, first, second, end = parsed
+    metric = model.metrics[metric_key]
+    if metric_key in BASE_OF and not _unit_fits(metric, first):
+        metric = model.metrics[BASE_OF[metric_key]]  # 营收同比增长超过20%且超过100亿: the revenue itself
+    if not _unit_fits(metric, first):
+        return None
+    time = own_time
+    if kind_at(tokens, end) == "timespec":
+        time = tokens[end].value
+        end += 1
+    condition = _make_compare(metric, op, first, second, time, None)
+    return end - i, [tokens[i], tokens[i + 1], synthetic("cond", condition, tokens[i + 2 : end])]
+
+
+def _subject(condition: object) -> tuple[str | None, TimeSpec | None]:
+    if isinstance(condition, Compare) and condition.other is None and condition.agg is None:
+        return condition.metric, condition.time
+    if isinstance(condition, GrowthStreak):
+        return condition.metric, condition.time
+    if isinstance(condition, Sustained):
+        return condition.compare.metric, condition.compare.time
+    return None, None
+
+
+def _unit_fits(metric: Metric, number: Token) -> bool:
+    unit = number.extra.get("unit", "")
+    if unit == "percent":
+        return metric.percent
+    if unit in {"money", "shares"} or number.extra.get("scaled"):
+        return not metric.percent and metric.input_unit.name != "倍"
+    if unit == "times":
+        return metric.input_unit.name == "倍"
+    return True
 
 
 def multiple_of_measure(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from backend.domain.language.ir import (
     BoolOp,
+    Compare,
     Condition,
     GrowthStreak,
     Not,
@@ -58,6 +59,8 @@ def _restates(tokens: list[Token], index: int, screen: Screen) -> bool:
         return any(_held_over_periods(condition) for condition in screen.where)
     if token.kind == "latest_period":  # 最近一期年报 (alone it is the time scope latest_report)
         return _next_kind(tokens, index) == "timespec" and tokens[index + 1].value.label == "annual"
+    if token.kind == "shown_value":  # … above 15% over the last 20 sessions, with that average
+        return _shows_an_average(screen)
     if token.kind == "yoy":  # revenue growth yoy: the growth rate is already year on year
         previous = tokens[index - 1] if index > 0 else None
         return previous is not None and previous.kind == "metric" and previous.value in YOY_RATES
@@ -67,6 +70,12 @@ def _restates(tokens: list[Token], index: int, screen: Screen) -> bool:
             return True
         return _next_kind(tokens, index, skip=SKIPPED_BEFORE_FILTER) in FILTERS
     return False
+
+
+def _shows_an_average(screen: Screen) -> bool:
+    """The screen already shows an average: one it compares (avg over a window) or one it computes."""
+    compared = any(isinstance(c, Compare) and c.agg == "avg" for c in screen.where)
+    return compared or any(aggregate.fn == "avg" for aggregate in screen.aggregates)
 
 
 def _lists_named_stocks(screen: Screen) -> bool:

@@ -1,9 +1,9 @@
 """Report figures over a window of their own: 单季净利润 / Q3 2024 alone (a quarter's own figure),
 TTM / 近四个季度净利润合计 (trailing four quarters) → a `report_figure` token (metric + window).
 
-Income figures are stored year-to-date; the compiler derives the window (values.py). Only a
-comparison or a ranking reads a `report_figure`: anywhere else it is left over and the question is
-refused, never answered with the stored year-to-date figure.
+Income figures are stored year-to-date; the compiler derives the window (values.py). A comparison
+or a ranking reads a `report_figure`; left alone it is a figure shown per stock (the assembly's
+`Screen.figures`), never the stored year-to-date figure; over groups or aggregates it is refused.
 """
 
 from __future__ import annotations

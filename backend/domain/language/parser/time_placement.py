@@ -5,14 +5,22 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from backend.domain.language.ir import BoolOp, Compare, Condition, Not, Screen, Technical, TimeSpec
+from backend.domain.language.ir import (
+    REPORT_TIME_LABELS,
+    BoolOp,
+    Compare,
+    Condition,
+    Not,
+    Screen,
+    Technical,
+    TimeSpec,
+)
 from backend.domain.language.lexicon import Token
 from backend.domain.language.parser.errors import NotUnderstood
 from backend.domain.language.semantic import Metric, SemanticModel
 
 PlacedCondition = tuple[Condition, bool, str]  # (condition, is an entity scope, connector before it)
-# times that name a report period
-REPORT_LIKE = {"year", "annual", "quarter", "last_year", "year_before", "latest_report"}
+REPORT_LIKE = REPORT_TIME_LABELS
 
 
 def attach_second_times(

@@ -50,6 +50,8 @@ def time_scope(model: SemanticModel, tokens: list[Token], i: int) -> Match | Non
         spec = TimeSpec(label, year=value["year"], quarter=value["quarter"] if label == "quarter" else None)
     elif token.kind == "month":
         spec = TimeSpec("month", year=token.value["year"], month=token.value["month"])
+    elif token.kind == "period_end":
+        spec = TimeSpec("period_end", year=token.value["year"], month=token.value["month"])
     elif token.kind == "year":
         spec = TimeSpec("year", year=token.value)
         if kind_at(tokens, i + 1) == "annual":
