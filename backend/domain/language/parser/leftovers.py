@@ -59,6 +59,8 @@ def _restates(tokens: list[Token], index: int, screen: Screen) -> bool:
         return any(_held_over_periods(condition) for condition in screen.where)
     if token.kind == "latest_period":  # 最近一期年报 (alone it is the time scope latest_report)
         return _next_kind(tokens, index) == "timespec" and tokens[index + 1].value.label == "annual"
+    if token.kind == "volatility_definition":  # most volatile …, measured by the std dev of daily % change
+        return _measures_volatility(screen)
     if token.kind == "shown_value":  # … above 15% over the last 20 sessions, with that average
         return _shows_an_average(screen)
     if token.kind == "yoy":  # revenue growth yoy: the growth rate is already year on year
@@ -70,6 +72,17 @@ def _restates(tokens: list[Token], index: int, screen: Screen) -> bool:
             return True
         return _next_kind(tokens, index, skip=SKIPPED_BEFORE_FILTER) in FILTERS
     return False
+
+
+def _measures_volatility(screen: Screen) -> bool:
+    """The screen ranks or compares the volatility of the daily change (its standard deviation)."""
+    ranked = (
+        screen.order is not None and screen.order.agg == "stddevSamp" and screen.order.metric == "pct_chg"
+    )
+    compared = any(
+        isinstance(c, Compare) and c.agg == "stddevSamp" and c.metric == "pct_chg" for c in screen.where
+    )
+    return ranked or compared
 
 
 def _shows_an_average(screen: Screen) -> bool:
