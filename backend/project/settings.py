@@ -152,6 +152,9 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_RATES": {
         "anon": env.str("API_THROTTLE_ANON", default="300/minute"),
         "user": env.str("API_THROTTLE_USER", default="1200/minute"),
+        # Password guesses at login and token: per client address, and per username over all addresses.
+        "credentials": env.str("API_THROTTLE_LOGIN", default="10/minute"),
+        "credentials_user": env.str("API_THROTTLE_LOGIN_USER", default="30/hour"),
     },
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,

@@ -11,6 +11,7 @@ from django.core.management import CommandError, call_command
 from rest_framework.test import APIClient
 from rest_framework.throttling import AnonRateThrottle, UserRateThrottle
 
+from backend.apps.accounts.throttles import CREDENTIAL_THROTTLES
 from tests.jobs.conftest import Person
 
 pytestmark = pytest.mark.django_db
@@ -86,4 +87,32 @@ def test_requests_beyond_the_rate_are_429_with_retry_after(
     assert anonymous[-1] == 429
     throttled = alice.client.get("/api/jobs/")
     assert throttled.json()["error"]["code"] == "throttled" and int(throttled["Retry-After"]) > 0
+    cache.clear()
+
+
+def test_password_guesses_are_limited_per_address_and_per_username_across_addresses(
+    alice: Person, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from django.core.cache import cache
+
+    cache.clear()
+    rates = {"credentials": "3/minute", "credentials_user": "5/hour"}
+    for throttle in CREDENTIAL_THROTTLES:
+        monkeypatch.setattr(throttle, "THROTTLE_RATES", rates)
+    guess = {"username": "alice", "password": "guess"}
+
+    def attempt(address: str, path: str = "/api/auth/login/", body: dict[str, str] = guess) -> int:
+        return APIClient(REMOTE_ADDR=address).post(path, body, format="json").status_code
+
+    # One address: three guesses, then 429 even with the right password, and at the token endpoint too.
+    assert [attempt("10.0.0.1") for _ in range(3)] == [400, 400, 400]
+    assert attempt("10.0.0.1", body={"username": "alice", "password": "pass-alice"}) == 429
+    assert attempt("10.0.0.1", "/api/auth/token/", {"username": "bob", "password": "x"}) == 429
+    # Rotating addresses: the username's own limit (five an hour; four spent, the refused one included)
+    # stops the guesser.
+    assert [attempt(f"10.0.1.{n}") for n in range(2)] == [400, 429]
+    throttled = APIClient(REMOTE_ADDR="10.0.2.1").post("/api/auth/login/", guess, format="json")
+    assert throttled.json()["error"]["code"] == "throttled" and int(throttled["Retry-After"]) > 0
+    # Another user is not held up by guesses at alice.
+    assert attempt("10.0.3.1", body={"username": "carol", "password": "x"}) == 400
     cache.clear()

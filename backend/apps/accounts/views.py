@@ -18,6 +18,7 @@ from rest_framework.views import APIView
 from backend.apps.accounts import services
 from backend.apps.accounts.roles import role_of, signed_in
 from backend.apps.accounts.serializers import CredentialsSerializer, MeSerializer, TokenSerializer
+from backend.apps.accounts.throttles import CREDENTIAL_THROTTLES
 from backend.apps.web.errors import error_body, invalid_request_response
 from backend.apps.web.serializers import ErrorSerializer
 
@@ -70,7 +71,7 @@ class CsrfView(APIView):
 class LoginView(APIView):
     permission_classes = (AllowAny,)
     authentication_classes = ()  # a stale session must not make a login fail its CSRF check
-    throttle_classes = (AnonRateThrottle,)
+    throttle_classes = (AnonRateThrottle, *CREDENTIAL_THROTTLES)
 
     @extend_schema(
         operation_id="auth_login",
@@ -112,7 +113,7 @@ class MeView(APIView):
 class TokenView(APIView):
     permission_classes = (AllowAny,)
     authentication_classes = ()
-    throttle_classes = (AnonRateThrottle,)
+    throttle_classes = (AnonRateThrottle, *CREDENTIAL_THROTTLES)
 
     @extend_schema(
         operation_id="auth_token",
