@@ -8,6 +8,7 @@ import subprocess
 import threading
 import time
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from django.utils import timezone
@@ -250,3 +251,35 @@ def test_the_load_benchmark_flags_gaps_repeats_and_unfinished_streams() -> None:
     assert check_events([complete[0], complete[1], complete[1], *complete[2:]])  # a repeat
     assert check_events(complete[:-1])  # no job_finished
     assert check_events(stream("run_started", "job_finished"))  # no run_finished
+
+
+def test_a_job_a_broker_lost_is_sent_again_once_per_stale_period_and_runs_once(
+    alice: Person, held_jobs: list[int], settings: Any, demo_store: MarketStore
+) -> None:
+    settings.JOB_RUNNER = "celery"  # a broker queue can be lost; the in-process pool cannot
+    lost = services.submit_job(owner=alice.user, question=SEED_QUESTION)
+    fresh = services.submit_job(owner=alice.user, question=SEED_QUESTION)
+    long_ago = timezone.now() - timedelta(seconds=settings.JOB_STALE_SECONDS + 5)
+    Job.objects.filter(pk=lost.pk).update(created_at=long_ago, heartbeat_at=long_ago)
+    held_jobs.clear()
+
+    assert services.redispatch_lost_jobs() == [lost.pk]
+    assert held_jobs == [lost.pk]
+    assert services.redispatch_lost_jobs() == []  # handed over just now: not again before it is stale
+    services.run_job(lost.pk)
+    services.run_job(lost.pk)  # the duplicate delivery finds it taken
+    assert Job.objects.get(pk=lost.pk).status == JobStatus.DONE
+    assert Job.objects.get(pk=fresh.pk).status == JobStatus.QUEUED
+    seqs = list(JobEvent.objects.filter(job_id=lost.pk).values_list("seq", flat=True))
+    assert seqs == list(range(1, len(seqs) + 1))
+
+
+def test_the_in_process_runner_sends_nothing_again(
+    alice: Person, held_jobs: list[int], settings: Any
+) -> None:
+    settings.JOB_RUNNER = "threads"
+    job = services.submit_job(owner=alice.user, question=SEED_QUESTION)
+    long_ago = timezone.now() - timedelta(seconds=settings.JOB_STALE_SECONDS + 5)
+    Job.objects.filter(pk=job.pk).update(heartbeat_at=long_ago)
+
+    assert services.redispatch_lost_jobs() == []

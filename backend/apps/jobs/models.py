@@ -36,6 +36,7 @@ class Job(models.Model):
     created_at = models.DateTimeField(default=timezone.now, db_index=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # While the job is queued: when it was last handed to the runner (services.redispatch_lost_jobs).
     heartbeat_at = models.DateTimeField(default=timezone.now, help_text="last sign of life of its runner")
     worker = models.CharField(max_length=128, blank=True, help_text="host:pid of the process running it")
     cancel_requested = models.BooleanField(default=False)

@@ -255,13 +255,40 @@ def fail_stale_jobs() -> list[int]:
     return failed
 
 
+def redispatch_lost_jobs() -> list[int]:
+    """Hand again to the broker every job still queued JOB_STALE_SECONDS after it was last handed over.
+
+    A broker restarted without persistence forgets its queue, and such a job would stay `queued` for
+    ever. Sending one twice is harmless: a runner claims only a job that is still queued. While a job is
+    queued its `heartbeat_at` is when it was last handed over; the conditional update lets one reaper
+    of several send it. Returns the ids sent again.
+    """
+    if runner.runs_in_process():  # the in-process pool loses nothing that the process itself keeps
+        return []
+    now = timezone.now()
+    stale_before = now - timedelta(seconds=settings.JOB_STALE_SECONDS)
+    waiting = Job.objects.filter(status=JobStatus.QUEUED, heartbeat_at__lt=stale_before)
+    sent: list[int] = []
+    for job_id in waiting.values_list("pk", flat=True):
+        if Job.objects.filter(pk=job_id, status=JobStatus.QUEUED, heartbeat_at__lt=stale_before).update(
+            heartbeat_at=now
+        ):
+            runner.dispatch(job_id)
+            sent.append(job_id)
+    if sent:
+        logger.warning("jobs %s were still queued after %s s: sent again", sent, settings.JOB_STALE_SECONDS)
+    return sent
+
+
 def reap_stale_jobs_forever() -> None:
-    """A worker's reaper thread: fail the jobs of dead runners every JOB_HEARTBEAT_SECONDS."""
+    """A worker's reaper thread, every JOB_HEARTBEAT_SECONDS: fail the jobs of dead runners and send
+    again the queued jobs a broker lost."""
     while True:
         try:
             fail_stale_jobs()
-        except Exception:  # the database may be away for a while: try again next round
-            logger.exception("failing stale jobs did not work this round")
+            redispatch_lost_jobs()
+        except Exception:  # the database or the broker may be away for a while: try again next round
+            logger.exception("reaping stale jobs did not work this round")
         finally:
             close_old_connections()
         time.sleep(settings.JOB_HEARTBEAT_SECONDS)
