@@ -13,10 +13,12 @@ import yaml
 
 from backend.domain.language.context import LanguageContext
 from backend.domain.language.llm import LlmSettings, SqlGeneratorRole, build_translator
+from backend.domain.language.llm import translator as llm_translator
 from backend.domain.language.llm.budget import estimate_tokens
 from backend.domain.language.llm.linking import link_schema
 from backend.domain.language.llm.qst_format import EXAMPLE_QST
 from backend.domain.language.translation import Translation
+from backend.domain.market.execution import current_context, execution_context
 from backend.domain.market.schema import TABLES
 from backend.domain.market.store import MarketStore
 from tests.language.llm.openai_stub import OpenAiStub, Reply
@@ -315,6 +317,33 @@ def test_a_correction_round_reuses_the_qst_and_calls_only_the_generator(
     assert first.qst == corrected.qst == EXAMPLE_QST
     assert (len(openai_stub.requests), len(second_stub.requests)) == (2, 1)
     assert [call.role for call in corrected.llm_calls] == ["sql_generator"]
+
+
+def test_the_two_roles_side_by_side_run_in_the_callers_context(
+    openai_stub: OpenAiStub,
+    second_stub: OpenAiStub,
+    context: LanguageContext,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The job id of log lines and the requester of queries are context variables: threads must keep them.
+    openai_stub.replies = [Reply(tool_args={"sql": SQL})]
+    second_stub.replies = [Reply(tool_args={"qst": EXAMPLE_QST})]
+    seen: list[str] = []
+    timed = llm_translator._timed
+
+    def timed_recording(work: Any) -> Any:
+        seen.append(current_context().requester)
+        return timed(work)
+
+    monkeypatch.setattr(llm_translator, "_timed", timed_recording)
+    settings = settings_for(
+        openai_stub, LLM_QST_PARSER_BASE_URL=second_stub.base_url, LLM_QST_PARSER_MODEL="qwen-qst"
+    )
+    translator = build_translator(settings)
+    assert translator.parallel
+    with execution_context("user:analyst-7"):
+        translator.translate("今日换手率超过10%的股票", context)
+    assert seen == ["user:analyst-7", "user:analyst-7"]
 
 
 # --- linking recall on the benchmark sets -----------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextvars
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -77,7 +78,9 @@ class LlmTranslator:
         qst = self._qst_of.get(question) if guidance is not None else None
         if parser is not None and self.parallel:
             with ThreadPoolExecutor(max_workers=2) as pool:
-                sql_job, qst_job = pool.submit(_timed, generate), pool.submit(_timed, partial(parse, parser))
+                # Each thread runs in a copy of this context: the job id in log lines, the query's requester.
+                sql_job = pool.submit(contextvars.copy_context().run, _timed, generate)
+                qst_job = pool.submit(contextvars.copy_context().run, _timed, partial(parse, parser))
                 generated, sql_error, timings["generate"] = sql_job.result()
                 qst, qst_error, timings["qst"] = qst_job.result()
         else:
