@@ -6,8 +6,10 @@ from collections.abc import Callable
 from datetime import datetime
 
 import pytest
+from django.db import OperationalError
 from rest_framework.test import APIClient
 
+from backend.apps.marketdata.models import MarketSync
 from backend.domain.market.schema import TABLES
 from backend.domain.market.store import MarketStore
 from tests.conftest import DEMO_STOCKS
@@ -43,6 +45,20 @@ def test_stats_says_the_demo_is_synthetic(api: APIClient, demo_store: MarketStor
     assert dataset["synthetic"] is True
     assert "SYNTHETIC" in dataset["description"]
     assert datetime.fromisoformat(dataset["loaded_at"]).tzinfo is not None
+
+
+def test_stats_answer_without_the_application_database(
+    api: APIClient, demo_store: MarketStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A server whose application database is not migrated (or away) still describes the market data.
+    def unreadable() -> None:
+        raise OperationalError("no such table: marketdata_marketsync")
+
+    monkeypatch.setattr(MarketSync.objects, "first", unreadable)
+    response = api.get("/api/market/stats/")
+
+    assert response.status_code == 200
+    assert response.json()["last_sync"] is None and response.json()["tables"]
 
 
 def test_stats_of_an_empty_store_are_zero_not_an_error(

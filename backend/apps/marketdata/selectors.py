@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import logging
 import math
 import uuid
 from collections.abc import Sequence
@@ -12,11 +13,14 @@ from decimal import Decimal
 from typing import Any
 
 from django.core.cache import cache
+from django.db import DatabaseError
 
 from backend.apps.marketdata.models import MarketSync
 from backend.apps.marketdata.store import get_market_store
 from backend.domain.market.stats import TableStats, collect_stats
 from backend.domain.market.store import MarketStore
+
+logger = logging.getLogger(__name__)
 
 
 def json_cell(value: Any) -> Any:
@@ -113,4 +117,10 @@ def market_overview() -> MarketOverview:
         )
         cache.set(key, overview, timeout=None)
     # Not cached: a failed sync changes no market data but is news for the status page.
-    return replace(overview, last_sync=MarketSync.objects.first())
+    try:
+        last_sync = MarketSync.objects.first()
+    except DatabaseError:
+        # The market data is described without the application database; only the sync record is not.
+        logger.warning("the last market sync cannot be read from the application database", exc_info=True)
+        last_sync = None
+    return replace(overview, last_sync=last_sync)
