@@ -95,6 +95,10 @@ class Question:
         """Whether a vocabulary word covers `position` (每 in 每股收益 is not a per-group cue)."""
         return any(hit.start <= position < hit.end for hit in self.hits)
 
+    def first_cue(self, pattern: re.Pattern[str]) -> re.Match[str] | None:
+        """The first match of `pattern` that no vocabulary word covers."""
+        return next((m for m in pattern.finditer(self.text) if not self.covered(m.start())), None)
+
     def hits_of(self, *categories: Category) -> list[Hit]:
         return [hit for hit in self.hits if hit.category in categories]
 

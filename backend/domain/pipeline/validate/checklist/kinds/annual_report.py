@@ -84,7 +84,7 @@ class AnnualReportDetail:
 def extract(question: Question) -> list[Constraint]:
     if _QUARTERLY.search(question.text):
         return []
-    cue = next((m for m in _CUE.finditer(question.text) if not question.covered(m.start())), None)
+    cue = question.first_cue(_CUE)
     if cue is None:
         return []
     span = question.span(cue.start(), cue.end())

@@ -92,7 +92,7 @@ class OrderDetail:
 
 def extract(question: Question) -> list[Constraint]:
     for pattern, descending in ((_DESCENDING, True), (_ASCENDING, False), (_RANKED, None)):
-        cue = next((m for m in pattern.finditer(question.text) if not question.covered(m.start())), None)
+        cue = question.first_cue(pattern)
         if cue is None:
             continue
         columns: frozenset[str] = frozenset()

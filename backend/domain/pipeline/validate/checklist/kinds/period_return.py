@@ -82,7 +82,7 @@ def _between_prices(sql: Sql, node: exp.Binary) -> bool:
 
 
 def extract(question: Question) -> list[Constraint]:
-    cue = next((m for m in _CUE.finditer(question.text) if not question.covered(m.start())), None)
+    cue = question.first_cue(_CUE)
     if cue is None:
         return []
     span = question.span(cue.start(), cue.end())
