@@ -67,6 +67,38 @@ def _ms(started: float) -> float:
     return round((time.perf_counter() - started) * 1000, 3)
 
 
+def _grounded_result(
+    point: str,
+    constraint: Constraint,
+    kind: str,
+    *,
+    criterion: str,
+    verdict: CheckVerdictValue,
+    blames: Attribution,
+    reason: str,
+    started: float,
+    sql: str | None = None,
+    variant: str = "",
+) -> CheckResult:
+    """A data-grounded check of one checklist point; only a failure blames `blames`. `sql` is the
+    query it ran (None: it read the candidate's tree against the evidence); `variant` tells apart two
+    checks of the same point."""
+    return CheckResult(
+        check_id=f"grounded-{point}-{variant}" if variant else f"grounded-{point}",
+        stage="checklist",
+        level="constraint",
+        kind=kind,
+        text=constraint.text,
+        sql=sql,
+        criterion=criterion,
+        verdict=verdict,
+        attribution=blames.value if verdict == "fail" else None,
+        reason=reason,
+        ms=_ms(started),
+        point=point,
+    )
+
+
 def stock_name_check(
     point: str,
     constraint: Constraint,
@@ -85,21 +117,17 @@ def stock_name_check(
     wanted = {code, code[:6], name}
     named = [s for s in strings if s.strip("%") in wanted]
     if named and all(_excluded(node) for node in _string_nodes(sql, wanted)):
-        return CheckResult(
-            check_id=f"grounded-{point}",
-            stage="checklist",
-            level="constraint",
-            kind="entity",
-            text=constraint.text,
-            sql=None,
+        return _grounded_result(
+            point,
+            constraint,
+            "entity",
             criterion=says(
                 lang, f"SQL 选取探查得到的 {code}", f"the SQL keeps {code}, as the probe grounded it"
             ),
             verdict="fail",
-            attribution=Attribution.ENTITY_MAPPING.value,
+            blames=Attribution.ENTITY_MAPPING,
             reason=f"the probe grounded {name} as {code}, which the SQL excludes",
-            ms=_ms(started),
-            point=point,
+            started=started,
         )
     others = sorted({s for s in strings if len(s) >= 6 and s[:6].isdigit() and s[:6] != code[:6]})
     if not named and not others:
@@ -110,19 +138,15 @@ def stock_name_check(
         if named
         else f"the probe grounded {name} as {code}; the SQL names {', '.join(others[:3])} instead"
     )
-    return CheckResult(
-        check_id=f"grounded-{point}",
-        stage="checklist",
-        level="constraint",
-        kind="entity",
-        text=constraint.text,
-        sql=None,
+    return _grounded_result(
+        point,
+        constraint,
+        "entity",
         criterion=says(lang, f"SQL 指向探查得到的 {code}", f"the SQL names {code}, as the probe grounded it"),
         verdict=verdict,
-        attribution=None if named else Attribution.ENTITY_MAPPING.value,
+        blames=Attribution.ENTITY_MAPPING,
         reason=reason,
-        ms=_ms(started),
-        point=point,
+        started=started,
     )
 
 
@@ -212,23 +236,21 @@ def _window_result(
     lang: Lang,
     variant: str = "days",
 ) -> CheckResult:
-    return CheckResult(
-        check_id=f"grounded-{point}-{variant}",
-        stage="checklist",
-        level="constraint",
-        kind="window",
-        text=constraint.text,
-        sql=query,
+    return _grounded_result(
+        point,
+        constraint,
+        "window",
         criterion=says(
             lang,
             "按交易日历数，SQL 的日期区间恰好是问题的窗口",
             "on the calendar, the SQL's days span the window",
         ),
         verdict=verdict,
-        attribution=Attribution.TIME_SCOPE.value if verdict == "fail" else None,
+        blames=Attribution.TIME_SCOPE,
         reason=reason,
-        ms=_ms(started),
-        point=point,
+        started=started,
+        sql=query,
+        variant=variant,
     )
 
 
