@@ -4,7 +4,8 @@
   matched under, computed before any generation so that a hit can stand in for the generator;
 - `lookup`: `nearest_paradigms` → the nearest paradigm whose template fills from the question's QST
   (deterministic); when none fills and the LLM is configured, the paradigm-adapter role rewrites the
-  nearest one. A hit counts a use; nothing within τ counts a miss;
+  nearest one; when that role fails, the hit says so and what LLM_PARADIGM_ADAPTER_ON_FAILURE makes
+  of it (the pipeline decides). A hit counts a use; nothing within τ counts a miss;
 - `learn`: stores a verified or corrected run's (question, QST, SQL) — the SQL that passed, the
   corrected one after a correction — with LFU eviction at capacity (services.insert_paradigm).
 """
@@ -19,11 +20,20 @@ from django.db import DatabaseError
 
 from backend.domain.language.context import LanguageContext
 from backend.domain.language.engine import BuiltinTranslator
+from backend.domain.language.llm.linking import link_schema
 from backend.domain.language.llm.roles import ParadigmAdapterRole
+from backend.domain.language.llm.settings import OnFailure
 from backend.domain.language.qst import QstError
 from backend.domain.language.translation import LlmCall
 from backend.domain.market.errors import QueryRejected
-from backend.domain.paradigms.adaptation import Adaptation, NotAdapted, SqlAdapter, adapt, source_sql
+from backend.domain.paradigms.adaptation import (
+    Adaptation,
+    AdapterFailed,
+    NotAdapted,
+    SqlAdapter,
+    adapt,
+    source_sql,
+)
 from backend.domain.paradigms.eviction import NothingToEvict
 from backend.domain.paradigms.templates import TemplateError
 from backend.domain.pipeline.ports import ParadigmHit, QstTree
@@ -39,8 +49,14 @@ def configured_adapter(context: LanguageContext) -> SqlAdapter | None:
     """The LLM's paradigm-adapter role when LLM_PROVIDER is not builtin; None: slot filling only."""
     if settings.LLM_PROVIDER == "builtin":
         return None
-    role = ParadigmAdapterRole.from_settings(settings.LLM_SETTINGS.role("paradigm_adapter"))
-    schema_text = context.schema_prompt()
+    return llm_adapter(
+        ParadigmAdapterRole.from_settings(settings.LLM_SETTINGS.role("paradigm_adapter")), context
+    )
+
+
+def llm_adapter(role: ParadigmAdapterRole, context: LanguageContext) -> SqlAdapter:
+    """The adapter role as the library calls it. Its prompt carries the schema the question and the
+    paradigm's SQL need (linking.py), not the whole schema, which alone is over the default budget."""
 
     def rewrite(
         question: str,
@@ -49,6 +65,7 @@ def configured_adapter(context: LanguageContext) -> SqlAdapter | None:
         differences: Sequence[str],
         calls: list[LlmCall],
     ) -> str:
+        schema_text = link_schema(question, context, examples=[(paradigm_question, paradigm_sql)]).text()
         return role.adapt(question, paradigm_question, paradigm_sql, differences, schema_text, calls=calls)
 
     return rewrite
@@ -60,10 +77,12 @@ class DatabaseParadigmLibrary:
         context: LanguageContext,
         *,
         adapter: SqlAdapter | None = None,
+        adapter_on_failure: OnFailure = "builtin",
         translator: BuiltinTranslator | None = None,
     ) -> None:
         self._context = context
         self._adapter = adapter
+        self._adapter_on_failure = adapter_on_failure
         self._translator = translator or BuiltinTranslator()
 
     def structure(self, question: str) -> QstTree | None:
@@ -98,9 +117,13 @@ class DatabaseParadigmLibrary:
                 if services.record_use(paradigm.pk):
                     return _hit(paradigm, match.distance, adaptation)
             match, paradigm = found[0]
+            failure: AdapterFailed | None = None
             if self._adapter is not None:
                 try:
                     adaptation = self._adapt(paradigm, qst, question, self._adapter)
+                except AdapterFailed as failed:
+                    logger.warning("the paradigm adapter failed on paradigm %s: %s", paradigm.pk, failed)
+                    failure = failed
                 except NotAdapted as refusal:
                     logger.info("paradigm %s not adapted: %s", paradigm.pk, refusal)
                 else:
@@ -108,7 +131,15 @@ class DatabaseParadigmLibrary:
                         return _hit(paradigm, match.distance, adaptation)
             services.record_use(paradigm.pk)
             example = source_sql(selectors.paradigm_template(paradigm))
-            return ParadigmHit(str(paradigm.pk), paradigm.question, example, match.distance)
+            return ParadigmHit(
+                str(paradigm.pk),
+                paradigm.question,
+                example,
+                match.distance,
+                llm_calls=failure.calls if failure is not None else (),
+                adapter_failure=str(failure or ""),
+                adapter_on_failure=self._adapter_on_failure,
+            )
         except DatabaseError as error:  # e.g. a terminal on an unmigrated database: answer without it
             logger.info("paradigm library unavailable: %s", error)
             return None
@@ -148,4 +179,6 @@ def _hit(paradigm: Paradigm, distance: float, adaptation: Adaptation) -> Paradig
 
 def paradigm_library(context: LanguageContext) -> DatabaseParadigmLibrary:
     """The library the ask services wire into the pipeline (LLM adapter when configured)."""
-    return DatabaseParadigmLibrary(context, adapter=configured_adapter(context))
+    on_failure = settings.LLM_SETTINGS.role("paradigm_adapter").on_failure
+    adapter = configured_adapter(context)
+    return DatabaseParadigmLibrary(context, adapter=adapter, adapter_on_failure=on_failure)

@@ -52,6 +52,8 @@ class Translation:
     llm_calls: list[LlmCall] = field(default_factory=list)
     timings_ms: dict[str, float] = field(default_factory=dict)
     engine: str = "builtin"
+    # An LLM role failed and its LLM_<ROLE>_ON_FAILURE is `fail`: no other engine answers instead.
+    final_failure: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)

@@ -32,6 +32,14 @@ class NotAdapted(ValueError):
     """The paradigm could not be adapted to the question (the message says why)."""
 
 
+class AdapterFailed(NotAdapted):
+    """The adapter itself failed (endpoint error, garbage, timeout); `calls` are its LLM calls."""
+
+    def __init__(self, message: str, calls: Sequence[LlmCall]) -> None:
+        super().__init__(message)
+        self.calls = tuple(calls)
+
+
 @dataclass(frozen=True)
 class Adaptation:
     sql: str
@@ -92,5 +100,5 @@ def adapt(
     try:
         sql = adapter(question, paradigm_question, source_sql(template), differences, calls)
     except LlmError as error:
-        raise NotAdapted(f"the adapter failed: {error}") from error
+        raise AdapterFailed(str(error), calls) from error
     return _guarded(Adaptation(sql, "llm", tuple(calls)))

@@ -83,7 +83,8 @@ class FallbackGenerator:
     The answer says which engine wrote the SQL and, when it is the LLM, what the built-in engine
     could not read. When the LLM fails too (endpoint error, garbage, timeout, prompt over its
     budget), `on_failure` decides: `builtin` answers not_understood with the built-in engine's words
-    and a line on the LLM's failure; `fail` answers error with both. Never a guess either way.
+    and a line on the LLM's failure; `fail` answers error with both. Never a guess either way. A
+    failure another LLM role asked to be final (its ON_FAILURE is `fail`) answers error too.
     """
 
     name = "builtin+llm"
@@ -106,7 +107,7 @@ class FallbackGenerator:
             second.timings_ms = timings
             return second
         failure = f"the LLM generator could not answer either: {second.message}"
-        if self._on_failure == "fail":
+        if self._on_failure == "fail" or second.final_failure:
             return Translation(
                 request.question,
                 "error",

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
+from backend.domain.language.llm.settings import OnFailure
 from backend.domain.language.translation import Generator, LlmCall
 
 if TYPE_CHECKING:
@@ -57,7 +58,11 @@ class ParadigmHit:
 
     `adapted`: `sql` is the paradigm's SQL adapted to this question (slots filled, or rewritten by the
     adapter role); it replaces sql0 and is validated like any generated SQL. Otherwise `sql` is the
-    paradigm's own SQL, given to the generator as an example."""
+    paradigm's own SQL, given to the generator as an example.
+
+    `adapter_failure`: the adapter role failed on this paradigm (its calls are in `llm_calls`), and
+    `adapter_on_failure` (LLM_PARADIGM_ADAPTER_ON_FAILURE) says what that leaves: `builtin` — the
+    generator answers, with a warning; `fail` — the answer is an error naming the adapter."""
 
     paradigm_id: str
     question: str
@@ -66,6 +71,8 @@ class ParadigmHit:
     adapted: bool = False
     how: str = ""  # how it was adapted: "filled" (slot filling) or "llm" (the adapter role)
     llm_calls: tuple[LlmCall, ...] = ()  # the adapter role's calls
+    adapter_failure: str = ""
+    adapter_on_failure: OnFailure = "builtin"
 
 
 class ParadigmLibrary(Protocol):

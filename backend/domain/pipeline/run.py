@@ -156,7 +156,8 @@ class _Run:
         self.generations: list[Translation] = []
         self.qst: QstTree | None = None  # the library's reading of the question (its paradigm key)
         self.check_llm_calls: list[LlmCall] = []
-        self.check_warnings: list[str] = []  # failures of the LLM check roles that left no check
+        # failures of LLM roles (adapter, check roles) whose work the built-in engine did alone
+        self.role_warnings: list[str] = []
 
     # --- steps ---------------------------------------------------------------------------------
     def _step(self, step: StepName, round_number: int) -> float:
@@ -255,7 +256,7 @@ class _Run:
             workers=self.settings.workers,
         )
         self.check_llm_calls += found.calls
-        self.check_warnings += [warning for warning in found.warnings if warning not in self.check_warnings]
+        self.role_warnings += [warning for warning in found.warnings if warning not in self.role_warnings]
         return found.results
 
     # --- the run -------------------------------------------------------------------------------
@@ -288,6 +289,10 @@ class _Run:
         if self.candidate_sql is None:
             self.qst = self.ports.library.structure(self.question)
             hit = self._paradigm_lookup(self.qst) if self.qst is not None else None
+            if hit is not None and hit.adapter_failure:
+                failed = self._adapter_failed(hit)
+                if failed is not None:
+                    return failed
             if hit is not None and hit.adapted:
                 # The paradigm's SQL adapted to this question stands for sql0: no generation.
                 translation = Translation(
@@ -380,6 +385,19 @@ class _Run:
         self._done("paradigm", 0, started, "ok", summary, hit.sql if hit.adapted else None)
         return hit
 
+    def _adapter_failed(self, hit: ParadigmHit) -> PipelineOutcome | None:
+        """The adapter role failed on the paradigm found: a final error when its setting says `fail`;
+        otherwise None, and the generator answers (the paradigm as its example) with a warning."""
+        failure = f"the paradigm adapter failed: {hit.adapter_failure}"
+        attempt = Translation(
+            self.question, "error", message=failure, llm_calls=list(hit.llm_calls), engine="paradigm_adapter"
+        )
+        self.generations.append(attempt)  # its calls belong to the answer's record
+        if hit.adapter_on_failure == "fail":
+            return self._finish("error", translation=attempt, message=failure)
+        self.role_warnings.append(f"{failure}; the generator wrote the SQL instead")
+        return None
+
     def _learn(self, translation: Translation | None, attempt: Attempt, status: FinalStatus) -> None:
         """A verified or corrected answer goes into the paradigm library, keyed by the QST the
         lookup saw (so that asking again finds it) with the SQL that passed — the corrected one."""
@@ -432,7 +450,7 @@ class _Run:
     ) -> PipelineOutcome:
         all_warnings = [
             *(translation.warnings if translation is not None else []),
-            *self.check_warnings,
+            *self.role_warnings,
             *(warnings or []),
         ]
         self.timings["total"] = _ms(self.started)

@@ -21,7 +21,7 @@ from backend.domain.language.llm.roles import (
     ReverseQuestionWriterRole,
     SqlGeneratorRole,
 )
-from backend.domain.language.llm.settings import LlmSettings
+from backend.domain.language.llm.settings import LlmSettings, OnFailure
 from backend.domain.language.translation import LlmCall, SchemaContext, Translation
 
 
@@ -37,6 +37,10 @@ class LlmTranslator:
     their own the two run side by side; on one shared server (`parallel=False`) the requests would
     only queue behind each other there, so the QST is asked after the SQL, and only when there is
     SQL. A correction round reuses the question's QST, which guidance does not change.
+
+    A failing QST parser (`qst_on_failure`, LLM_QST_PARSER_ON_FAILURE): `builtin` keeps the SQL
+    without an LLM QST (the paradigm library keys on the built-in engine's reading anyway) and
+    warns; `fail` makes the translation a final error naming the QST parser, and the SQL is dropped.
     """
 
     name = "llm"
@@ -47,10 +51,12 @@ class LlmTranslator:
         qst_parser: QstParserRole | None = None,
         *,
         parallel: bool = True,
+        qst_on_failure: OnFailure = "builtin",
     ) -> None:
         self.sql_generator = sql_generator
         self.qst_parser = qst_parser
         self.parallel = parallel
+        self.qst_on_failure = qst_on_failure
         self._qst_of: dict[str, dict[str, Any]] = {}  # question → QST, for its correction rounds
 
     def translate(
@@ -97,11 +103,15 @@ class LlmTranslator:
             llm_calls=generation_calls + qst_calls,
             timings_ms=timings,
         )
-        if qst_error is not None:
-            translation.warnings.append(f"no QST: {qst_error}")
         if sql_error is not None:
             translation.message = str(sql_error)
             return translation
+        if qst_error is not None:
+            if self.qst_on_failure == "fail":
+                translation.message = f"the QST parser failed: {qst_error}"
+                translation.final_failure = True
+                return translation
+            translation.warnings.append(f"no QST: {qst_error}")
         translation.status = "ok"
         translation.sql = generated.sql
         translation.qst = qst
@@ -195,4 +205,5 @@ def build_translator(settings: LlmSettings) -> LlmTranslator:
         SqlGeneratorRole.from_settings(generator_settings),
         QstParserRole.from_settings(qst_settings) if qst_settings.dedicated else None,
         parallel=qst_settings.base_url != generator_settings.base_url,
+        qst_on_failure=qst_settings.on_failure,
     )
