@@ -207,10 +207,16 @@ def _daily_cue(question: Question, match: re.Match[str]) -> str:
     return "daily average" if re.search(r"daily average|average daily", around) else match.group()
 
 
-def _over_top(question: Question, match: re.Match[str]) -> int:
-    """k when the aggregate is asked of the top-k rows named before it (after it, in English "of the")."""
+def _over_top(question: Question, match: re.Match[str], same_cues: list[int]) -> int:
+    """k when the aggregate is asked of the top-k rows named before it (after it, in English "of the").
+
+    `same_cues` are the starts of the cues naming the same aggregate (of the same metric, or of none):
+    one of them before the top-k makes it the ranking key (平均涨幅最高的5个行业…列出平均涨幅), so a
+    later mention names the key again, not an aggregate over the cut rows."""
     for constraint in top_k.extract(question):
         assert isinstance(constraint.detail, top_k.TopKDetail)
+        if any(start < constraint.span.start for start in same_cues):
+            continue
         before = constraint.span.end <= match.start()
         if question.lang is Lang.ZH and before:
             return constraint.detail.k
@@ -241,9 +247,12 @@ def extract(question: Question) -> list[Constraint]:
     for match, function, columns in read:
         averages = sum(f is Function.AVERAGE and c == columns for _, f, c in read)
         daily_flow = bool(_DAILY.match(_daily_cue(question, match)) and columns & _SUMMED)
-        detail = AggregateDetail(
-            function, columns, _over_top(question, match), daily_flow=daily_flow, single=averages <= 1
-        )
+        # a cue naming no metric (按合计值排列) may name the same aggregate again
+        same_cues = [
+            m.start() for m, f, c in read if f is function and (c == columns or not columns) and m is not match
+        ]
+        over_top = _over_top(question, match, same_cues)
+        detail = AggregateDetail(function, columns, over_top, daily_flow=daily_flow, single=averages <= 1)
         span = question.span(match.start(), match.end())
         what_zh = "平均值" if function is Function.AVERAGE else "合计"
         over_zh = f"（在前 {detail.over_top} 名之内计算）" if detail.over_top else ""

@@ -4,6 +4,11 @@ The count must reach the SQL as N, N - 1 (ROWS BETWEEN N-1 PRECEDING) or N + 1 (
 gain over N days), in a LIMIT, a frame, an INTERVAL or a comparison such as count() = N. A SQL that
 writes the window as literal days (trade_date > '2025-12-03', the calendar read at translation
 time) is undecidable: counting those trading days needs the calendar.
+
+A window of trading days or bars (近20个交易日, 60日均线, last 5 trading days, 250-day high) written
+as calendar days fails: day arithmetic on a date (max(trade_date) - 20, - INTERVAL 20 DAY,
+subtractDays) or a RANGE frame over the date (RANGE BETWEEN 59 PRECEDING) by about N counts N
+calendar days, some 30% fewer bars. 近20天 / last 20 days may mean either and is left to the count.
 """
 
 from __future__ import annotations
@@ -24,21 +29,35 @@ from backend.domain.pipeline.validate.checklist.model import (
     undecided,
 )
 from backend.domain.pipeline.validate.checklist.question import COUNT, Question, parse_count
-from backend.domain.pipeline.validate.checklist.sqltree import Sql, date_value
+from backend.domain.pipeline.validate.checklist.sqltree import (
+    Sql,
+    date_value,
+    function_name,
+    is_date_column,
+    number_value,
+    strip,
+)
 
 _UNIT_ZH = r"个?交易日|天|日|周|个月|月|年|个报告期|报告期|期"  # not 季度: 前三季度 is a report period
 _UNIT_EN = (
     r"(?:trading )?(?:days?|sessions?)|years?|weeks?|months?|quarters?"
     r"|annual reports?|report periods?|reports?"
 )
+# Each pattern with whether its days are bars whatever the unit says (60日均线, a 250-day high).
 _PATTERNS = (
-    re.compile(rf"(?:近|最近|过去|前|连续)\s*(?P<n>{COUNT})\s*(?P<unit>{_UNIT_ZH})"),
-    re.compile(r"(?P<n>\d+)\s*(?P<unit>日)(?:均线|线|均量|新高|新低)"),
-    re.compile(rf"\b(?:last|past|previous|prior|recent)\s+(?P<n>{COUNT})\s+(?P<unit>{_UNIT_EN})\b"),
-    re.compile(rf"\b(?P<n>{COUNT})\s+consecutive\s+(?P<unit>{_UNIT_EN})\b"),
-    re.compile(rf"\b(?P<n>{COUNT})\s+(?P<unit>(?:trading )?days|years|sessions)\s+in\s+a\s+row\b"),
-    re.compile(r"\b(?P<n>\d+)[- ](?P<unit>day)\s+(?:moving average|ma|high|low|average)\b"),
+    (re.compile(rf"(?:近|最近|过去|前|连续)\s*(?P<n>{COUNT})\s*(?P<unit>{_UNIT_ZH})"), False),
+    (re.compile(r"(?P<n>\d+)\s*(?P<unit>日)(?:均线|线|均量|新高|新低)"), True),
+    (
+        re.compile(rf"\b(?:last|past|previous|prior|recent)\s+(?P<n>{COUNT})\s+(?P<unit>{_UNIT_EN})\b"),
+        False,
+    ),
+    (re.compile(rf"\b(?P<n>{COUNT})\s+consecutive\s+(?P<unit>{_UNIT_EN})\b"), False),
+    (re.compile(rf"\b(?P<n>{COUNT})\s+(?P<unit>(?:trading )?days|years|sessions)\s+in\s+a\s+row\b"), False),
+    (re.compile(r"\b(?P<n>\d+)[- ](?P<unit>day)\s+(?:moving average|ma|high|low|average)\b"), True),
 )
+_TRADING_UNIT = re.compile(r"交易日|trading|session")
+_DAY_SHIFTS = {"subtractdays", "adddays"}
+_TODAY = {"today", "now", "currentdate"}
 
 
 @dataclass(frozen=True)
@@ -46,8 +65,17 @@ class WindowDetail:
     kind: ClassVar[Kind] = Kind.WINDOW
     count: int
     unit: str
+    bars: bool = False  # trading days or bars, not calendar days
 
     def check(self, sql: Sql) -> Finding:
+        near = {self.count - 1, self.count, self.count + 1}
+        calendar = sorted(near & set(_calendar_days(sql))) if self.bars else []
+        if calendar:
+            return failed(
+                Attribution.TIME_SCOPE,
+                f"the window counts {calendar[0]} calendar days; the question counts {self.count} "
+                f"trading days",
+            )
         if sql.has_number((float(self.count), float(self.count - 1), float(self.count + 1))):
             return passed(f"a window of {self.count} {self.unit} appears in the SQL")
         if _days_written_out(sql):
@@ -64,10 +92,66 @@ def _days_written_out(sql: Sql) -> bool:
     return ranged or listed
 
 
+def _is_day(node: exp.Expr) -> bool:
+    """A day: a date column, a date literal, today(), or a subquery's max/min of a date column."""
+    node = strip(node)
+    if isinstance(node, exp.Column):
+        return is_date_column(node.name.lower())
+    if isinstance(node, exp.Subquery) and isinstance(node.this, exp.Select):
+        projections = node.this.expressions
+        return len(projections) == 1 and _is_day(projections[0])
+    if isinstance(node, exp.Max | exp.Min | exp.Cast | exp.Alias):
+        return _is_day(node.this)
+    if function_name(node) in _TODAY or isinstance(node, exp.CurrentDate):
+        return True
+    if function_name(node) == "todate" and node.expressions:
+        return _is_day(node.expressions[0])
+    return date_value(node) is not None
+
+
+def _day_count(node: exp.Expr) -> float | None:
+    """The days of a number or an interval of days (20, INTERVAL 20 DAY, toIntervalDay(20))."""
+    node = strip(node)
+    if isinstance(node, exp.Interval):
+        unit = node.args.get("unit")
+        if unit is None or unit.name.upper() not in {"DAY", "DAYS"}:
+            return None
+        amount = node.this
+        return float(amount.name) if isinstance(amount, exp.Literal) and amount.name.isdigit() else None
+    if function_name(node) == "tointervalday" and node.expressions:
+        return number_value(node.expressions[0])
+    return number_value(node)
+
+
+def _range_frame_days(spec: exp.WindowSpec) -> float | None:
+    """n of RANGE BETWEEN n PRECEDING in a window ordered by a date: n calendar days back."""
+    window = spec.parent
+    order = window.args.get("order") if isinstance(window, exp.Window) else None
+    keys = order.expressions if isinstance(order, exp.Order) else []
+    start = spec.args.get("start")
+    if str(spec.args.get("kind", "")).upper() != "RANGE" or not keys or not _is_day(keys[0].this):
+        return None
+    return number_value(start) if isinstance(start, exp.Expr) else None
+
+
+def _calendar_days(sql: Sql) -> list[int]:
+    """How many calendar days each piece of day arithmetic or RANGE frame over a date moves by."""
+    found: list[float | None] = []
+    for node in sql.nodes():
+        name = function_name(node)
+        if isinstance(node, exp.Sub | exp.Add) and _is_day(node.this):
+            found.append(_day_count(node.expression))
+        elif name in _DAY_SHIFTS and len(node.expressions) == 2 and _is_day(node.expressions[0]):
+            found.append(number_value(node.expressions[1]))
+        elif isinstance(node, exp.WindowSpec):
+            found.append(_range_frame_days(node))
+    return [abs(round(days)) for days in found if days is not None]
+
+
 def extract(question: Question) -> list[Constraint]:
     constraints: list[Constraint] = []
     taken: set[int] = set()
-    for pattern in _PATTERNS:
+    for pattern, bars in _PATTERNS:
         for match in pattern.finditer(question.text):
             count = parse_count(match["n"])
             if count is None or count < 2 or match.start("n") in taken:
@@ -75,5 +159,7 @@ def extract(question: Question) -> list[Constraint]:
             taken.add(match.start("n"))
             span = question.span(match.start(), match.end())
             text = question.says(f"时间窗口 {span.text}（{count}）", f"a window of {count}: “{span.text}”")
-            constraints.append(Constraint(span, text, question.lang, WindowDetail(count, match["unit"])))
+            unit = match["unit"]
+            detail = WindowDetail(count, unit, bars=bars or bool(_TRADING_UNIT.search(unit)))
+            constraints.append(Constraint(span, text, question.lang, detail))
     return sorted(constraints, key=lambda constraint: constraint.span.start)
