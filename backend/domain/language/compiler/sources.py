@@ -74,10 +74,16 @@ def window_alias(build: QueryBuild, metric_key: str, agg: str | None, window: Wi
         alias += "_full"
     elif fn == "drawdown":
         alias += "_to_end"
+    elif fn == "max_drawdown":
+        alias += "_peaks"
     existing = build.joins.get(alias)
     if existing is None:
-        existing = exp.select(col("ts_code")).from_(table(build.context, metric.table))
-        existing = existing.where(days_after_until(window.base, window.end)).group_by(col("ts_code"))
+        rows = days_after_until(window.base, window.end)
+        if fn == "max_drawdown":
+            existing = exp.select(col("ts_code")).from_(_running_peaks(build, metric, rows))
+        else:
+            existing = exp.select(col("ts_code")).from_(table(build.context, metric.table)).where(rows)
+        existing = existing.group_by(col("ts_code"))
         if full:
             days = trading_days_in(build.context, window)
             existing = existing.having(exp.EQ(this=exp.Count(this=exp.Star()), expression=number(days)))
@@ -93,10 +99,29 @@ def window_alias(build: QueryBuild, metric_key: str, agg: str | None, window: Wi
             aggregated: exp.Expr = exp.Mul(
                 this=exp.Paren(this=exp.Sub(this=number(1), expression=ratio)), expression=number(100)
             )
+        elif fn == "max_drawdown":  # the largest % fall of a value below the highest one before it
+            fall = exp.Sub(this=number(1), expression=exp.Div(this=col("value"), expression=col("peak")))
+            aggregated = exp.Mul(this=call("max", fall), expression=number(100))
         else:
             aggregated = call(fn, metric_expr(metric, None))  # QST aggregate names are ClickHouse functions
         existing.select(exp.alias_(aggregated, column), copy=False)
     return alias, column
+
+
+def _running_peaks(build: QueryBuild, metric: Metric, rows: exp.Expr) -> exp.Expr:
+    """Each row of the window with its value and the highest value up to it (its own stock's rows)."""
+    peak = exp.Window(
+        this=call("max", metric_expr(metric, None)),
+        partition_by=[col("ts_code")],
+        order=exp.Order(expressions=[exp.Ordered(this=col("trade_date"))]),
+        spec=exp.WindowSpec(kind="ROWS", start="UNBOUNDED", start_side="PRECEDING", end="CURRENT ROW"),
+    )
+    source = (
+        exp.select(col("ts_code"), exp.alias_(metric_expr(metric, None), "value"), exp.alias_(peak, "peak"))
+        .from_(table(build.context, metric.table))
+        .where(rows)
+    )
+    return exp.alias_(exp.Subquery(this=source), "peaks", table=True)
 
 
 def _gain_alias(build: QueryBuild, window: Window) -> str:

@@ -23,9 +23,17 @@ from backend.domain.language.compiler.state import QueryBuild
 from backend.domain.language.context import LanguageContext
 from backend.domain.language.ir import Technical
 
-BAR_COLUMNS = ("ts_code", "trade_date", "close", "pct_chg", "vol")
-# streaks count the market's last N trading days; the other tests the stock's own last N bars
-CALENDAR_WINDOW_KINDS = {"up_streak", "down_streak", "volume_up_streak", "volume_down_streak"}
+BAR_COLUMNS = ("ts_code", "trade_date", "open", "high", "low", "close", "pct_chg", "vol")
+# gaps: (the day's price that must clear the gap, the previous bar's price it clears, above or below)
+GAPS = {
+    "gap_up": ("open", "high", True),
+    "gap_down": ("open", "low", False),
+    "gap_up_unfilled": ("low", "high", True),
+    "gap_down_unfilled": ("high", "low", False),
+}
+# streaks count the market's last N trading days, and a gap the one before the day ("上一交易日"):
+# a day without a bar breaks them; the other tests read the stock's own last N bars
+CALENDAR_WINDOW_KINDS = {"up_streak", "down_streak", "volume_up_streak", "volume_down_streak", *GAPS}
 # tests that compare the day with the bar before it read one bar more than their length
 ONE_MORE_BAR = {"ma_cross_above", "ma_cross_below", "volume_surge", "volume_up_streak", "volume_down_streak"}
 # MAs / N-day highs read N + RECENT_SLACK_DAYS trading days for every stock and the whole history
@@ -41,6 +49,10 @@ def technical_stocks(build: QueryBuild, technical: Technical) -> exp.Query:
     bars = n + 1 if technical.kind in ONE_MORE_BAR else n
     if technical.kind in {"ma_golden_cross", "ma_death_cross"}:
         bars = max(n, int(technical.factor or n)) + 1
+    elif technical.kind in {"ma_over_ma", "ma_under_ma"}:
+        bars = max(n, int(technical.factor or n))
+    elif technical.kind in GAPS:
+        bars = 2
     bar_source = _bar_source(build.context, build.day, bars, technical.kind in CALENDAR_WINDOW_KINDS)
     row_number = exp.Window(
         this=call("row_number"),
@@ -93,6 +105,17 @@ def technical_stocks(build: QueryBuild, technical: Technical) -> exp.Query:
         tests += _crossing(
             short_today, long_today, short_before, long_before, upward=kind == "ma_golden_cross"
         )
+    elif kind in {"ma_over_ma", "ma_under_ma"}:
+        # 20日线在60日线上方: the two averages on the day, each over the stock's own last bars
+        short, long = mean_close(rn_le(n)), mean_close(rn_le(int(technical.factor or n)))
+        compare = exp.GT if kind == "ma_over_ma" else exp.LT
+        tests.append(compare(this=short, expression=long))
+    elif kind in GAPS:
+        today_column, before_column, upward = GAPS[kind]
+        today = call("anyIf", col(today_column), rn_eq(1))
+        before = call("anyIf", col(before_column), rn_eq(2))
+        beyond = exp.GT if upward else exp.LT
+        tests.append(beyond(this=today, expression=before))
     elif kind in {"volume_up_streak", "volume_down_streak"}:
         # volume grew (fell) on each of the last n bars against the bar before
         compare = exp.GT if kind == "volume_up_streak" else exp.LT

@@ -31,7 +31,7 @@ from backend.domain.language.compiler.time_resolution import (
 from backend.domain.language.ir import TimeSpec
 from backend.domain.language.semantic import Metric
 
-WINDOW_ONLY = {"stddevSamp", "drawdown"}  # volatility and drawdown have no value on a single day
+WINDOW_ONLY = {"stddevSamp", "drawdown", "max_drawdown"}  # volatility and drawdowns: no value on a day
 
 
 def value(

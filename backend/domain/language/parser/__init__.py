@@ -37,19 +37,28 @@ from backend.domain.language.parser.readings import POINTS, Reading, reread_toke
 from backend.domain.language.parser.report_windows import report_window
 from backend.domain.language.parser.rewriting import GrammarPass, rewrite
 from backend.domain.language.parser.scopes import scope, scope_conditions, scope_lists
-from backend.domain.language.parser.streaks import streak
+from backend.domain.language.parser.streaks import streak, streak_each_day
 from backend.domain.language.parser.sustained import sustained
-from backend.domain.language.parser.technical import ma_cross_ma, moving_average, new_high_low, volume_surge
+from backend.domain.language.parser.technical import (
+    crossing_after,
+    ma_cross_ma,
+    moving_average,
+    new_high_low,
+    unfilled_gap,
+    volume_surge,
+)
 from backend.domain.language.parser.time_scopes import time_scope
 
 # Phrases that hold dates or numbers of their own (上市日期, N日均线, 连续N天) go before the time and
 # comparison passes, which would otherwise read those dates and numbers as times and values.
 GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
     concepts,
+    unfilled_gap,
     money_reading,
     listing,
     ma_cross_ma,
     moving_average,
+    crossing_after,
     new_high_low,
     streak,
     volume_surge,
@@ -67,6 +76,7 @@ GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
     multiple_of_measure,
     shared_comparison,
     compare,
+    streak_each_day,
     each_period,
     elided_subject,
     counted_days,

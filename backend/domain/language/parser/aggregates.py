@@ -11,8 +11,13 @@ from backend.domain.language.semantic import SemanticModel
 
 MEASURED = {"metric", "change_word"}
 DAILY_AVERAGE_WORDS = {"日均", "每日平均"}
-# volatility = stddev of the daily changes; drawdown = % below the window's highest close
-WINDOW_MEASURES = {"volatility": ("stddevSamp", "pct_chg"), "drawdown": ("drawdown", "close")}
+# volatility = stddev of the daily changes; drawdown = % below the window's highest close; max
+# drawdown = the largest fall of a close below the highest close before it, both in the window
+WINDOW_MEASURES = {
+    "volatility": ("stddevSamp", "pct_chg"),
+    "drawdown": ("drawdown", "close"),
+    "max_drawdown": ("max_drawdown", "close"),
+}
 
 
 def distance_from_high(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:

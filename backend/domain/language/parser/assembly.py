@@ -20,6 +20,7 @@ from backend.domain.language.ir import (
     Order,
     Scope,
     Screen,
+    TimeSpec,
     TopSubset,
 )
 from backend.domain.language.lexicon import Token
@@ -243,6 +244,8 @@ def _whole_set_aggregates(
             and not screen.aggregates and order.metric in model.metrics):  # fmt: skip
         screen.aggregates.append(Aggregate("max" if order.direction == "desc" else "min", order.metric))
         screen.daily_values = True
+        if order.time is not None and screen.time == TimeSpec():  # highest close so far this year: over it
+            screen.time = order.time
         screen.order, screen.limit = None, None
 
 

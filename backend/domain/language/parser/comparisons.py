@@ -426,7 +426,7 @@ def versus_other_period(model: SemanticModel, tokens: list[Token], i: int) -> Ma
     ahead = _direction_before_two_periods(model, tokens, i)
     if ahead is not None:
         return ahead
-    times: list[TimeSpec] = []
+    times: list[TimeSpec | None] = []
     if kind_at(tokens, j) == "timespec":
         times.append(tokens[j].value)
         j += 1
@@ -438,6 +438,9 @@ def versus_other_period(model: SemanticModel, tokens: list[Token], i: int) -> Ma
         times.append(tokens[j].value)
         j += 1
     op: str | None = None
+    # 最低价都高于昨日最高价: 都 says the whole bar (even its low) is above, a day against a day
+    emphasis = kind_at(tokens, j) == "quantifier" and tokens[j].value == "all"
+    j += emphasis
     if kind_at(tokens, j) == "cmp" and tokens[j].value in OPS_ORDERED:  # 高于 / exceeded, then the other
         op = tokens[j].value
     elif kind_at(tokens, j) != "than":  # 比, the other, then the comparative
@@ -449,8 +452,10 @@ def versus_other_period(model: SemanticModel, tokens: list[Token], i: int) -> Ma
         return None
     times.append(tokens[j].value)
     j += 1
+    other = metric
     if not named_again:
-        j += _names(tokens, j, metric)
+        other = _other_price(model, tokens, j, metric) or metric  # 今日最低价高于昨日最高价
+        j += _names(tokens, j, other)
     if op is None:
         if kind_at(tokens, j) in {"comparative", "cmp"} and tokens[j].value in OPS_ORDERED:
             op = tokens[j].value
@@ -459,18 +464,30 @@ def versus_other_period(model: SemanticModel, tokens: list[Token], i: int) -> Ma
         else:
             return None
         j += 1
+    if len(times) == 1 and times[0] is not None and times[0].is_single_day:
+        times.insert(0, None)  # 最低价高于昨日最高价: the question's own day against the day named
     if len(times) != 2 or times[0] == times[1]:
         return None
+    if emphasis and not all(time is None or time.is_single_day for time in times):
+        return None  # 近5天收盘价都高于…: each day of a window, not a day against a day
     threshold, end = _difference(tokens, j)
     value = 0.0
     if threshold is not None:
         value = _stored_value(metric, threshold) * (-1 if op == "<" else 1)  # 少10亿以上: below −1e9
         op = _threshold_op(op, tokens, j)
     text = threshold.text if threshold is not None else ""
-    condition = Compare(
-        metric.key, op, value, other=metric.key, time=times[0], text=text, other_time=times[1]
-    )
+    condition = Compare(metric.key, op, value, other=other.key, time=times[0], text=text, other_time=times[1])
     return end - i, [synthetic("cond", condition, tokens[i:end])]
+
+
+def _other_price(model: SemanticModel, tokens: list[Token], j: int, metric: Metric) -> Metric | None:
+    """Another price of the bar named after the other day (今日最低价高于昨日最高价): a day's price
+    compared with a different price of another day, never left behind as a shown column."""
+    if kind_at(tokens, j) != "metric" or metric.kind != "daily":
+        return None
+    other = model.metrics[metric_of(tokens[j])]
+    same_unit = other.kind == "daily" and other.stored_unit == metric.stored_unit and not other.percent
+    return other if same_unit and not metric.percent else None
 
 
 def _direction_before_two_periods(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:

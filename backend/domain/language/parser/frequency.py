@@ -46,7 +46,8 @@ LONGEST_PERIOD_RUN = 10
 
 
 def counted_days(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
-    """A day's condition with how many days it held: cond cmp N次 / cmp N次 cond / cond N次以上."""
+    """A day's condition with how many days it held: cond cmp N次 / cmp N次 cond / cmp cond N次 /
+    cond N次以上."""
     condition = _day_condition(tokens, i)
     if condition is not None:
         counted = _count(tokens, i + 1)
@@ -54,6 +55,12 @@ def counted_days(model: SemanticModel, tokens: list[Token], i: int) -> Match | N
             return None
         op, count, end = counted
         return end - i, [synthetic("cond", Frequency(condition, op, count), tokens[i:end])]
+    if kind_at(tokens, i) == "cmp" and tokens[i].value in COUNT_OPS:  # 至少涨停3次: the count around it
+        condition = _day_condition(tokens, i + 1)
+        times = _times(tokens, i + 2) if condition is not None else None
+        if condition is not None and times is not None:
+            frequency = Frequency(condition, tokens[i].value, times[0])
+            return times[1] - i, [synthetic("cond", frequency, tokens[i : times[1]])]
     counted = _count(tokens, i)
     if counted is None:
         return None

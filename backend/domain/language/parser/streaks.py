@@ -1,8 +1,9 @@
-"""Streaks: 连续3天上涨, 成交量连续3天放大 (bars) and 净利润连续三年增长 (report figures)."""
+"""Streaks: 连续3天上涨, 成交量连续3天放大 (bars) and 净利润连续三年增长 (report figures); what each day
+of a streak must also show (连续3天下跌且每天跌幅都超过2%, down 3 days straight, each day by more than 2%)."""
 
 from __future__ import annotations
 
-from backend.domain.language.ir import Condition, GrowthStreak, Technical
+from backend.domain.language.ir import BoolOp, Compare, Condition, GrowthStreak, Sustained, Technical
 from backend.domain.language.lexicon import Token
 from backend.domain.language.parser.rewriting import Match, is_plain_number, kind_at, synthetic
 from backend.domain.language.parser.technical import PRICE_MOVE_METRICS
@@ -15,6 +16,13 @@ GROWTH_BASE = {"netprofit_yoy": "n_income_attr_p", "or_yoy": "revenue"}  # growt
 
 
 def streak(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    if tokens[i].kind == "recent":  # 最近3天成交量连续放大: the streak's own days, said twice
+        found = streak(model, tokens, i + 1) if kind_at(tokens, i + 1) == "number" else None
+        return (
+            None
+            if found is None
+            else (found[0] + 1, [synthetic("cond", found[1][0].value, tokens[i : i + 1 + found[0]])])
+        )
     if tokens[i].kind not in STREAK_WORDS:
         return None
     # the run must contain a `consecutive` word; find the maximal run starting at i
@@ -78,3 +86,59 @@ def streak(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     if kind_at(tokens, i + used) in {"cmp", "between"}:
         return None  # 连续三个报告期营收同比增长超过20%: a sustained comparison, not a streak
     return used, [synthetic("cond", condition, run[:used])]
+
+
+DAY_STREAKS = {"up_streak": "up", "down_streak": "down", "volume_up_streak": "", "volume_down_streak": ""}
+
+
+def streak_each_day(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """A streak and what each of its days also shows: 连续3天下跌且每天跌幅都超过2% / 成交量连续3天放大
+    且每天都收涨 / down 3 days straight, each day by more than 2% → the streak AND the day's comparison
+    on each of its trading days (Sustained over days)."""
+    run = tokens[i].value if tokens[i].kind == "cond" else None
+    if not isinstance(run, Technical) or run.kind not in DAY_STREAKS:
+        return None
+    j = i + 1 + (kind_at(tokens, i + 1) == "and")
+    each = kind_at(tokens, j) == "per_day"
+    j += each
+    j += kind_at(tokens, j) == "quantifier" and tokens[j].value == "all"
+    found = _day_compare(model, tokens, j, DAY_STREAKS[run.kind])
+    if found is None:
+        return None
+    compare, end = found
+    if not each and kind_at(tokens, end) == "per_day":  # losing at least 2% every day
+        each, end = True, end + 1
+    if not each:
+        return None
+    end += kind_at(tokens, end) == "quantifier" and tokens[end].value == "all"
+    condition = BoolOp("and", (run, Sustained(compare, run.n, "day")))
+    return end - i, [synthetic("cond", condition, tokens[i:end])]
+
+
+def _day_compare(
+    model: SemanticModel, tokens: list[Token], j: int, direction: str
+) -> tuple[Compare, int] | None:
+    """What a day shows: a comparison of a daily figure (跌幅超过2%), a move (收涨), or by how much the
+    streak's own move went (by more than 2%) → (comparison, index after it)."""
+    token = tokens[j] if j < len(tokens) else None
+    if token is None:
+        return None
+    if token.kind == "cond" and isinstance(token.value, Compare):
+        compare = token.value
+        daily = compare.metric in model.metrics and model.metrics[compare.metric].kind == "daily"
+        plain = compare.time is None and compare.agg is None and compare.other is None
+        return (compare, j + 1) if daily and plain else None
+    if token.kind in {"up", "down"}:
+        direction, j = token.kind, j + 1
+    j += kind_at(tokens, j) == "per"  # by
+    if kind_at(tokens, j) != "cmp" or tokens[j].value not in {">", ">=", "<", "<="}:
+        if direction and j > 0 and tokens[j - 1].kind in {"up", "down"}:
+            return Compare("pct_chg", ">" if direction == "up" else "<", 0.0, text="0"), j  # 收涨
+        return None
+    number = tokens[j + 1] if kind_at(tokens, j + 1) == "number" else None
+    if number is None or number.extra.get("unit") != "percent" or not direction:
+        return None
+    op, size = tokens[j].value, float(number.value)
+    if direction == "down":  # fell by more than 2%: the change below −2
+        op, size = {">": "<", ">=": "<=", "<": ">", "<=": ">="}[op], -size
+    return Compare("pct_chg", op, size, text=number.text), j + 2

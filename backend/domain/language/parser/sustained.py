@@ -28,6 +28,9 @@ def sustained(model: SemanticModel, tokens: list[Token], i: int) -> Match | None
             n, period, end = found
             return end - i, [synthetic("cond", Sustained(token.value, n, period), tokens[i:end])]
         return None
+    run_of_days = _consecutive_days_then_condition(model, tokens, i)
+    if run_of_days is not None:
+        return run_of_days
     each_year = _each_of_recent_years(model, tokens, i)
     if each_year is not None:
         return each_year
@@ -41,6 +44,22 @@ def sustained(model: SemanticModel, tokens: list[Token], i: int) -> Match | None
         condition = Sustained(tokens[end].value, n, period)
         return end + 1 - i, [synthetic("cond", condition, tokens[i : end + 1])]
     return None
+
+
+def _consecutive_days_then_condition(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """连续3天涨幅超过5%: the time pass read 3天 as a window; with 连续 before it, the day's comparison
+    holds on each of those trading days."""
+    window = tokens[i + 1].value if kind_at(tokens, i + 1) == "timespec" else None
+    if window is None or window.label not in {"recent_bars", "recent_days"} or not window.n:
+        return None
+    if tokens[i].kind != "consecutive" or kind_at(tokens, i + 2) != "cond":
+        return None
+    compare = tokens[i + 2].value
+    if not isinstance(compare, Compare) or compare.time or compare.agg or compare.other:
+        return None
+    if model.metrics[compare.metric].kind != "daily":
+        return None
+    return 3, [synthetic("cond", Sustained(compare, int(window.n), "day"), tokens[i : i + 3])]
 
 
 def _each_of_recent_years(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:

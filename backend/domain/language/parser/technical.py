@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from backend.domain.language.ir import Technical
 from backend.domain.language.lexicon import Token
 from backend.domain.language.parser.rewriting import Match, is_plain_number, kind_at, synthetic
@@ -13,17 +15,37 @@ DEFAULT_SURGE_FACTOR = 2.0
 MA_VERBS = {"cross_above": "ma_cross_above", "cross_below": "ma_cross_below", "stand_above": "ma_above"}
 
 
+UNFILLED_GAPS = {"gap_up": "gap_up_unfilled", "gap_down": "gap_down_unfilled"}
+AND_WORDS = {"and", "和", "与"}  # read as `to` by the lexicon (A and B), here joining two conditions
+
+
+def unfilled_gap(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """跳空高开且缺口未回补 / gapped up and never filled the gap: the whole bar beyond the previous one."""
+    gap = tokens[i].value if tokens[i].kind == "cond" else None
+    if not isinstance(gap, Technical) or gap.kind not in UNFILLED_GAPS:
+        return None
+    j = i + 1
+    said_when = [token for token in tokens[j : j + 1] if token.kind == "time"]  # gapped up today and…
+    j += len(said_when)
+    j += kind_at(tokens, j) == "and" or (kind_at(tokens, j) == "to" and tokens[j].text in AND_WORDS)
+    if kind_at(tokens, j) != "gap_unfilled":
+        return None
+    unfilled = Technical(UNFILLED_GAPS[gap.kind], gap.n, time=gap.time)
+    return j + 1 - i, [synthetic("cond", unfilled, tokens[i : j + 1]), *said_when]
+
+
 def ma_cross_ma(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
-    """5日均线上穿20日均线 / the 10-day moving average crossed below the 30-day moving average."""
+    """5日均线上穿20日均线 / the 10-day moving average crossed below the 30-day moving average; where
+    one average stands against the other on the day: 20日线在60日线上方 / MA5 above MA20."""
     short = _moving_average_window(tokens, i)
     if short is None:
         return None
     short_n, j = short
     if kind_at(tokens, j) == "only" and tokens[j].text == "just":  # just crossed: today, as any cross
         j += 1
-    if kind_at(tokens, j) not in {"cross_above", "cross_below"}:
+    kind = _ma_relation(tokens[j]) if j < len(tokens) else None
+    if kind is None:
         return None
-    kind = "ma_golden_cross" if tokens[j].kind == "cross_above" else "ma_death_cross"
     long = _moving_average_window(tokens, j + 1)
     if long is None:  # crossed above the 20-day: the other average, its kind said once
         bare = _window_length(tokens, j + 1)
@@ -31,7 +53,25 @@ def ma_cross_ma(model: SemanticModel, tokens: list[Token], i: int) -> Match | No
     if long is None:
         return None
     long_n, end = long
+    if kind in {"position", "ma_over_ma"} and kind_at(tokens, end) in {"above_pos", "below_pos"}:
+        kind = "ma_over_ma" if tokens[end].kind == "above_pos" else "ma_under_ma"  # 在60日线上方
+        end += 1
+    if kind == "position":  # 在60日线 without a side says nothing
+        return None
     return end - i, [synthetic("cond", Technical(kind, short_n, float(long_n)), tokens[i:end])]
+
+
+def _ma_relation(verb: Token) -> str | None:
+    """What a word between two moving averages says: a cross, or where the first one stands."""
+    if verb.kind in {"cross_above", "cross_below"}:
+        return "ma_golden_cross" if verb.kind == "cross_above" else "ma_death_cross"
+    if verb.kind == "cmp" and verb.value in {">", ">=", "<", "<="}:
+        return "ma_over_ma" if ">" in verb.value else "ma_under_ma"
+    if verb.kind == "stand_above":  # 站上 / 位于: above unless a side follows
+        return "ma_over_ma"
+    if verb.kind == "between":  # 在60日线上方: the side comes after the other average
+        return "position"
+    return None
 
 
 def moving_average(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
@@ -60,6 +100,58 @@ def moving_average(model: SemanticModel, tokens: list[Token], i: int) -> Match |
     elif kind_at(tokens, j) in {"above_pos", "below_pos"}:
         j += 1
     return j - start, [synthetic("cond", Technical(kind, n), tokens[start:j])]
+
+
+# where a price (or a short average) stands against a moving average on the day: above or below
+SIDE_OF = {
+    "ma_above": ("above", "price"), "ma_cross_above": ("above", "price"),
+    "ma_below": ("below", "price"), "ma_cross_below": ("below", "price"),
+    "ma_over_ma": ("above", "average"), "ma_golden_cross": ("above", "average"),
+    "ma_under_ma": ("below", "average"), "ma_death_cross": ("below", "average"),
+}  # fmt: skip
+CROSSING = {
+    ("above", "price"): "ma_cross_above", ("below", "price"): "ma_cross_below",
+    ("above", "average"): "ma_golden_cross", ("below", "average"): "ma_death_cross",
+}  # fmt: skip
+
+
+def crossing_after(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """fell below its 5-day MA today after being above it yesterday / closed above the 20-day MA after
+    closing below it the day before: a side of the average now, the other side on the bar before, is
+    a crossing (a restated one, or a position that becomes one)."""
+    now = tokens[i].value if tokens[i].kind == "cond" else None
+    if not isinstance(now, Technical) or now.kind not in SIDE_OF:
+        return None
+    j = i + 1
+    said_when = [token for token in tokens[j : j + 1] if token.kind == "time" and token.value == "latest"]
+    j += len(said_when)
+    if kind_at(tokens, j) != "after":
+        return None
+    j += 1
+    j += kind_at(tokens, j) == "metric" and tokens[j].value in PRICE_MOVE_METRICS  # after closing below it
+    before = _side(tokens, j)
+    if before is None:
+        return None
+    j += 1
+    if kind_at(tokens, j) == "time" and tokens[j].value == "yesterday":
+        j += 1
+    side, subject = SIDE_OF[now.kind]
+    if before == side:  # above today after being above yesterday: no crossing, and not ours to read
+        return None
+    crossing = replace(now, kind=CROSSING[side, subject])
+    return j - i, [synthetic("cond", crossing, tokens[i:j]), *said_when]
+
+
+def _side(tokens: list[Token], j: int) -> str | None:
+    """above / below (its moving average, said before): the side a word names."""
+    token = tokens[j] if j < len(tokens) else None
+    if token is None:
+        return None
+    if token.kind == "cmp" and token.value in {">", ">=", "<", "<="}:
+        return "above" if ">" in token.value else "below"
+    if token.kind in {"above_pos", "below_pos"}:
+        return "above" if token.kind == "above_pos" else "below"
+    return None
 
 
 def new_high_low(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
@@ -101,7 +193,7 @@ def volume_surge(model: SemanticModel, tokens: list[Token], i: int) -> Match | N
     if length is not None:
         n, used = length
         j += used
-        if kind_at(tokens, j) == "avg_volume":
+        if kind_at(tokens, j) in {"avg_volume", "ma"}:  # its 20-day average (of the volume named)
             j += 1
         elif kind_at(tokens, j) == "agg" and tokens[j].value == "avg":
             j += 1

@@ -29,9 +29,9 @@ def time_scope(model: SemanticModel, tokens: list[Token], i: int) -> Match | Non
     token = tokens[i]
     spec: TimeSpec | None = None
     used = 1
-    since = _since(tokens, i)
-    if since is not None:
-        spec, used = since
+    anchored = _since(tokens, i) or _last_day_of(tokens, i)  # days said around a named period
+    if anchored is not None:
+        spec, used = anchored
     elif token.kind == "between" and _day_range(tokens, i + 1) is not None:
         # "between A and B" compares the two days; "from A to B" covers them, as A至B does
         start, end = _day_range(tokens, i + 1) or (token.value, token.value)
@@ -88,6 +88,19 @@ def time_scope(model: SemanticModel, tokens: list[Token], i: int) -> Match | Non
     if spec is None:
         return None
     return used, [synthetic("timespec", spec, tokens[i : i + used])]
+
+
+def _last_day_of(tokens: list[Token], i: int) -> tuple[TimeSpec, int] | None:
+    """the last trading day of 2024 / 2024年最后一个交易日 / 2024年6月最后一个交易日 → period_end."""
+    if kind_at(tokens, i) == "last_day_of" and kind_at(tokens, i + 1) in {"year", "month"}:
+        period = tokens[i + 1]
+    elif kind_at(tokens, i) in {"year", "month"} and kind_at(tokens, i + 1) == "last_day_of":
+        period = tokens[i]
+    else:
+        return None
+    if period.kind == "year":
+        return TimeSpec("period_end", year=int(period.value), month=12), 2
+    return TimeSpec("period_end", year=period.value["year"], month=period.value["month"]), 2
 
 
 def _names_annual_report(tokens: list[Token], j: int) -> bool:
