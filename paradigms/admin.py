@@ -56,6 +56,7 @@ class ParadigmAdmin(admin.ModelAdmin):
     list_display = (
         "id",
         "question",
+        "kind",
         "origin",
         "validation_status",
         "pinned",
@@ -63,7 +64,7 @@ class ParadigmAdmin(admin.ModelAdmin):
         "hits",
         "last_used",
     )
-    list_filter = ("pinned", "origin", "validation_status")
+    list_filter = ("kind", "pinned", "origin", "validation_status")
     search_fields = ("question",)
     ordering = ("-created_at", "-pk")
     actions = ("pin", "unpin")

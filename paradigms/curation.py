@@ -12,7 +12,7 @@ from backend.domain.market.errors import QueryRejected
 from backend.domain.market.guard import check_read_only
 from backend.domain.paradigms.templates import TemplateError
 from paradigms import services
-from paradigms.models import Paradigm
+from paradigms.models import Kind, Paradigm
 
 
 class CurationRefused(ValueError):
@@ -47,4 +47,10 @@ def save_sql(paradigm_id: int, vetted_sql: str) -> Paradigm:
 def edit_sql(paradigm_id: int, sql: str) -> Paradigm:
     """Replace a paradigm's SQL after it passes the guard and is verified on the paradigm's question.
     Raises Paradigm.DoesNotExist, CurationRefused, and MarketError when the market cannot be read."""
-    return save_sql(paradigm_id, vet_sql(Paradigm.objects.get(pk=paradigm_id), sql))
+    paradigm = Paradigm.objects.get(pk=paradigm_id)
+    if paradigm.kind == Kind.REVERSE:
+        # Its SQL is reused only while it is the SQL its rule writes (validate/reverse/reuse.py).
+        raise CurationRefused(
+            "a reverse check's SQL is its rule's: delete the paradigm instead of editing it"
+        )
+    return save_sql(paradigm_id, vet_sql(paradigm, sql))

@@ -86,7 +86,10 @@ class _Arm:
             "status": outcome.status,
             "ms": round((time.perf_counter() - started) * 1000, 3),
             "llm_calls": self.model.calls - calls,
-            "adapted": any(e["type"] == "paradigm" and e["outcome"] == "adapted" for e in events),
+            "adapted": any(
+                e["type"] == "paradigm" and e["query"] == "question" and e["outcome"] == "adapted"
+                for e in events
+            ),
             "steps_ms": outcome.timings_ms,
         }
         self.runs.append(run)

@@ -7,7 +7,9 @@
   nearest one; when that role fails, the hit says so and what LLM_PARADIGM_ADAPTER_ON_FAILURE makes
   of it (the pipeline decides). A hit counts a use; nothing within τ counts a miss;
 - `learn`: stores a verified or corrected run's (question, QST, SQL) — the SQL that passed, the
-  corrected one after a correction — with LFU eviction at capacity (services.insert_paradigm).
+  corrected one after a correction — with LFU eviction at capacity (services.insert_paradigm);
+- `lookup_reverse` / `learn_reverse`: the same for one reverse check, keyed by its tree
+  (validate/reverse/description.py) among the reverse paradigms only; reuse is slot filling only.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from backend.domain.paradigms.eviction import NothingToEvict
 from backend.domain.paradigms.templates import TemplateError
 from backend.domain.pipeline.ports import ParadigmHit, QstTree
 from paradigms import selectors, services
-from paradigms.models import Origin, Paradigm, ValidationStatus
+from paradigms.models import Kind, Origin, Paradigm, ValidationStatus
 
 logger = logging.getLogger(__name__)
 
@@ -79,11 +81,13 @@ class DatabaseParadigmLibrary:
         adapter: SqlAdapter | None = None,
         adapter_on_failure: OnFailure = "builtin",
         translator: BuiltinTranslator | None = None,
+        origin: Origin = Origin.LEARNED,
     ) -> None:
         self._context = context
         self._adapter = adapter
         self._adapter_on_failure = adapter_on_failure
         self._translator = translator or BuiltinTranslator()
+        self._origin = origin  # what the paradigms it learns are marked with (seed: the cold-start load)
 
     def structure(self, question: str) -> QstTree | None:
         translation = self._translator.translate(question, self._context)
@@ -155,12 +159,52 @@ class DatabaseParadigmLibrary:
                 question=question,
                 qst=dict(qst),
                 sql=sql,
-                origin=Origin.LEARNED,
+                origin=self._origin,
                 validation_status=validation_status,
                 resolved_on=self._context.latest_trade_date,
             )
         except (QstError, QueryRejected, TemplateError, NothingToEvict, DatabaseError) as refusal:
             logger.info("paradigm not learned: %s", refusal)
+            return None
+        return str(outcome.paradigm.pk) if outcome.created else None
+
+    def lookup_reverse(self, tree: QstTree) -> ParadigmHit | None:
+        try:
+            matches = selectors.nearest_paradigms(dict(tree), kind=Kind.REVERSE)
+            stored = selectors.paradigms_by_id([match.paradigm_id for match in matches])
+            for match in matches:
+                paradigm = stored.get(match.paradigm_id)
+                if paradigm is None:
+                    continue
+                try:
+                    adaptation = self._adapt(paradigm, tree, paradigm.question, None)
+                except NotAdapted:
+                    continue
+                if services.record_use(paradigm.pk):
+                    return _hit(paradigm, match.distance, adaptation)
+            services.record_miss(kind=Kind.REVERSE)
+        except DatabaseError as error:
+            logger.info("paradigm library unavailable: %s", error)
+        return None
+
+    def learn_reverse(self, text: str, tree: QstTree, sql: str, *, status: str) -> str | None:
+        validation_status = LEARNED_STATUSES.get(status)
+        if validation_status is None:
+            return None
+        try:
+            if selectors.is_stored(dict(tree)):  # the same check again: nothing to template or lock
+                return None
+            outcome = services.insert_paradigm(
+                question=text,
+                qst=dict(tree),
+                sql=sql,
+                origin=self._origin,
+                validation_status=validation_status,
+                resolved_on=self._context.latest_trade_date,
+                kind=Kind.REVERSE,
+            )
+        except (QstError, QueryRejected, TemplateError, NothingToEvict, DatabaseError) as refusal:
+            logger.info("reverse paradigm not learned: %s", refusal)
             return None
         return str(outcome.paradigm.pk) if outcome.created else None
 

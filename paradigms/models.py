@@ -16,6 +16,15 @@ class Origin(models.TextChoices):
     ADMIN = "admin", "written by an administrator"
 
 
+class Kind(models.TextChoices):
+    """What a paradigm answers: a question (its QST), or one reverse check of the validation (its
+    tree, backend/domain/pipeline/validate/reverse/description.py). Each kind is matched only
+    against its own kind."""
+
+    QUESTION = "question", "a question"
+    REVERSE = "reverse", "a reverse check"
+
+
 class ValidationStatus(models.TextChoices):
     VERIFIED = "verified", "verified by the validation"
     CORRECTED = "corrected", "corrected by the validation"
@@ -26,8 +35,9 @@ class Paradigm(models.Model):
     """A (question, QST, SQL template) triple. The QST never changes once stored: matching caches
     rely on it; a different QST is a different paradigm."""
 
-    question = models.TextField()
-    qst = models.JSONField()
+    question = models.TextField(help_text="the question, or a reverse check's reverse question")
+    kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.QUESTION)
+    qst = models.JSONField(help_text="the question's QST, or the reverse check's tree")
     sql_template = models.TextField(help_text="SQL with {slot_N:Type} parameters in place of literals")
     slots = models.JSONField(default=list, help_text="typed slots tied to the QST's value nodes")
     fixed_dates = models.JSONField(default=list, help_text="dates of the SQL that no slot explains")
@@ -72,6 +82,8 @@ class LibraryDay(models.Model):
     day = models.DateField(unique=True)
     hits = models.PositiveIntegerField(default=0)
     misses = models.PositiveIntegerField(default=0)
+    reverse_hits = models.PositiveIntegerField(default=0)  # lookups of reverse checks, apart
+    reverse_misses = models.PositiveIntegerField(default=0)
     insertions = models.PositiveIntegerField(default=0)
     evictions = models.PositiveIntegerField(default=0)
 

@@ -23,7 +23,7 @@ from backend.domain.paradigms.exchange import ExchangedParadigm
 from backend.domain.paradigms.matching import Match, ParadigmIndex
 from backend.domain.paradigms.templates import Slot, SqlTemplate
 from backend.domain.paradigms.trees import canonical_qst, qst_signature
-from paradigms.models import LibraryDay, LibraryState, Paradigm, ParadigmUse
+from paradigms.models import Kind, LibraryDay, LibraryState, Paradigm, ParadigmUse
 
 
 def library_revision() -> uuid.UUID | None:
@@ -66,26 +66,32 @@ def library_stats() -> dict[str, Any]:
         misses=Coalesce(Sum("misses"), 0),
         insertions=Coalesce(Sum("insertions"), 0),
         evictions=Coalesce(Sum("evictions"), 0),
+        reverse_hits=Coalesce(Sum("reverse_hits"), 0),
+        reverse_misses=Coalesce(Sum("reverse_misses"), 0),
     )
     lookups = totals["hits"] + totals["misses"]
+    reverse_lookups = totals["reverse_hits"] + totals["reverse_misses"]
     return {
         "size": Paradigm.objects.count(),
+        "reverse_size": Paradigm.objects.filter(kind=Kind.REVERSE).count(),
         "pinned": Paradigm.objects.filter(pinned=True).count(),
         "capacity": settings.PARADIGM_CAPACITY,
         "tau": settings.PARADIGM_TAU,
         "top_k": settings.PARADIGM_TOP_K,
         **totals,
         "hit_rate": round(totals["hits"] / lookups, 4) if lookups else None,
+        "reverse_hit_rate": round(totals["reverse_hits"] / reverse_lookups, 4) if reverse_lookups else None,
     }
 
 
 class _SynchronisedIndex:
-    """The process's copy of the library's QSTs. Searches and resynchronisation share one lock, so
-    a search never sees a half-updated index."""
+    """The process's copy of the library's QSTs and reverse-check trees, one index per kind (a kind
+    is only matched against itself). Searches and resynchronisation share one lock, so a search
+    never sees a half-updated index."""
 
     def __init__(self) -> None:
-        self.index = ParadigmIndex()
-        self.signatures: dict[int, str] = {}
+        self.indexes = {kind: ParadigmIndex() for kind in Kind}
+        self.signatures: dict[int, tuple[str, str]] = {}  # id → (kind, qst_signature)
         self.revision: uuid.UUID | None = None
         self.lock = threading.Lock()
 
@@ -93,31 +99,39 @@ class _SynchronisedIndex:
         revision = library_revision()
         if revision is not None and revision == self.revision:
             return
-        stored = dict(Paradigm.objects.values_list("pk", "qst_signature"))
-        for paradigm_id, signature in list(self.signatures.items()):
-            if stored.get(paradigm_id) != signature:
-                self.index.remove(paradigm_id)
+        stored = {
+            pk: (kind, signature)
+            for pk, kind, signature in Paradigm.objects.values_list("pk", "kind", "qst_signature")
+        }
+        for paradigm_id, (kind, signature) in list(self.signatures.items()):
+            if stored.get(paradigm_id) != (kind, signature):
+                self.indexes[Kind(kind)].remove(paradigm_id)
                 del self.signatures[paradigm_id]
         missing = [paradigm_id for paradigm_id in stored if paradigm_id not in self.signatures]
-        for paradigm_id, qst in Paradigm.objects.filter(pk__in=missing).values_list("pk", "qst"):
-            self.index.add(paradigm_id, qst)
+        for paradigm_id, kind, qst in Paradigm.objects.filter(pk__in=missing).values_list(
+            "pk", "kind", "qst"
+        ):
+            self.indexes[Kind(kind)].add(paradigm_id, qst)
             self.signatures[paradigm_id] = stored[paradigm_id]
         self.revision = revision
 
-    def nearest(self, qst: Node, *, tau: float, top_k: int | None) -> list[Match]:
+    def nearest(self, qst: Node, *, kind: Kind, tau: float, top_k: int | None) -> list[Match]:
         with self.lock:
             self._synchronise()
-            return self.index.nearest(qst, tau=tau, top_k=top_k)
+            return self.indexes[kind].nearest(qst, tau=tau, top_k=top_k)
 
 
 _index = _SynchronisedIndex()
 
 
-def nearest_paradigms(qst: Node, *, tau: float | None = None, top_k: int | None = None) -> list[Match]:
-    """Paradigms within τ of the QST, nearest first (ties by id), at most top_k; τ and top_k default
-    to PARADIGM_TAU and PARADIGM_TOP_K."""
+def nearest_paradigms(
+    qst: Node, *, kind: Kind = Kind.QUESTION, tau: float | None = None, top_k: int | None = None
+) -> list[Match]:
+    """Paradigms of `kind` within τ of the QST (or reverse-check tree), nearest first (ties by id), at
+    most top_k; τ and top_k default to PARADIGM_TAU and PARADIGM_TOP_K."""
     return _index.nearest(
         qst,
+        kind=kind,
         tau=settings.PARADIGM_TAU if tau is None else tau,
         top_k=settings.PARADIGM_TOP_K if top_k is None else top_k,
     )
@@ -194,6 +208,7 @@ def exported_paradigms(ids: list[int] | None = None) -> list[ExchangedParadigm]:
             validation_status=paradigm.validation_status,
             pinned=paradigm.pinned,
             resolved_on=paradigm.resolved_on,
+            kind=paradigm.kind,
         )
         for paradigm in queryset
     ]

@@ -33,6 +33,7 @@ class ParadigmSummarySerializer(serializers.ModelSerializer[Paradigm]):
         fields: tuple[str, ...] = (
             "id",
             "question",
+            "kind",
             "origin",
             "validation_status",
             "pinned",

@@ -29,8 +29,9 @@ from backend.domain.paradigms.exchange import ExchangedParadigm
 from backend.domain.paradigms.seeds import SeedEntry
 from backend.domain.paradigms.templates import SqlTemplate, TemplateError, extract_template
 from backend.domain.paradigms.trees import qst_signature, shape_signature, to_tree
+from backend.domain.pipeline.validate.reverse.description import validate_reverse_tree
 from paradigms import selectors
-from paradigms.models import LibraryDay, LibraryState, Origin, Paradigm, ParadigmUse, ValidationStatus
+from paradigms.models import Kind, LibraryDay, LibraryState, Origin, Paradigm, ParadigmUse, ValidationStatus
 
 
 def library_today() -> date:
@@ -74,16 +75,23 @@ def insert_paradigm(
     resolved_on: date | None,
     pinned: bool = False,
     capacity: int | None = None,
+    kind: Kind = Kind.QUESTION,
 ) -> InsertOutcome:
-    """Store a (question, QST, SQL) triple, evicting by LFU when the library is full.
+    """Store a (question, QST, SQL) triple — or, with `kind` reverse, a (reverse question, check tree,
+    SQL) triple — evicting by LFU when the library is full. Both kinds share the capacity and the
+    eviction order.
 
-    Raises QstError (QST not in the format), QueryRejected (SQL refused by the guard), TemplateError
-    (SQL not templatable) and NothingToEvict (full, and every paradigm that could go is pinned).
+    Raises QstError (QST or tree not in the format), QueryRejected (SQL refused by the guard),
+    TemplateError (SQL not templatable) and NothingToEvict (full, and every paradigm that could go is
+    pinned).
     """
     limit = settings.PARADIGM_CAPACITY if capacity is None else capacity
     if limit < 1:
         raise ValueError("the library capacity must be at least 1")
-    validate_qst(qst)
+    if kind == Kind.REVERSE:
+        validate_reverse_tree(qst)
+    else:
+        validate_qst(qst)
     check_read_only(sql)
     template = extract_template(qst, sql, resolved_on=resolved_on)
     signature = qst_signature(qst)
@@ -101,6 +109,7 @@ def insert_paradigm(
         Paradigm.objects.filter(pk__in=victims).delete()
         paradigm = Paradigm.objects.create(
             question=question,
+            kind=kind,
             qst=qst,
             origin=origin,
             validation_status=validation_status,
@@ -117,21 +126,25 @@ def insert_paradigm(
 
 
 def record_use(paradigm_id: int, *, day: date | None = None) -> bool:
-    """Count one use (a hit) of the paradigm today; False when it no longer exists."""
+    """Count one use (a hit) of the paradigm today, a reverse hit for a reverse paradigm; False when
+    it no longer exists."""
     counted_day = day or library_today()
     with transaction.atomic():
-        if not Paradigm.objects.select_for_update().filter(pk=paradigm_id).exists():
+        kind = (
+            Paradigm.objects.select_for_update().filter(pk=paradigm_id).values_list("kind", flat=True).first()
+        )
+        if kind is None:
             return False
         use, _created = ParadigmUse.objects.get_or_create(paradigm_id=paradigm_id, day=counted_day)
         ParadigmUse.objects.filter(pk=use.pk).update(uses=F("uses") + 1)
-        _count_day(counted_day, hits=1)
+        _count_day(counted_day, **{"reverse_hits" if kind == Kind.REVERSE else "hits": 1})
     return True
 
 
-def record_miss(*, day: date | None = None) -> None:
-    """Count one lookup that found no paradigm within τ."""
+def record_miss(*, kind: Kind = Kind.QUESTION, day: date | None = None) -> None:
+    """Count one lookup (of a question, or of a reverse check) that found no paradigm it could use."""
     with transaction.atomic():
-        _count_day(day or library_today(), misses=1)
+        _count_day(day or library_today(), **{"reverse_misses" if kind == Kind.REVERSE else "misses": 1})
 
 
 def set_pinned(paradigm_id: int, pinned: bool) -> Paradigm:
@@ -263,6 +276,7 @@ def import_paradigms(entries: list[ExchangedParadigm]) -> ImportReport:
                 validation_status=statuses.get(entry.validation_status, ValidationStatus.UNVALIDATED),
                 resolved_on=entry.resolved_on,
                 pinned=entry.pinned,
+                kind=Kind(entry.kind),
             )
         except (QstError, QueryRejected, TemplateError, NothingToEvict) as error:
             report.failed.append(f"entry {number} ({entry.question[:40]}): {error}")

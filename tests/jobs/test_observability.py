@@ -79,7 +79,9 @@ def test_metrics_count_a_jobs_steps_verdicts_paradigm_and_end(
     events = list(JobEvent.objects.filter(job_id=job_id).values_list("payload", flat=True))
     steps = [event for event in events if event["type"] == "step_finished"]
     verdicts = [event for event in events if event["type"] == "check_verdict"]
-    [paradigm] = [event for event in events if event["type"] == "paradigm" and event["outcome"] != "learned"]
+    paradigms = [event for event in events if event["type"] == "paradigm" and event["outcome"] != "learned"]
+    [paradigm] = [event for event in paradigms if event["query"] == "question"]
+    reverse = [event for event in paradigms if event["query"] != "question"]
     assert steps and verdicts
     assert grew(before, after, "veriscreen_jobs_submitted_total") == 1
     assert grew(before, after, "veriscreen_jobs_finished_total", status="done", error_code="") == 1
@@ -93,7 +95,12 @@ def test_metrics_count_a_jobs_steps_verdicts_paradigm_and_end(
     assert (
         grew(before, after, "veriscreen_validation_verdicts_total", stage="reverse", verdict="pass") == passed
     )
-    assert grew(before, after, "veriscreen_paradigm_lookups_total", outcome=paradigm["outcome"]) >= 1
+    lookups = "veriscreen_paradigm_lookups_total"
+    assert grew(before, after, lookups, outcome=paradigm["outcome"], query="question") >= 1
+    for outcome in {event["outcome"] for event in reverse}:
+        assert grew(before, after, lookups, outcome=outcome, query="reverse") == sum(
+            event["outcome"] == outcome for event in reverse
+        )
     assert after[("veriscreen_jobs_running", ())] == 0
     # The job's queries went through the admission queue, and none is left in it.
     assert grew(before, after, "veriscreen_query_admission_wait_seconds_count") >= 1

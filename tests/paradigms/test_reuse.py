@@ -18,7 +18,7 @@ from backend.domain.pipeline.run import PipelineOutcome, Ports, run_pipeline
 from backend.domain.pipeline.validate.checklist import default_vocabulary
 from paradigms import selectors
 from paradigms.library import DatabaseParadigmLibrary
-from paradigms.models import Origin, Paradigm, ValidationStatus
+from paradigms.models import Kind, Origin, Paradigm, ValidationStatus
 
 pytestmark = pytest.mark.django_db
 
@@ -50,10 +50,11 @@ def _ask(question: str, store: MarketStore, generator: MistakenGenerator, librar
 
 
 def _paradigm_events(outcome: PipelineOutcome) -> list[tuple[object, ...]]:
+    """The library's events on the question (its reverse checks have their own: test_reverse.py)."""
     return [
         (event["outcome"], event["paradigm_id"])
         for event in outcome.trace.to_list()
-        if event["type"] == "paradigm"
+        if event["type"] == "paradigm" and event["query"] == "question"
     ]
 
 
@@ -66,7 +67,7 @@ def test_corrected_once_then_verified_at_round_zero_and_so_is_a_literal_variant(
     first = _ask(QUESTION, demo_store, generator, library)
     assert (first.status, first.correction_round) == ("corrected", 1)
     assert "5000000" in (first.initial_sql or "")
-    [learned] = Paradigm.objects.all()
+    [learned] = Paradigm.objects.filter(kind=Kind.QUESTION)
     assert (learned.origin, learned.validation_status) == (Origin.LEARNED, ValidationStatus.CORRECTED)
     assert _paradigm_events(first) == [("miss", None), ("learned", str(learned.pk))]
     assert first.answer is not None
@@ -83,12 +84,17 @@ def test_corrected_once_then_verified_at_round_zero_and_so_is_a_literal_variant(
     assert (variant.status, variant.correction_round) == ("verified", None)
     assert len(generator.requests) == calls
     assert variant.answer is not None and "20000000" in variant.answer.sql
-    hit = next(e for e in variant.trace.to_list() if e["type"] == "paradigm" and e["outcome"] == "hit")
+    hit = next(
+        e
+        for e in variant.trace.to_list()
+        if e["type"] == "paradigm" and e["query"] == "question" and e["outcome"] == "hit"
+    )
     assert hit["paradigm_id"] == str(learned.pk) and hit["distance"] == 0.25
     # the variant's own answer is learned too (its QST is new); the library counted two uses
-    assert Paradigm.objects.count() == 2
+    assert Paradigm.objects.filter(kind=Kind.QUESTION).count() == 2
     stats = selectors.library_stats()
-    assert (stats["hits"], stats["misses"], stats["insertions"]) == (2, 1, 2)
+    assert (stats["hits"], stats["misses"]) == (2, 1)  # the question's lookups; its reverse checks apart
+    assert stats["insertions"] == Paradigm.objects.count()
 
 
 def test_without_the_library_the_same_question_is_corrected_every_time(

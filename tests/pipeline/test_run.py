@@ -199,6 +199,12 @@ class RecordingLibrary:
         self.learned.append((question, sql))
         return "p2"
 
+    def lookup_reverse(self, tree: QstTree) -> ParadigmHit | None:
+        return None
+
+    def learn_reverse(self, text: str, tree: QstTree, sql: str, *, status: str) -> str | None:
+        return None
+
 
 def test_paradigm_hit_feeds_corrections_and_verified_answers_are_learned(demo_store: MarketStore) -> None:
     library = RecordingLibrary()
@@ -208,5 +214,7 @@ def test_paradigm_hit_feeds_corrections_and_verified_answers_are_learned(demo_st
     assert outcome.status == "corrected"
     assert generator.requests[1].examples[0].sql == GOLD
     assert library.learned == [(QUESTION, GOLD)]
-    outcomes = [event["outcome"] for event in outcome.trace.to_list() if event["type"] == "paradigm"]
-    assert outcomes == ["hit", "learned"]
+    events = [event for event in outcome.trace.to_list() if event["type"] == "paradigm"]
+    assert [event["outcome"] for event in events if event["query"] == "question"] == ["hit", "learned"]
+    # this library has no reverse paradigms: every reverse query is a miss, and none is stored
+    assert {event["outcome"] for event in events if event["query"] != "question"} == {"miss"}

@@ -27,8 +27,9 @@ class AskAnswer:
     `error` — or, when no SQL could run at all, the code of the market error that stopped it
     (`query_failed`, `query_rejected`, `query_timeout`, `result_too_large`, `store_unavailable`, …).
     `checks` are the returned answer's checks, `rounds` every candidate tried, `trace` the run's events.
-    `paradigms` is what the paradigm library did for the question: its trace's paradigm events (hit with
-    id and distance, adapted, miss, learned with the new id).
+    `paradigms` is what the paradigm library did for the question and for each reverse query: its
+    trace's paradigm events (`query` is `question` or the reverse check's id; hit with id and distance,
+    adapted, miss, learned with the new id).
     """
 
     question: str

@@ -94,5 +94,8 @@ class AskAnswerSerializer(serializers.Serializer[Any]):
     run_id = serializers.IntegerField(allow_null=True, help_text="The recorded run")
     paradigms = serializers.ListField(
         child=serializers.JSONField(),
-        help_text="The paradigm library on the question: hit (id, distance), adapted, miss, learned (new id)",
+        help_text=(
+            "The paradigm library on the question and on each reverse query (`query`: `question` or the"
+            " reverse check's id): hit (id, distance), adapted, miss, learned (new id)"
+        ),
     )

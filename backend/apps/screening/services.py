@@ -34,7 +34,8 @@ from paradigms.library import paradigm_library
 
 logger = logging.getLogger(__name__)
 
-PARADIGM_FIELDS = ("outcome", "paradigm_id", "distance", "detail")  # a paradigm event, for `paradigms`
+# a paradigm event, for `paradigms`: `query` is `question` or a reverse check's id
+PARADIGM_FIELDS = ("query", "round", "outcome", "paradigm_id", "distance", "detail")
 
 
 def configured_translator() -> LlmTranslator | None:
@@ -111,7 +112,7 @@ def to_answer(outcome: PipelineOutcome, engine: str) -> AskAnswer:
         correction_round=outcome.correction_round,
         trace=[json_cell(event) for event in outcome.trace.to_list()],
         paradigms=[
-            {"query": "question", **{key: event[key] for key in PARADIGM_FIELDS}}
+            {key: event[key] for key in PARADIGM_FIELDS}
             for event in outcome.trace.to_list()
             if event["type"] == "paradigm"
         ],

@@ -53,7 +53,9 @@ VERDICTS = Counter(
     "veriscreen_validation_verdicts", "Checklist and reverse-check verdicts", ("stage", "verdict")
 )
 PARADIGM = Counter(
-    "veriscreen_paradigm_lookups", "Paradigm library outcomes: hit, adapted, miss, learned", ("outcome",)
+    "veriscreen_paradigm_lookups",
+    "Paradigm library outcomes (hit, adapted, miss, learned) on questions and on reverse queries",
+    ("outcome", "query"),
 )
 LLM_CALLS = Counter(
     "veriscreen_llm_calls", "Calls to a language model by role and outcome", ("role", "outcome")
@@ -83,7 +85,9 @@ def observe_event(event: Mapping[str, Any]) -> None:
     elif kind == "check_verdict":
         VERDICTS.labels(str(event["stage"]), str(event["verdict"])).inc()
     elif kind == "paradigm":
-        PARADIGM.labels(str(event["outcome"])).inc()
+        PARADIGM.labels(
+            str(event["outcome"]), "question" if event.get("query", "question") == "question" else "reverse"
+        ).inc()
     elif kind == "run_finished":
         PIPELINE_RUNS.labels(str(event["status"])).inc()
     elif kind == "job_finished":

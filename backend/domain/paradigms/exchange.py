@@ -4,6 +4,7 @@ that a library moves between installations as it was curated.
 
     paradigms:
       - question: 总市值超过1000亿的股票
+        kind: question            # or reverse: a reverse check's tree and SQL
         qst: {label: select, children: [...]}
         sql: SELECT ...
         validation_status: verified
@@ -22,7 +23,8 @@ import yaml
 from backend.domain.language.qst import Node
 
 _REQUIRED = ("question", "qst", "sql")
-_FIELDS = frozenset({*_REQUIRED, "validation_status", "pinned", "resolved_on", "origin", "id"})
+_FIELDS = frozenset({*_REQUIRED, "kind", "validation_status", "pinned", "resolved_on", "origin", "id"})
+_KINDS = ("question", "reverse")
 
 
 class ExchangeFileError(ValueError):
@@ -37,10 +39,12 @@ class ExchangedParadigm:
     validation_status: str
     pinned: bool
     resolved_on: date | None
+    kind: str = "question"
 
     def to_mapping(self) -> dict[str, Any]:
         return {
             "question": self.question,
+            "kind": self.kind,
             "qst": self.qst,
             "sql": self.sql,
             "validation_status": self.validation_status,
@@ -69,6 +73,9 @@ def _entry(data: Any, number: int) -> ExchangedParadigm:
     pinned = data.get("pinned", False)
     if not isinstance(pinned, bool):
         raise ExchangeFileError(f"{where}: pinned must be true or false")
+    kind = data.get("kind", "question")
+    if kind not in _KINDS:
+        raise ExchangeFileError(f"{where}: kind must be one of {', '.join(_KINDS)}")
     return ExchangedParadigm(
         question=data["question"].strip(),
         qst=data["qst"],
@@ -76,6 +83,7 @@ def _entry(data: Any, number: int) -> ExchangedParadigm:
         validation_status=str(data.get("validation_status", "unvalidated")),
         pinned=pinned,
         resolved_on=resolved_on,
+        kind=kind,
     )
 
 

@@ -21,6 +21,11 @@ Filling refuses rather than guesses:
   explains: those were derived from the time scope (a day before a range, the start of an N-bar
   window) and would silently keep their old values;
 - the SQL holds such dates and the market day is not the one they were resolved on ("today" moved).
+
+A value node whose literal is a list of texts (`value:codes`, the stocks an answer returned, in a
+reverse check's tree) is bound to every IN list of the SQL holding exactly those texts in that order:
+the whole parenthesised list becomes one `{slot_N:Array(String)}` slot. When a single value node also
+matches a member of such a list, the list could be either one's: neither is bound.
 """
 
 from __future__ import annotations
@@ -45,8 +50,8 @@ from backend.domain.paradigms.trees import (
 )
 
 DIALECT = "clickhouse"
-SlotKind = Literal["number", "string", "date", "year_of_date"]
-_PLACEHOLDER = re.compile(r"\{(slot_\d+):(\w+)\}")
+SlotKind = Literal["number", "string", "date", "year_of_date", "string_list"]
+_PLACEHOLDER = re.compile(r"\{(slot_\d+):([\w()]+)\}")
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 # A year is recognised inside a date only at a year or quarter boundary: valid for every year.
 _YEAR_DATE_SUFFIXES = ("-01-01", "-03-31", "-06-30", "-09-30", "-12-31")
@@ -59,6 +64,7 @@ _PLACEHOLDER_TYPES: dict[SlotKind, str] = {
     "string": "String",
     "date": "Date",
     "year_of_date": "Date",
+    "string_list": "Array(String)",
 }
 
 
@@ -225,6 +231,46 @@ def _names_an_output(value: Any, kind: SlotKind, output_names: list[str]) -> boo
     return any(pattern.search(name) for name in output_names)
 
 
+def _is_text_list(value: Any) -> bool:
+    return isinstance(value, list) and bool(value) and all(isinstance(item, str) for item in value)
+
+
+def _parenthesised(sql: str, members: list[exp.Expr]) -> tuple[int, int] | None:
+    """The span of the parentheses around an IN list's members (inclusive), None if not plainly there."""
+    first, last = members[0].meta, members[-1].meta
+    if "start" not in first or "end" not in last:
+        return None
+    opening = sql.rfind("(", 0, first["start"])
+    closing = sql.find(")", last["end"] + 1)
+    if opening < 0 or closing < 0:
+        return None
+    if sql[opening + 1 : first["start"]].strip() or sql[last["end"] + 1 : closing].strip():
+        return None
+    return opening, closing
+
+
+def _list_bindings(
+    canonical: Node, statement: exp.Expr, sql: str
+) -> dict[Path, list[tuple[int, int, set[int]]]]:
+    """For each value node holding a list of texts: the IN lists holding exactly it, as (start, end
+    of the parentheses, start offsets of the members)."""
+    found: dict[Path, list[tuple[int, int, set[int]]]] = {}
+    lists = [node for node in statement.find_all(exp.In) if node.expressions]
+    for path, node in value_nodes(canonical):
+        if not _is_text_list(node["value"]):
+            continue
+        for in_list in lists:
+            members = in_list.expressions
+            if not all(isinstance(item, exp.Literal) and item.is_string for item in members):
+                continue
+            if [item.this for item in members] != node["value"]:
+                continue
+            span = _parenthesised(sql, members)
+            if span is not None:
+                found.setdefault(path, []).append((*span, {item.meta["start"] for item in members}))
+    return found
+
+
 def extract_template(qst: Node, sql: str, *, resolved_on: date | None) -> SqlTemplate:
     """Template of `sql` with the literals of `qst` turned into slots. `resolved_on` is the market
     day the SQL was written for (its "today"), or None when unknown."""
@@ -255,6 +301,34 @@ def extract_template(qst: Node, sql: str, *, resolved_on: date | None) -> SqlTem
             lists.setdefault(occurrence.in_list, set()).add(index)
     unexplained = {index for members in lists.values() if not members <= explained for index in members}
     readings = {path: found for path, found in readings.items() if not unexplained & found.keys()}
+    # Lists of texts: an IN list claimed by two list nodes, or whose member a single node also
+    # reads, is ambiguous and binds nothing.
+    list_bindings = _list_bindings(canonical, statements[0], sql)
+    list_claims: dict[int, int] = {}
+    for spans in list_bindings.values():
+        for start, _end, _members in spans:
+            list_claims[start] = list_claims.get(start, 0) + 1
+    ambiguous_starts = {
+        occurrences[index].start
+        for found in readings.values()
+        for index in found
+        for spans in list_bindings.values()
+        for _start, _end, members in spans
+        if occurrences[index].start in members
+    }
+    readings = {
+        path: found
+        for path, found in readings.items()
+        if not {occurrences[index].start for index in found} & ambiguous_starts
+    }
+    list_slots = {
+        path: [
+            (start, end)
+            for start, end, members in spans
+            if list_claims[start] == 1 and not members & ambiguous_starts
+        ]
+        for path, spans in list_bindings.items()
+    }
     # Value nodes reading exactly the same occurrences share them; partial overlaps are ambiguous.
     groups: dict[frozenset[int], list[Path]] = {}
     for path, found in readings.items():
@@ -271,20 +345,27 @@ def extract_template(qst: Node, sql: str, *, resolved_on: date | None) -> SqlTem
             kind, suffix = readings[paths[0]][index]
             slots_by_occurrence[index] = (kind, suffix, tuple(sorted(paths)))
 
+    # (start, end, kind, suffix, paths, negated) of every slot occurrence, in the SQL's order.
+    bound: list[tuple[int, int, SlotKind, str, tuple[Path, ...], bool]] = [
+        (occurrences[index].start, occurrences[index].end, kind, suffix, paths, occurrences[index].negated)
+        for index, (kind, suffix, paths) in slots_by_occurrence.items()
+    ]
+    bound += [
+        (start, end, "string_list", "", (path,), False)
+        for path, spans in list_slots.items()
+        for start, end in spans
+    ]
     slots: list[Slot] = []
     pieces: list[str] = []
     cursor = 0
-    for index, occurrence in enumerate(occurrences):
-        if index not in slots_by_occurrence:
-            continue
-        kind, suffix, slot_paths = slots_by_occurrence[index]
+    for start, end, kind, suffix, slot_paths, negated in sorted(bound):
         name = f"slot_{len(slots)}"
-        original = sql[occurrence.start : occurrence.end + 1]
+        original = sql[start : end + 1]
         value = node_at(canonical, slot_paths[0])["value"]
-        names_output = _names_an_output(value, kind, output_names)
-        slots.append(Slot(name, kind, slot_paths, original, occurrence.negated, suffix, names_output))
-        pieces.extend((sql[cursor : occurrence.start], f"{{{name}:{_PLACEHOLDER_TYPES[kind]}}}"))
-        cursor = occurrence.end + 1
+        names_output = kind != "string_list" and _names_an_output(value, kind, output_names)
+        slots.append(Slot(name, kind, slot_paths, original, negated, suffix, names_output))
+        pieces.extend((sql[cursor:start], f"{{{name}:{_PLACEHOLDER_TYPES[kind]}}}"))
+        cursor = end + 1
     pieces.append(sql[cursor:])
 
     slot_spans = {(occurrences[index].start, occurrences[index].end) for index in slots_by_occurrence}
@@ -327,6 +408,10 @@ def _render(slot: Slot, value: Any) -> str:
         else:
             text = repr(number)
         return f"({text})" if text.startswith("-") else text
+    if slot.kind == "string_list":
+        if not _is_text_list(value):
+            raise TemplateMismatch(f"{slot.name} needs a non-empty list of texts, got {value!r}")
+        return "(" + ", ".join(exp.Literal.string(item).sql(dialect=DIALECT) for item in value) + ")"
     if slot.kind == "year_of_date":
         if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 9999:
             raise TemplateMismatch(f"{slot.name} needs a year, got {value!r}")

@@ -54,7 +54,8 @@ class MarketReader(Protocol):
 
 @dataclass(frozen=True)
 class ParadigmHit:
-    """A stored, verified paradigm near the question (tree edit distance within τ).
+    """A stored, verified paradigm near the question (tree edit distance within τ), or near a reverse
+    check's tree (then always adapted, by slot filling).
 
     `adapted`: `sql` is the paradigm's SQL adapted to this question (slots filled, or rewritten by the
     adapter role); it replaces sql0 and is validated like any generated SQL. Otherwise `sql` is the
@@ -88,6 +89,17 @@ class ParadigmLibrary(Protocol):
         or None when it was not stored (already there, or refused)."""
         ...
 
+    def lookup_reverse(self, tree: QstTree) -> ParadigmHit | None:
+        """The stored reverse check nearest the check's tree (validate/reverse/description.py) whose
+        SQL template fills from it and passes the guard: an adapted hit; None (a miss) otherwise.
+        Reverse paradigms never match questions, nor questions reverse paradigms."""
+        ...
+
+    def learn_reverse(self, text: str, tree: QstTree, sql: str, *, status: str) -> str | None:
+        """Store a reverse check (its reverse question, tree and SQL) of an answer that ended `status`
+        verified or corrected; its new id, or None when it was not stored."""
+        ...
+
 
 class NoParadigmLibrary:
     """The default when no library is wired: nothing is ever found, nothing is stored."""
@@ -99,6 +111,12 @@ class NoParadigmLibrary:
         return None
 
     def learn(self, question: str, qst: QstTree, sql: str, *, status: str = "verified") -> str | None:
+        return None
+
+    def lookup_reverse(self, tree: QstTree) -> ParadigmHit | None:
+        return None
+
+    def learn_reverse(self, text: str, tree: QstTree, sql: str, *, status: str) -> str | None:
         return None
 
 

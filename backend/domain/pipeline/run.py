@@ -58,6 +58,7 @@ from backend.domain.pipeline.validate.checklist_stage import (
 from backend.domain.pipeline.validate.grounded import grounded_checks
 from backend.domain.pipeline.validate.llm_checks import LlmCheckRoles, run_llm_checks
 from backend.domain.pipeline.validate.outcome import CheckResult
+from backend.domain.pipeline.validate.reverse import reuse
 from backend.domain.pipeline.validate.reverse.reading import Reading, read
 from backend.domain.pipeline.validate.reverse.runner import run_checks, write_checks
 from backend.domain.pipeline.validate.reverse.subject import Subject
@@ -91,6 +92,8 @@ class Attempt:
     result: ResultRows | None = None
     error: MarketError | None = None
     checks: list[CheckResult] = field(default_factory=list)
+    # the built-in reverse checks with what the paradigm library gave for each, and their results
+    library_checks: list[tuple[reuse.LibraryCheck, CheckResult]] = field(default_factory=list)
 
     @property
     def failed(self) -> list[CheckResult]:
@@ -229,9 +232,17 @@ class _Run:
         if attempt.result is not None and self.reading is not None:
             started = self._step("reverse_checks", round_number)
             subject = Subject(self.reading, attempt.result, self.ports.database)
+            described = reuse.look_up(write_checks(subject), subject, self.ports.library)
             reverse = run_checks(
-                write_checks(subject), self.ports.reader, attempt.result, workers=self.settings.workers
+                [item.check for item in described],
+                self.ports.reader,
+                attempt.result,
+                workers=self.settings.workers,
             )
+            attempt.library_checks = list(zip(described, reverse, strict=True))
+            for item, check in attempt.library_checks:
+                for event in item.events(check, round_number):
+                    self.trace.record(event)
             reverse += self._llm_checks(attempt.result, round_number, sql)
             for check in reverse:
                 self.trace.record(check.event(round_number))
@@ -400,7 +411,12 @@ class _Run:
 
     def _learn(self, translation: Translation | None, attempt: Attempt, status: FinalStatus) -> None:
         """A verified or corrected answer goes into the paradigm library, keyed by the QST the
-        lookup saw (so that asking again finds it) with the SQL that passed — the corrected one."""
+        lookup saw (so that asking again finds it) with the SQL that passed — the corrected one —
+        and so do its reverse checks that passed without a paradigm's SQL."""
+        for event in reuse.learn(
+            attempt.library_checks, self.ports.library, status=status, round_number=attempt.round
+        ):
+            self.trace.record(event)
         qst = self.qst if self.qst is not None else (translation.qst if translation is not None else None)
         if qst is None:
             return

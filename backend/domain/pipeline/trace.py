@@ -125,14 +125,18 @@ class CorrectionRound(_Event):
 
 @dataclass(frozen=True)
 class ParadigmEvent(_Event):
-    """The library on the question: `hit` (nearest paradigm, id and distance), `adapted` (its SQL
-    adapted to the question stands for sql0; detail says how), `miss`, `learned` (new id)."""
+    """The library on the question or on one reverse query: `hit` (nearest paradigm, id and
+    distance), `adapted` (its SQL adapted stands for sql0, or for the reverse query's SQL; detail says
+    how), `miss`, `learned` (new id). `query` is `question` or the reverse check's id, `round` the
+    candidate's round the reverse check belongs to (0 for the question)."""
 
     type: ClassVar[str] = "paradigm"
     outcome: ParadigmOutcome
     paradigm_id: str | None
     distance: float | None
     detail: str
+    query: str = "question"
+    round: int = 0
 
 
 @dataclass(frozen=True)

@@ -612,7 +612,7 @@ export interface components {
             trace: components["schemas"]["PipelineEvent"][];
             /** @description The recorded run */
             run_id: number | null;
-            /** @description The paradigm library on the question: hit (id, distance), adapted, miss, learned (new id) */
+            /** @description The paradigm library on the question and on each reverse query (`query`: `question` or the reverse check's id): hit (id, distance), adapted, miss, learned (new id) */
             paradigms: unknown[];
         };
         AskJobRequest: {
@@ -872,6 +872,12 @@ export interface components {
          */
         JobStatusEnum: "queued" | "running" | "done" | "failed" | "cancelled";
         /**
+         * @description * `question` - a question
+         *     * `reverse` - a reverse check
+         * @enum {string}
+         */
+        KindEnum: "question" | "reverse";
+        /**
          * @description * `syntax` - syntax
          *     * `execution` - execution
          *     * `constraint` - constraint
@@ -1006,7 +1012,9 @@ export interface components {
         };
         ParadigmDetail: {
             readonly id: number;
+            /** @description the question, or a reverse check's reverse question */
             question: string;
+            kind?: components["schemas"]["KindEnum"];
             origin: components["schemas"]["OriginEnum"];
             validation_status: components["schemas"]["ValidationStatusEnum"];
             pinned?: boolean;
@@ -1020,6 +1028,7 @@ export interface components {
             readonly uses_30d: number;
             /** Format: date */
             readonly last_used: string | null;
+            /** @description the question's QST, or the reverse check's tree */
             qst: unknown;
             /** @description the QST as an indented tree, one node a line */
             readonly qst_tree: string[];
@@ -1036,8 +1045,10 @@ export interface components {
             resolved_on?: string | null;
         };
         /**
-         * @description The library on the question: `hit` (nearest paradigm, id and distance), `adapted` (its SQL
-         *     adapted to the question stands for sql0; detail says how), `miss`, `learned` (new id).
+         * @description The library on the question or on one reverse query: `hit` (nearest paradigm, id and
+         *     distance), `adapted` (its SQL adapted stands for sql0, or for the reverse query's SQL; detail says
+         *     how), `miss`, `learned` (new id). `query` is `question` or the reverse check's id, `round` the
+         *     candidate's round the reverse check belongs to (0 for the question).
          */
         ParadigmEvent: {
             outcome: components["schemas"]["ParadigmOutcomeEnum"];
@@ -1045,6 +1056,8 @@ export interface components {
             /** Format: double */
             distance: number | null;
             detail: string;
+            query: string;
+            round: number;
             /** @description The event's number in the job, from 1, strictly increasing */
             seq: number;
             /**
@@ -1077,7 +1090,9 @@ export interface components {
         };
         ParadigmSummary: {
             readonly id: number;
+            /** @description the question, or a reverse check's reverse question */
             question: string;
+            kind?: components["schemas"]["KindEnum"];
             origin: components["schemas"]["OriginEnum"];
             validation_status: components["schemas"]["ValidationStatusEnum"];
             pinned?: boolean;

@@ -2,7 +2,8 @@
 
 - `load` reads the cold-start files (paradigms/seed/*.yaml) and stores each question's paradigm,
   built by the engine on the current market data (idempotent; `--if-empty` only fills an empty library);
-- `stats` prints size, capacity, τ, hits, misses, insertions and evictions;
+- `stats` prints size, capacity, τ, hits, misses, insertions and evictions, and the reverse checks'
+  hits and misses (reverse paradigms are matched apart);
 - `bench` times matching on libraries of 1,000 and 10,000 paradigms grown from the dev set's QSTs,
   with the exhaustive zss scan measured in the same run on a subsample, and writes
   reports/paradigm_match.json;
@@ -71,7 +72,9 @@ class Command(BaseCommand):
         load.add_argument("--dir", type=Path, default=SEED_DIR, help="directory of *.yaml seed files")
         load.add_argument("--if-empty", action="store_true", help="do nothing when the library has paradigms")
         load.add_argument("--json", action="store_true")
-        stats = actions.add_parser("stats", help="size, capacity, tau, hits, misses, evictions")
+        stats = actions.add_parser(
+            "stats", help="size, capacity, tau, hits, misses (questions and reverse checks), evictions"
+        )
         stats.add_argument("--json", action="store_true")
         bench = actions.add_parser("bench", help="matching speed on grown libraries, checked against zss")
         bench.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000])

@@ -192,6 +192,7 @@ function Item({ item }: { item: TimelineItem }) {
       return (
         <li className="timeline-note" data-testid="timeline-paradigm">
           {t(`timeline.paradigm.${item.event.outcome}`, { id: item.event.paradigm_id ?? "", distance: item.event.distance ?? "" })}
+          {item.event.query !== "question" && <span className="muted small"> · {item.event.query}</span>}
           {item.event.detail && <span className="muted small"> — {item.event.detail}</span>}
         </li>
       );

@@ -1,0 +1,245 @@
+"""Reverse checks through the paradigm library (issue 10 item 5): a miss learns the check's tree and
+SQL; the same check of a similar question is a hit whose adapted SQL is the SQL the rule writes (same
+result); reverse paradigms never match questions and are evicted by the same LFU rules; the adapted
+check keeps its rule's criterion, which reads only r0 and the check's own result."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, replace
+
+import pytest
+from django.core.management import call_command
+
+from backend.domain.language.context import LanguageContext
+from backend.domain.language.engine import BuiltinTranslator
+from backend.domain.language.qst import Node
+from backend.domain.market.store import MarketStore
+from backend.domain.paradigms.templates import extract_template
+from backend.domain.pipeline.generators import BuiltinGenerator
+from backend.domain.pipeline.ports import NoParadigmLibrary, ParadigmHit, ParadigmLibrary, QstTree
+from backend.domain.pipeline.run import PipelineOutcome, Ports, run_pipeline
+from backend.domain.pipeline.validate.checklist import default_vocabulary, extract_constraints
+from backend.domain.pipeline.validate.outcome import CheckResult
+from backend.domain.pipeline.validate.reverse import reuse
+from backend.domain.pipeline.validate.reverse.reading import read
+from backend.domain.pipeline.validate.reverse.runner import run_checks, write_checks
+from backend.domain.pipeline.validate.reverse.subject import Subject
+from paradigms import selectors, services
+from paradigms.library import DatabaseParadigmLibrary
+from paradigms.models import Kind, Origin, Paradigm, ValidationStatus
+from tests.paradigms.test_library import ranking
+
+pytestmark = pytest.mark.django_db
+
+QUESTION = "市盈率低于15的银行股"
+VARIANT = "市盈率低于20的银行股"  # one literal changed: the same checks, another threshold
+
+
+def _ask(
+    question: str, store: MarketStore, context: LanguageContext, library: ParadigmLibrary
+) -> PipelineOutcome:
+    ports = Ports(store, BuiltinGenerator(context), default_vocabulary(), store.database, library=library)
+    return run_pipeline(question, ports)
+
+
+def _reverse_checks(outcome: PipelineOutcome) -> list[CheckResult]:
+    assert outcome.answer is not None
+    return [check for check in outcome.answer.checks if check.stage == "reverse"]
+
+
+def _events(outcome: PipelineOutcome, query: str) -> list[tuple[object, object]]:
+    return [
+        (event["outcome"], event["distance"])
+        for event in outcome.trace.to_list()
+        if event["type"] == "paradigm" and event["query"] == query
+    ]
+
+
+def test_a_miss_learns_and_a_similar_question_reuses_what_the_rule_would_write(
+    demo_store: MarketStore, paradigm_context: LanguageContext, capsys: pytest.CaptureFixture[str]
+) -> None:
+    library = DatabaseParadigmLibrary(paradigm_context)
+    first = _ask(QUESTION, demo_store, paradigm_context, library)
+    assert first.status == "verified"
+    checks = _reverse_checks(first)
+    assert {check.kind for check in checks} >= {"filter_violation", "missing", "scope", "duplicates"}
+    for check in checks:
+        assert _events(first, check.check_id) == [("miss", None), ("learned", None)]
+    learned = Paradigm.objects.filter(kind=Kind.REVERSE)
+    assert learned.count() == len(checks)
+    assert {(p.origin, p.validation_status) for p in learned} == {(Origin.LEARNED, ValidationStatus.VERIFIED)}
+    assert {p.question for p in learned} == {check.text for check in checks}
+
+    variant = _ask(VARIANT, demo_store, paradigm_context, library)
+    alone = _ask(VARIANT, demo_store, paradigm_context, NoParadigmLibrary())
+    reused, written = _reverse_checks(variant), _reverse_checks(alone)
+    assert [(c.check_id, c.sql, c.verdict, c.reason) for c in reused] == [
+        (c.check_id, c.sql, c.verdict, c.reason) for c in written
+    ]
+    distances = []
+    for check in reused:
+        events = _events(variant, check.check_id)
+        assert [outcome for outcome, _ in events] == ["hit", "adapted"], check.check_id
+        distances.append(events[0][1])
+    assert 0.25 in distances  # the threshold moved: a literal filled into the stored template
+    violation = next(c for c in reused if c.kind == "filter_violation")
+    assert violation.sql is not None and "f.pe > 20" in violation.sql
+    assert Paradigm.objects.filter(kind=Kind.REVERSE).count() == len(checks)  # nothing new to learn
+
+    call_command("paradigms", "stats", "--json")
+    stats = json.loads(capsys.readouterr().out)
+    assert (stats["reverse_hits"], stats["reverse_misses"]) == (len(reused), len(checks))
+    assert stats["reverse_size"] == len(checks) and stats["reverse_hit_rate"] == 0.5
+    assert (stats["hits"], stats["misses"]) == (1, 1)  # the question's own lookups, apart
+
+
+def test_reverse_paradigms_and_questions_never_match_each_other(
+    demo_store: MarketStore, paradigm_context: LanguageContext
+) -> None:
+    assert (
+        _ask(QUESTION, demo_store, paradigm_context, DatabaseParadigmLibrary(paradigm_context)).status
+        == "verified"
+    )
+    questions = set(Paradigm.objects.filter(kind=Kind.QUESTION).values_list("pk", flat=True))
+    for paradigm in Paradigm.objects.all():
+        as_question = {m.paradigm_id for m in selectors.nearest_paradigms(paradigm.qst, tau=1000, top_k=None)}
+        as_reverse = {
+            m.paradigm_id
+            for m in selectors.nearest_paradigms(paradigm.qst, kind=Kind.REVERSE, tau=1000, top_k=None)
+        }
+        assert as_question == questions and not as_reverse & questions
+
+
+def _duplicates_tree(codes: list[str]) -> tuple[Node, str]:
+    """The duplicates check's tree for an answer returning `codes`, and the SQL its rule writes."""
+    tree: Node = {
+        "label": "reverse:duplicates",
+        "children": [
+            {"label": "check:0", "children": []},
+            {"label": "database:market", "children": []},
+            {"label": "answer:codes", "children": [{"label": "value:codes", "value": codes, "children": []}]},
+        ],
+    }
+    listed = ", ".join(f"'{code}'" for code in codes)
+    return tree, f"SELECT ts_code FROM market.stock_basic WHERE ts_code IN ({listed}) ORDER BY ts_code"
+
+
+def _insert(codes: list[str], *, kind: Kind = Kind.REVERSE, pinned: bool = False) -> services.InsertOutcome:
+    if kind == Kind.REVERSE:
+        tree, sql = _duplicates_tree(codes)
+    else:
+        tree, sql = ranking("close", 10)
+    return services.insert_paradigm(
+        question=" ".join(codes),
+        qst=tree,
+        sql=sql,
+        origin=Origin.LEARNED,
+        validation_status=ValidationStatus.VERIFIED,
+        resolved_on=None,
+        pinned=pinned,
+        capacity=3,
+        kind=kind,
+    )
+
+
+def test_reverse_paradigms_are_evicted_by_the_same_lfu_rules() -> None:
+    question = _insert(["q"], kind=Kind.QUESTION).paradigm
+    used = _insert(["000001.SZ"]).paradigm
+    idle = _insert(["000002.SZ"]).paradigm
+    for paradigm in (question, used):
+        assert services.record_use(paradigm.pk)
+    # Full: the least used goes, whatever its kind; a reverse use counts a reverse hit.
+    assert _insert(["000003.SZ"]).evicted_ids == [idle.pk]
+    assert selectors.library_stats()["reverse_hits"] == 1 and selectors.library_stats()["hits"] == 1
+    # Pinned ones never go: the least used of the others does.
+    Paradigm.objects.filter(pk=used.pk).update(pinned=True)
+    newest = Paradigm.objects.get(question="000003.SZ")
+    assert _insert(["000004.SZ"]).evicted_ids == [newest.pk]
+    assert Paradigm.objects.filter(pk=used.pk).exists()
+
+
+def test_a_stored_reverse_template_fills_a_new_answer_s_codes(paradigm_context: LanguageContext) -> None:
+    _insert(["000001.SZ", "600036.SH"])
+    tree, sql = _duplicates_tree(["000002.SZ", "601398.SH", "688981.SH"])
+    hit = DatabaseParadigmLibrary(paradigm_context).lookup_reverse(tree)
+    assert hit is not None and hit.adapted and hit.distance == 0.25 and hit.sql == sql
+
+
+def test_a_code_list_a_single_value_also_reads_binds_nothing() -> None:
+    tree, sql = _duplicates_tree(["600519.SH"])
+    scope = {"label": "scope:ts_code", "children": [{"label": "value:entity:ts_code", "value": "600519.SH"}]}
+    both = {**tree, "children": [*tree["children"], scope]}
+    assert extract_template(both, sql, resolved_on=None).slots == ()
+    [slot] = extract_template(tree, sql, resolved_on=None).slots
+    assert (slot.kind, slot.original) == ("string_list", "('600519.SH')")
+
+
+@dataclass
+class FixedLibrary(NoParadigmLibrary):
+    """Answers every reverse lookup with one paradigm whose filled SQL is `sql` (None: the check's own)."""
+
+    sql: str | None = None
+    learned: list[tuple[str, str]] = field(default_factory=list)
+
+    def lookup_reverse(self, tree: QstTree) -> ParadigmHit | None:
+        return ParadigmHit("7", "stored", self.sql or "", 0.25, adapted=True, how="filled")
+
+    def learn_reverse(self, text: str, tree: QstTree, sql: str, *, status: str) -> str | None:
+        self.learned.append((text, sql))
+        return "8"
+
+
+def _subject(store: MarketStore, context: LanguageContext) -> Subject:
+    vocabulary = default_vocabulary()
+    translation = BuiltinTranslator().translate(QUESTION, context)
+    assert translation.sql is not None
+    reading = read(QUESTION, extract_constraints(QUESTION, vocabulary), vocabulary)
+    return Subject(reading, store.query(translation.sql), store.database)
+
+
+def test_the_adapted_check_keeps_its_rule_s_independent_criterion(
+    demo_store: MarketStore, paradigm_context: LanguageContext
+) -> None:
+    subject = _subject(demo_store, paradigm_context)
+    written = write_checks(subject)
+    assert written
+    # A hit whose filled SQL is the rule's: only the SQL comes from the library; the criterion is
+    # the rule's own function of (r0, own result), so no check can see another's outcome.
+    for check in written:
+        [item] = reuse.look_up([check], subject, FixedLibrary(check.sql))
+        assert item.adapted and item.check == replace(check, sql=check.sql)
+        assert item.check.decide is check.decide
+    results = run_checks([check for check in written], demo_store, subject.result, workers=1)
+    adapted = [reuse.look_up([check], subject, FixedLibrary(check.sql))[0].check for check in written]
+    assert [r.verdict for r in run_checks(adapted, demo_store, subject.result, workers=3)] == [
+        r.verdict for r in results
+    ]
+    # A filled SQL that is not the rule's (a literal bound in the wrong place) is not run.
+    [item] = reuse.look_up(written[:1], subject, FixedLibrary("SELECT 1"))
+    assert not item.adapted and item.check is written[0]
+    [event] = item.events(results[0], 0)
+    assert (event.outcome, event.query) == ("hit", results[0].check_id)
+
+
+def test_only_passed_checks_without_adapted_sql_are_learned(
+    demo_store: MarketStore, paradigm_context: LanguageContext
+) -> None:
+    subject = _subject(demo_store, paradigm_context)
+    checks = write_checks(subject)[:3]
+    results = run_checks(checks, demo_store, subject.result, workers=1)
+    assert len(results) == 3 and all(result.verdict == "pass" for result in results)
+    missed = [reuse.LibraryCheck(check, {"label": f"reverse:{check.rule}"}) for check in checks]
+    missed[1] = replace(missed[1], adapted=True)
+    undecided = replace(results[2], verdict="undecidable")
+    library = FixedLibrary()
+    events = reuse.learn(
+        list(zip(missed, [results[0], results[1], undecided], strict=True)),
+        library,
+        status="verified",
+        round_number=0,
+    )
+    assert library.learned == [(checks[0].text, checks[0].sql)]
+    assert [(event.outcome, event.paradigm_id, event.query) for event in events] == [
+        ("learned", "8", results[0].check_id)
+    ]
