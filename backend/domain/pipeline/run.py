@@ -48,6 +48,7 @@ from backend.domain.pipeline.trace import (
     Trace,
 )
 from backend.domain.pipeline.validate.answer_unit import money_unit_check
+from backend.domain.pipeline.validate.boundary import boundary_checks
 from backend.domain.pipeline.validate.checklist import Constraint, Vocabulary, extract_constraints
 from backend.domain.pipeline.validate.checklist.question import read_question
 from backend.domain.pipeline.validate.checklist_stage import (
@@ -57,11 +58,13 @@ from backend.domain.pipeline.validate.checklist_stage import (
 )
 from backend.domain.pipeline.validate.grounded import grounded_checks
 from backend.domain.pipeline.validate.llm_checks import LlmCheckRoles, run_llm_checks
+from backend.domain.pipeline.validate.multiplicity import multiplicity_checks
 from backend.domain.pipeline.validate.outcome import CheckResult
 from backend.domain.pipeline.validate.reverse import reuse
 from backend.domain.pipeline.validate.reverse.reading import Reading, read
 from backend.domain.pipeline.validate.reverse.runner import run_checks, write_checks
 from backend.domain.pipeline.validate.reverse.subject import Subject
+from backend.domain.pipeline.validate.today import today_check
 
 
 @dataclass(frozen=True)
@@ -224,7 +227,13 @@ class _Run:
                 self.constraints, parsed, self.evidence, self.ports.reader, self.ports.database, self.lang
             )
             unit = money_unit_check(self.question, parsed, self.lang)
-            attempt.checks += [unit] if unit is not None else []
+            today = today_check(self.question, parsed, self.lang)
+            attempt.checks += [check for check in (unit, today) if check is not None]
+            if attempt.result is not None:  # the candidate ran: its own rows can be recounted
+                attempt.checks += multiplicity_checks(self.question, parsed, self.ports.reader, self.lang)
+                attempt.checks += boundary_checks(
+                    self.question, self.constraints, parsed, self.ports.reader, self.lang
+                )
         for check in attempt.checks:
             self.trace.record(check.event(round_number))
         failed = sum(check.verdict == "fail" for check in attempt.checks)

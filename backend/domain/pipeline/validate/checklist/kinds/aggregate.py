@@ -249,7 +249,9 @@ def extract(question: Question) -> list[Constraint]:
         daily_flow = bool(_DAILY.match(_daily_cue(question, match)) and columns & _SUMMED)
         # a cue naming no metric (按合计值排列) may name the same aggregate again
         same_cues = [
-            m.start() for m, f, c in read if f is function and (c == columns or not columns) and m is not match
+            cue.start()
+            for cue, f, c in read
+            if f is function and (c == columns or not columns) and cue is not match
         ]
         over_top = _over_top(question, match, same_cues)
         detail = AggregateDetail(function, columns, over_top, daily_flow=daily_flow, single=averages <= 1)

@@ -56,6 +56,15 @@ _BELOW = (
     "低于|小于|少于|不足|不到|不超过|不高于|less than|lower than|smaller than|fewer than|below|under|at most"
     "|no more than|not more than"
 )
+# Words that keep the boundary out (超过30 is not 30) or in (至少30 is 30); 以上/以下 and "between" say
+# neither for sure.
+_STRICT = re.compile(
+    r"超过|大于|高于|多于|高出|超出|低于|小于|少于|不足|不到|more than|greater than|higher than|larger than"
+    r"|above|over|exceeding|exceeds|exceeded|exceed|less than|lower than|smaller than|fewer than|below|under"
+)
+_INCLUSIVE = re.compile(
+    r"不低于|不少于|至少|不超过|不高于|at least|no less than|not less than|at most|no more than|not more than"
+)
 _FALLING = re.compile(
     r"下滑|下降|下跌|减少|回落|萎缩|跌|\b(?:fell|fall|falls|dropped|drop|declined|decline|decreased|down|lost)\b"
 )
@@ -180,6 +189,16 @@ class NumberDetail:
     column: str  # "" when no metric column is bound to the number
     stored: float | None  # the threshold in the column's stored unit
     writings: tuple[float, ...]  # forms that count as the number anywhere in the SQL
+    # The boundary excluded (超过), included (至少), or not said (以上): whether a row exactly at it
+    # changes the answer needs the data (validate/boundary.py).
+    strict: bool | None = None
+
+    def boundary_targets(self) -> set[float]:
+        """The number as written, in the stored unit, or as a ratio (not rescaled by powers of ten):
+        the constants a comparison at this boundary is written with."""
+        exact = {self.value, self.value / 100, 1 + self.value / 100, 1 - self.value / 100}
+        exact |= {self.stored} if self.stored is not None else set()
+        return {sign * value for value in exact for sign in (1, -1)}
 
     def _on_other_columns(self, sql: Sql) -> set[str]:
         """Plain stored columns other than the metric's that the number is compared with (pe < 0.8
@@ -277,7 +296,27 @@ def _side(word: str) -> Side:
     return Side.BELOW if re.fullmatch(_BELOW + "|以下", word) else Side.ABOVE
 
 
-def _constraint(question: Question, start: int, end: int, quantity: Quantity, side: Side) -> Constraint:
+_NEGATED_BEFORE = re.compile(
+    r"(?:没有|没|未|从未|从不|不曾|并非|\b(?:never|not|no|didn't|did not|none)\b)[^，,。;；]*$"
+)
+
+
+def _strictness(question: Question, match: re.Match[str]) -> bool | None:
+    """Whether the boundary is excluded; None when not said or under a negation (never fell more
+    than 2% keeps −2 in)."""
+    before = question.text[max(0, match.start() - 24) : match.start()]
+    if _NEGATED_BEFORE.search(before) or re.match(
+        r"\s*(?:以上|以下|或以上|或以下)", question.text[match.end() :]
+    ):
+        return None  # 高出120%以上: the postfix word leaves the boundary open
+    if _INCLUSIVE.fullmatch(match["word"]):
+        return False
+    return True if _STRICT.fullmatch(match["word"]) else None
+
+
+def _constraint(
+    question: Question, start: int, end: int, quantity: Quantity, side: Side, strict: bool | None = None
+) -> Constraint:
     bound = question.metric_before(start, 6 if question.lang is Lang.ZH else 25)
     metric = bound[1] if bound is not None else None
     falling = bound is not None and _FALLING.search(question.text, bound[0].end, start) is not None
@@ -291,15 +330,14 @@ def _constraint(question: Question, start: int, end: int, quantity: Quantity, si
         text = question.says(
             f"{span.text}：{shown}（{metric.stored_unit}）", f"{span.text}: {shown} ({metric.stored_unit})"
         )
-        detail = NumberDetail(quantity.value, wanted, column, stored, _bound_writings(stored, metric))
+        detail = NumberDetail(quantity.value, wanted, column, stored, _bound_writings(stored, metric), strict)
         return Constraint(span, text, question.lang, detail)
     span = question.span(start, end)
     text = question.says(
         f"数值条件“{span.text}”须出现在 SQL 中", f"the threshold in “{span.text}” must appear in the SQL"
     )
-    return Constraint(
-        span, text, question.lang, NumberDetail(quantity.value, side, "", None, _writings(quantity))
-    )
+    detail = NumberDetail(quantity.value, side, "", None, _writings(quantity), strict)
+    return Constraint(span, text, question.lang, detail)
 
 
 def extract(question: Question) -> list[Constraint]:
@@ -327,7 +365,14 @@ def extract(question: Question) -> list[Constraint]:
             found.append(
                 (
                     match.start(),
-                    _constraint(question, match.start(), match.end(), quantity, _side(match["word"])),
+                    _constraint(
+                        question,
+                        match.start(),
+                        match.end(),
+                        quantity,
+                        _side(match["word"]),
+                        _strictness(question, match),
+                    ),
                 )
             )
     return [constraint for _, constraint in sorted(found, key=lambda item: item[0])]

@@ -1,0 +1,70 @@
+"""Comparisons at the edge: a boundary kept the other way from the question, judged by rerunning the
+candidate with the question's boundary on the demo store; a move compared the other way."""
+
+from __future__ import annotations
+
+import pytest
+
+from backend.domain.market.store import MarketStore
+from backend.domain.pipeline.validate.boundary import boundary_checks
+from backend.domain.pipeline.validate.checklist import default_vocabulary, extract_constraints
+from backend.domain.pipeline.validate.checklist.sqltree import parse_sql
+
+LATEST = "(SELECT max(trade_date) FROM market.daily)"
+BY_INDUSTRY = (
+    "SELECT s.industry, count() AS n FROM market.daily AS d "
+    "INNER JOIN market.stock_basic AS s ON s.ts_code = d.ts_code "
+    f"WHERE d.trade_date = {LATEST} AND d.pct_chg > 0 GROUP BY s.industry HAVING count() {{op}} {{n}}"
+)
+
+
+def _verdicts(store: MarketStore, question: str, sql: str) -> list[tuple[str, str]]:
+    constraints = extract_constraints(question, default_vocabulary())
+    checks = boundary_checks(question, constraints, parse_sql(sql), store, "zh")
+    return [(check.kind, check.verdict) for check in checks]
+
+
+def _group_size(store: MarketStore) -> int:
+    """A number of risers some industry has exactly today, so that >= and > differ."""
+    rows = store.query(BY_INDUSTRY.format(op=">", n=0)).rows
+    return int(rows[0][1])
+
+
+def test_a_boundary_row_kept_the_other_way_fails(demo_store: MarketStore) -> None:
+    n = _group_size(demo_store)
+    question = f"今天上涨股票超过{n}只的行业"
+    assert _verdicts(demo_store, question, BY_INDUSTRY.format(op=">=", n=n)) == [
+        ("movement", "pass"),
+        ("boundary", "fail"),
+    ]
+    # the question's boundary: no rerun; 至少 includes it
+    assert _verdicts(demo_store, question, BY_INDUSTRY.format(op=">", n=n)) == [("movement", "pass")]
+    assert _verdicts(demo_store, f"今天上涨股票至少{n}只的行业", BY_INDUSTRY.format(op=">", n=n)) == [
+        ("movement", "pass"),
+        ("boundary", "fail"),
+    ]
+
+
+def test_a_boundary_no_row_sits_on_passes(demo_store: MarketStore) -> None:
+    sql = f"SELECT ts_code FROM market.daily_basic WHERE trade_date = {LATEST} AND pe_ttm >= 12.3456"
+    assert _verdicts(demo_store, "市盈率超过12.3456的股票", sql) == [("boundary", "pass")]
+
+
+@pytest.mark.parametrize(
+    ("question", "op", "verdicts"),
+    [
+        ("今天上涨的股票", ">", [("movement", "pass")]),
+        # unchanged stocks counted as risers: judged on the data
+        ("今天上涨的股票", ">=", [("movement", "pass"), ("boundary", "fail")]),
+        ("今天上涨的股票", "<", [("movement", "fail")]),
+        ("Which stocks fell today?", "<", [("movement", "pass")]),
+        # a negated move, or both moves asked: not judged
+        ("今天没有下跌的股票", ">=", []),
+        ("今天上涨和下跌的股票", "<", []),
+    ],
+)
+def test_a_move_compared_with_zero(
+    demo_store: MarketStore, question: str, op: str, verdicts: list[tuple[str, str]]
+) -> None:
+    sql = f"SELECT ts_code FROM market.daily WHERE trade_date = {LATEST} AND pct_chg {op} 0"
+    assert _verdicts(demo_store, question, sql) == verdicts

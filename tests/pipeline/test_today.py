@@ -1,0 +1,59 @@
+"""今天 / today is the latest trading day: a SQL that picks the day before it fails; what the tree
+cannot tell (a day written out, a range, the latest day picked too, another day named) is no check."""
+
+from __future__ import annotations
+
+import pytest
+
+from backend.domain.pipeline.validate.checklist.sqltree import parse_sql
+from backend.domain.pipeline.validate.today import today_check
+
+LATEST = "(SELECT max(trade_date) FROM market.daily)"
+EARLIER = f"(SELECT max(trade_date) FROM market.daily WHERE trade_date < {LATEST})"
+PICK = "SELECT ts_code FROM market.daily WHERE trade_date = "
+SNAPSHOT = f"(SELECT max(trade_date) FROM market.index_weight WHERE trade_date <= {LATEST})"
+
+
+@pytest.mark.parametrize(
+    ("question", "sql", "verdict"),
+    [
+        (
+            "今日振幅超过10%的股票有哪些？",
+            f"{PICK}{EARLIER}",
+            "fail",
+        ),
+        (
+            "Which stocks rose today?",
+            f"{PICK}{EARLIER} AND pct_chg > 0",
+            "fail",
+        ),
+        (
+            "今日振幅超过10%的股票有哪些？",
+            f"{PICK}{LATEST}",
+            None,
+        ),
+        # the latest index snapshot up to today is no earlier day
+        (
+            "今天沪深300成分股的平均涨幅",
+            f"SELECT avg(pct_chg) FROM market.daily WHERE trade_date = {LATEST} AND ts_code IN "
+            f"(SELECT con_code FROM market.index_weight WHERE trade_date = {SNAPSHOT})",
+            None,
+        ),
+        # yesterday named, a day written out, or today's bar beside yesterday's
+        ("今天涨幅超过昨天的股票", f"{PICK}{EARLIER}", None),
+        (
+            "今日振幅超过10%的股票有哪些？",
+            f"{PICK}'2025-12-30'",
+            None,
+        ),
+        (
+            "Which stocks gapped up today?",
+            "SELECT t.ts_code FROM market.daily AS t INNER JOIN market.daily AS p ON p.ts_code = t.ts_code "
+            f"WHERE t.trade_date = {LATEST} AND p.trade_date = {EARLIER} AND t.low > p.high",
+            None,
+        ),
+    ],
+)
+def test_today_is_the_latest_trading_day(question: str, sql: str, verdict: str | None) -> None:
+    check = today_check(question, parse_sql(sql), "zh")
+    assert (check.verdict if check is not None else None) == verdict
