@@ -4,13 +4,11 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-
-def _queries(tree: exp.Expr) -> list[exp.Query]:
-    return [node for node in tree.walk() if isinstance(node, exp.Query)]
+from backend.domain.market.guard_rules.parsed import ParsedStatement
 
 
-def settings_clauses(tree: exp.Expr) -> str | None:
-    for query in _queries(tree):
+def settings_clauses(statement: ParsedStatement) -> str | None:
+    for query in statement.find_all(exp.Query):
         settings = query.args.get("settings")
         if settings:
             names = ", ".join(setting.this.sql("clickhouse") for setting in settings if setting.this)
@@ -21,8 +19,8 @@ def settings_clauses(tree: exp.Expr) -> str | None:
     return None
 
 
-def format_clauses(tree: exp.Expr) -> str | None:
-    for query in _queries(tree):
+def format_clauses(statement: ParsedStatement) -> str | None:
+    for query in statement.find_all(exp.Query):
         output_format = query.args.get("format")
         if output_format is not None:
             return (

@@ -13,6 +13,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from backend.domain.market.guard_rules.names import normalise, written_name
+from backend.domain.market.guard_rules.parsed import ParsedStatement
 from backend.domain.market.guard_rules.sources import TABLE_FUNCTION_RISK
 
 _FUNCTION_RISKS = {
@@ -68,8 +69,8 @@ def _passed_by_name(node: exp.Expr) -> str | None:
     return None
 
 
-def forbidden_functions(tree: exp.Expr) -> str | None:
-    for node in tree.walk():
+def forbidden_functions(statement: ParsedStatement) -> str | None:
+    for node in statement.nodes:
         if isinstance(node, exp.Func):
             if isinstance(node.parent, exp.Table) and node.parent.this is node:
                 continue  # table sources are judged by sources.table_functions

@@ -5,6 +5,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from backend.domain.market.guard_rules.names import normalise, written_name
+from backend.domain.market.guard_rules.parsed import ParsedStatement
 
 # Table functions that only generate numbers: harmless, and handy for date ranges and tests.
 ALLOWED_TABLE_FUNCTIONS = ("numbers", "numbers_mt", "zeros", "zeros_mt", "generate_series", "generateSeries")
@@ -65,8 +66,8 @@ def _called_table_function(table: exp.Table) -> str | None:
     return None
 
 
-def table_functions(tree: exp.Expr) -> str | None:
-    for table in tree.find_all(exp.Table):
+def table_functions(statement: ParsedStatement) -> str | None:
+    for table in statement.find_all(exp.Table):
         name = _called_table_function(table)
         if name is not None and normalise(name) not in _ALLOWED:
             return _table_function_reason(name)
@@ -81,8 +82,8 @@ def _qualifiers(node: exp.Expr) -> list[str]:
     return []
 
 
-def internal_databases(tree: exp.Expr) -> str | None:
-    for node in tree.find_all(exp.Table, exp.Column):
+def internal_databases(statement: ParsedStatement) -> str | None:
+    for node in statement.find_all(exp.Table, exp.Column):
         for qualifier in _qualifiers(node):
             if qualifier.lower() in INTERNAL_DATABASES:
                 return (
@@ -92,8 +93,8 @@ def internal_databases(tree: exp.Expr) -> str | None:
     return None
 
 
-def identifier_parameters(tree: exp.Expr) -> str | None:
-    for placeholder in tree.find_all(exp.Placeholder):
+def identifier_parameters(statement: ParsedStatement) -> str | None:
+    for placeholder in statement.find_all(exp.Placeholder):
         # sqlglot keeps ClickHouse's `{name:Identifier}` type as the plain string "Identifier".
         if str(placeholder.args.get("kind", "")).lower() == "identifier":
             return (

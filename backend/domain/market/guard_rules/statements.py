@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from backend.domain.market.guard_rules.parsed import ParsedStatement
+
 # Statement nodes sqlglot can build. A read query may contain none of them, at any depth: a CTE
 # body or a subquery holding an INSERT is still a write. `Command` is sqlglot's fallback for
 # statements it does not model (SYSTEM, OPTIMIZE, GRANT, ATTACH, RENAME, EXCHANGE, SHOW, EXPLAIN…).
@@ -60,14 +62,14 @@ def _statement_label(node: exp.Expr) -> str:
     return node.key.upper()
 
 
-def statement_kind(tree: exp.Expr) -> str | None:
-    if not isinstance(tree, exp.Query):
-        return f"only SELECT/WITH queries are allowed, got {_statement_label(tree)}"
+def statement_kind(statement: ParsedStatement) -> str | None:
+    if not isinstance(statement.tree, exp.Query):
+        return f"only SELECT/WITH queries are allowed, got {_statement_label(statement.tree)}"
     return None
 
 
-def nested_statements(tree: exp.Expr) -> str | None:
-    for node in tree.walk():
-        if isinstance(node, STATEMENT_NODES):
-            return f"{_statement_label(node)} inside the query is not allowed: screens only read data"
+def nested_statements(statement: ParsedStatement) -> str | None:
+    node = next(statement.find_all(*STATEMENT_NODES), None)
+    if node is not None:
+        return f"{_statement_label(node)} inside the query is not allowed: screens only read data"
     return None

@@ -23,11 +23,17 @@ def oversized_text(sql: str, max_chars: int) -> str | None:
     return None
 
 
+def _invisible(char: str) -> bool:
+    return char not in _ORDINARY_CONTROLS and unicodedata.category(char) in _INVISIBLE_CATEGORIES
+
+
 def invisible_characters(sql: str) -> str | None:
+    # A long SQL text has few distinct characters: judge each once, and look for the position of the
+    # first offending one only when there is one.
+    if not any(_invisible(char) for char in set(sql)):
+        return None
     for position, char in enumerate(sql):
-        if char in _ORDINARY_CONTROLS:
-            continue
-        if unicodedata.category(char) in _INVISIBLE_CATEGORIES:
+        if _invisible(char):
             name = unicodedata.name(char, "unnamed")
             return (
                 f"invisible or control character U+{ord(char):04X} ({name}) at position {position} "
