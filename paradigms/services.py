@@ -22,14 +22,20 @@ from django.utils import timezone
 from backend.domain.language.context import LanguageContext
 from backend.domain.language.engine import BuiltinTranslator
 from backend.domain.language.qst import Node, QstError, validate_qst
-from backend.domain.market.errors import QueryRejected
+from backend.domain.market.errors import MarketError, QueryRejected
 from backend.domain.market.guard import check_read_only
+from backend.domain.market.store import MarketStore
 from backend.domain.paradigms.eviction import NothingToEvict, choose_victims
 from backend.domain.paradigms.exchange import ExchangedParadigm
 from backend.domain.paradigms.seeds import SeedEntry
 from backend.domain.paradigms.templates import SqlTemplate, TemplateError, extract_template
 from backend.domain.paradigms.trees import qst_signature, shape_signature, to_tree
+from backend.domain.pipeline.validate.checklist import default_vocabulary, extract_constraints
+from backend.domain.pipeline.validate.reverse import reuse
 from backend.domain.pipeline.validate.reverse.description import validate_reverse_tree
+from backend.domain.pipeline.validate.reverse.reading import read
+from backend.domain.pipeline.validate.reverse.runner import run_checks, write_checks
+from backend.domain.pipeline.validate.reverse.subject import Subject
 from paradigms import selectors
 from paradigms.models import Kind, LibraryDay, LibraryState, Origin, Paradigm, ParadigmUse, ValidationStatus
 
@@ -203,16 +209,69 @@ class SeedLoadReport:
         }
 
 
-def load_seed_paradigms(entries: list[SeedEntry], context: LanguageContext) -> SeedLoadReport:
+def _load_reverse_seed(
+    entry: SeedEntry, sql: str, context: LanguageContext, store: MarketStore, report: SeedLoadReport
+) -> None:
+    """The reverse checks the validation writes for the answer of the entry's question (the engine's
+    SQL on the day's data): each described check that passes is stored as a reverse paradigm. A
+    check already stored is left alone; an answer whose codes moved is another tree, stored beside."""
+    try:
+        answer = store.query(sql)
+    except MarketError as error:
+        report.failed.append(f"{entry.source}: the answer could not be read ({error})")
+        return
+    vocabulary = default_vocabulary()
+    reading = read(entry.question, extract_constraints(entry.question, vocabulary), vocabulary)
+    subject = Subject(reading, answer, store.database)
+    checks = write_checks(subject)
+    results = run_checks(checks, store, answer, workers=1)
+    passed = [
+        (check, tree)
+        for check, tree, result in zip(checks, reuse.trees(checks, subject), results, strict=True)
+        if tree is not None and result.verdict == "pass"
+    ]
+    if not passed:
+        report.failed.append(f"{entry.source}: no reverse check written for it passes")
+    for check, tree in passed:
+        if Paradigm.objects.filter(qst_signature=qst_signature(tree)).exists():
+            report.unchanged += 1
+            continue
+        outcome = insert_paradigm(
+            question=check.text,
+            qst=tree,
+            sql=check.sql,
+            origin=Origin.SEED,
+            validation_status=ValidationStatus.UNVALIDATED,
+            resolved_on=context.latest_trade_date,
+            pinned=entry.pinned,
+            kind=Kind.REVERSE,
+        )
+        report.created += outcome.created
+        report.evicted += len(outcome.evicted_ids)
+
+
+def load_seed_paradigms(
+    entries: list[SeedEntry], context: LanguageContext, store: MarketStore | None = None
+) -> SeedLoadReport:
     """Load cold-start entries through the built-in engine. Idempotent: an entry whose QST is
     already stored is left alone, except that a seed paradigm's SQL is refreshed when the engine now
-    writes another one for it (newer market data moved the dates it resolves to)."""
+    writes another one for it (newer market data moved the dates it resolves to). Entries of kind
+    `reverse` store their answer's reverse checks instead, and need the market `store`."""
     report = SeedLoadReport()
     translator = BuiltinTranslator()
     for entry in entries:
         translation = translator.translate(entry.question, context)
         if translation.status != "ok" or translation.sql is None or translation.qst is None:
             report.failed.append(f"{entry.source}: {translation.message or translation.status}")
+            continue
+        if entry.kind == "reverse":
+            if store is None:
+                report.failed.append(f"{entry.source}: reverse checks need the market store")
+            else:
+                try:
+                    _load_reverse_seed(entry, translation.sql, context, store, report)
+                except NothingToEvict as error:
+                    report.failed.append(f"{entry.source}: {error}")
             continue
         existing = Paradigm.objects.filter(qst_signature=qst_signature(translation.qst)).first()
         if existing is None:

@@ -1,5 +1,6 @@
 """Cold-start files: at least 60 paradigms, each translated by the engine, guard-checked, run on the
-demo market and templated; loading is idempotent and refreshes dates that moved."""
+demo market and templated; loading is idempotent and refreshes dates that moved; the reverse seeds
+store reverse paradigms of every rule, which a similar question's reverse checks reuse."""
 
 from __future__ import annotations
 
@@ -15,8 +16,13 @@ from backend.domain.market.store import MarketStore
 from backend.domain.paradigms.seeds import SeedEntry, SeedFileError, read_seed_directory, read_seed_file
 from backend.domain.paradigms.templates import extract_template, fill_template
 from backend.domain.paradigms.trees import qst_signature
+from backend.domain.pipeline.generators import BuiltinGenerator
+from backend.domain.pipeline.run import Ports, run_pipeline
+from backend.domain.pipeline.validate.checklist import default_vocabulary
+from backend.domain.pipeline.validate.reverse.description import RULE_INPUTS
 from paradigms import services
-from paradigms.models import Origin, Paradigm, ValidationStatus
+from paradigms.library import DatabaseParadigmLibrary
+from paradigms.models import Kind, Origin, Paradigm, ValidationStatus
 
 SEED_DIR = Path(__file__).resolve().parents[2] / "paradigms" / "seed"
 
@@ -102,3 +108,40 @@ def test_malformed_seed_files_are_refused(tmp_path: Path) -> None:
             read_seed_file(path)
     with pytest.raises(SeedFileError, match="not a directory"):
         read_seed_directory(tmp_path / "missing")
+
+
+@pytest.mark.django_db
+def test_reverse_seeds_store_every_rule_s_checks_and_similar_questions_reuse_them(
+    seed_entries: list[SeedEntry], paradigm_context: LanguageContext, demo_store: MarketStore
+) -> None:
+    entries = [entry for entry in seed_entries if entry.kind == "reverse"]
+    assert len(entries) >= 15
+    assert "market store" in services.load_seed_paradigms(entries[:1], paradigm_context).failed[0]
+    report = services.load_seed_paradigms(entries, paradigm_context, demo_store)
+    assert report.failed == [] and report.evicted == 0
+    stored = Paradigm.objects.filter(kind=Kind.REVERSE)
+    assert stored.count() == report.created and not Paradigm.objects.filter(kind=Kind.QUESTION).exists()
+    assert {paradigm.qst["label"].removeprefix("reverse:") for paradigm in stored} == set(RULE_INPUTS)
+    assert set(stored.values_list("origin", "validation_status")) == {
+        (Origin.SEED, ValidationStatus.UNVALIDATED)
+    }
+    again = services.load_seed_paradigms(entries, paradigm_context, demo_store)
+    assert (again.created, again.unchanged) == (0, report.created + report.unchanged)
+
+    # Cold start: the reverse checks of a question like a seed's are hits on the seeds.
+    ports = Ports(
+        demo_store,
+        BuiltinGenerator(paradigm_context),
+        default_vocabulary(),
+        demo_store.database,
+        library=DatabaseParadigmLibrary(paradigm_context),
+    )
+    outcome = run_pipeline("市盈率低于12的银行股", ports)
+    assert outcome.status == "verified" and outcome.answer is not None
+    reverse = [check.check_id for check in outcome.answer.checks if check.stage == "reverse"]
+    adapted = {
+        event["query"]
+        for event in outcome.trace.to_list()
+        if event["type"] == "paradigm" and event["outcome"] == "adapted"
+    }
+    assert reverse and set(reverse) <= adapted

@@ -2,6 +2,10 @@
 
 Only the questions are stored. Their QST and SQL are produced by the built-in engine when they are
 loaded, on that day's market data, so the dates a question resolves to are always the data's.
+
+Kinds: `screen` and `reverse_check` store the question's own paradigm (a reverse check phrased as a
+question); `reverse` stores the reverse checks the validation writes for the question's answer, each
+as a reverse paradigm (its tree and SQL), and not the question.
 """
 
 from __future__ import annotations
@@ -12,8 +16,8 @@ from typing import Any, Literal
 
 import yaml
 
-SeedKind = Literal["screen", "reverse_check"]
-_KINDS: tuple[SeedKind, ...] = ("screen", "reverse_check")
+SeedKind = Literal["screen", "reverse_check", "reverse"]
+_KINDS: tuple[SeedKind, ...] = ("screen", "reverse_check", "reverse")
 _FIELDS = frozenset({"question", "kind", "topic", "pinned"})
 
 

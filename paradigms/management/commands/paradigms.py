@@ -1,7 +1,8 @@
 """`manage.py paradigms load|stats|bench|experiments`: the paradigm library from the terminal.
 
 - `load` reads the cold-start files (paradigms/seed/*.yaml) and stores each question's paradigm,
-  built by the engine on the current market data (idempotent; `--if-empty` only fills an empty library);
+  built by the engine on the current market data — for `reverse` entries, the reverse checks of the
+  question's answer (idempotent; `--if-empty` only fills an empty library);
 - `stats` prints size, capacity, τ, hits, misses, insertions and evictions, and the reverse checks'
   hits and misses (reverse paradigms are matched apart);
 - `bench` times matching on libraries of 1,000 and 10,000 paradigms grown from the dev set's QSTs,
@@ -111,7 +112,7 @@ class Command(BaseCommand):
             entries = read_seed_directory(options["dir"])
         except SeedFileError as error:
             raise CommandError(str(error)) from error
-        report = services.load_seed_paradigms(entries, _language_context())
+        report = services.load_seed_paradigms(entries, _language_context(), get_market_store())
         if options["json"]:
             self.stdout.write(json.dumps({"entries": len(entries), **report.to_dict()}, ensure_ascii=False))
         else:

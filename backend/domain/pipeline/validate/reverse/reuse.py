@@ -64,13 +64,20 @@ class LibraryCheck:
         return events
 
 
+def trees(checks: Sequence[ReverseCheck], subject: Subject) -> list[Node | None]:
+    """The tree of every check, in order (None: its rule is not described)."""
+    written: Counter[str] = Counter()
+    described = []
+    for check in checks:
+        described.append(describe(check, written[check.rule], subject))
+        written[check.rule] += 1
+    return described
+
+
 def look_up(checks: Sequence[ReverseCheck], subject: Subject, library: ParadigmLibrary) -> list[LibraryCheck]:
     """Every check, in order, with what the library gave for it."""
-    written: Counter[str] = Counter()
     found: list[LibraryCheck] = []
-    for check in checks:
-        tree = describe(check, written[check.rule], subject)
-        written[check.rule] += 1
+    for check, tree in zip(checks, trees(checks, subject), strict=True):
         if tree is None:
             found.append(LibraryCheck(check, None))
             continue
