@@ -24,7 +24,8 @@ from backend.domain.language.compiler.sql import (
 )
 from backend.domain.language.compiler.state import QueryBuild
 from backend.domain.language.compiler.time_resolution import annual_periods, recent_periods
-from backend.domain.language.ir import GrowthStreak, Sustained, TimeSpec
+from backend.domain.language.ir import Compare, GrowthStreak, Sustained, TimeSpec
+from backend.domain.language.semantic import Metric
 
 # the stored year-over-year growth of a figure, for streaks over quarters
 YOY_OF = {"n_income_attr_p": "netprofit_yoy", "n_income": "netprofit_yoy", "revenue": "or_yoy",
@@ -84,9 +85,21 @@ def sustained_stocks(build: QueryBuild, sustained: Sustained, time: TimeSpec) ->
         else:
             periods = recent_periods(build.context, build.day, sustained.n)
         in_periods = is_in(col("end_date"), [date_literal(p) for p in periods])
-    holds = comparison(metric_expr(metric, None), replace(sustained.compare, time=None))
+    holds = _holds(build, metric, sustained.compare)
     tests = [exp.EQ(this=call("countIf", holds), expression=number(sustained.n))]
     return _stocks_passing(build, metric.table, in_periods, tests)
+
+
+def _holds(build: QueryBuild, metric: Metric, compare: Compare) -> exp.Expr:
+    """The comparison on one row: against a number, or against another column of the same row
+    (收阳 each day: close > open)."""
+    if compare.other is None:
+        return comparison(metric_expr(metric, None), replace(compare, time=None))
+    other = build.model.metrics.get(compare.other)
+    if other is None or other.table != metric.table or compare.other_time is not None:
+        raise CompileError(f"cannot compare {metric.key} with {compare.other} on each period")
+    difference = exp.Paren(this=exp.Sub(this=metric_expr(metric, None), expression=metric_expr(other, None)))
+    return comparison(difference, replace(compare, time=None))
 
 
 def _stocks_passing(

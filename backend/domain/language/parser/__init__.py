@@ -37,14 +37,15 @@ from backend.domain.language.parser.readings import POINTS, Reading, reread_toke
 from backend.domain.language.parser.report_windows import report_window
 from backend.domain.language.parser.rewriting import GrammarPass, rewrite
 from backend.domain.language.parser.scopes import scope, scope_conditions, scope_lists
-from backend.domain.language.parser.streaks import streak, streak_each_day
+from backend.domain.language.parser.streaks import streak, streak_each_day, streak_total
 from backend.domain.language.parser.sustained import sustained
 from backend.domain.language.parser.technical import (
     crossing_after,
+    gap_details,
+    listed_stack,
     ma_cross_ma,
     moving_average,
     new_high_low,
-    unfilled_gap,
     volume_surge,
 )
 from backend.domain.language.parser.time_scopes import time_scope
@@ -53,7 +54,8 @@ from backend.domain.language.parser.time_scopes import time_scope
 # comparison passes, which would otherwise read those dates and numbers as times and values.
 GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
     concepts,
-    unfilled_gap,
+    gap_details,
+    listed_stack,
     money_reading,
     listing,
     ma_cross_ma,
@@ -61,6 +63,7 @@ GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
     crossing_after,
     new_high_low,
     streak,
+    streak_total,
     volume_surge,
     time_scope,
     scope,

@@ -3,13 +3,21 @@ of a streak must also show (连续3天下跌且每天跌幅都超过2%, down 3 d
 
 from __future__ import annotations
 
-from backend.domain.language.ir import BoolOp, Compare, Condition, GrowthStreak, Sustained, Technical
+from backend.domain.language.ir import (
+    BoolOp,
+    Compare,
+    Condition,
+    GrowthStreak,
+    Sustained,
+    Technical,
+    TimeSpec,
+)
 from backend.domain.language.lexicon import Token
-from backend.domain.language.parser.rewriting import Match, is_plain_number, kind_at, synthetic
-from backend.domain.language.parser.technical import PRICE_MOVE_METRICS
+from backend.domain.language.parser.rewriting import Match, is_plain_number, kind_at, metric_of, synthetic
+from backend.domain.language.parser.technical import FLIPPED_OPS, PRICE_MOVE_METRICS
 from backend.domain.language.semantic import SemanticModel
 
-STREAK_WORDS = {"number", "tunit", "up", "down", "metric", "yoy", "consecutive", "surge"}
+STREAK_WORDS = {"number", "tunit", "up", "down", "metric", "yoy", "consecutive", "surge", "shrink"}
 LONGEST_STREAK_PHRASE = 7
 REPORT_UNITS = {"year", "quarter"}
 GROWTH_BASE = {"netprofit_yoy": "n_income_attr_p", "or_yoy": "revenue"}  # growth of → the figure itself
@@ -33,8 +41,8 @@ def streak(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     kinds = [token.kind for token in run]
     if "consecutive" not in kinds:
         return None
-    volume = any(token.kind == "metric" and token.value == "vol" for token in run)
-    directions = {"up", "down", "surge"} if volume else {"up", "down"}  # 成交量连续3天放大
+    volume = any((token.kind == "metric" and token.value == "vol") or _names_volume(token) for token in run)
+    directions = {"up", "down", "surge", "shrink"} if volume else {"up", "down"}  # 成交量连续3天放大
     direction_index = next((k for k, token in enumerate(run) if token.kind in directions), None)
     if direction_index is None:
         return None
@@ -88,6 +96,11 @@ def streak(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     return used, [synthetic("cond", condition, run[:used])]
 
 
+def _names_volume(token: Token) -> bool:
+    """放量 / 缩量 / volume shrinking: a volume word that says its metric itself."""
+    return token.kind in {"surge", "shrink"} and ("量" in token.text or "volume" in token.text)
+
+
 DAY_STREAKS = {"up_streak": "up", "down_streak": "down", "volume_up_streak": "", "volume_down_streak": ""}
 
 
@@ -126,7 +139,7 @@ def _day_compare(
     if token.kind == "cond" and isinstance(token.value, Compare):
         compare = token.value
         daily = compare.metric in model.metrics and model.metrics[compare.metric].kind == "daily"
-        plain = compare.time is None and compare.agg is None and compare.other is None
+        plain = compare.time is None and compare.agg is None and compare.other_time is None
         return (compare, j + 1) if daily and plain else None
     if token.kind in {"up", "down"}:
         direction, j = token.kind, j + 1
@@ -140,5 +153,36 @@ def _day_compare(
         return None
     op, size = tokens[j].value, float(number.value)
     if direction == "down":  # fell by more than 2%: the change below −2
-        op, size = {">": "<", ">=": "<=", "<": ">", "<=": ">="}[op], -size
+        op, size = FLIPPED_OPS[op], -size
     return Compare("pct_chg", op, size, text=number.text), j + 2
+
+
+def streak_total(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """连续4天下跌且累计跌幅超过10% / up 5 days in a row with a total gain of more than 20%: the gain
+    over the streak's own days (from the close before them), never the last day's change."""
+    run = tokens[i].value if tokens[i].kind == "cond" else None
+    if not isinstance(run, Technical) or run.kind not in {"up_streak", "down_streak"}:
+        return None
+    j = i + 1 + (kind_at(tokens, i + 1) == "and")
+    if kind_at(tokens, j) != "agg" or tokens[j].value != "sum":
+        return None
+    measure = tokens[j + 1] if kind_at(tokens, j + 1) in {"change_word", "metric"} else None
+    metric = model.metrics.get(metric_of(measure)) if measure is not None else None
+    if metric is None or metric.column != "pct_chg":
+        return None
+    j += 2
+    j += kind_at(tokens, j) == "per"  # a total gain of more than 20%
+    if (
+        kind_at(tokens, j) != "cmp"
+        or tokens[j].value not in FLIPPED_OPS
+        or kind_at(tokens, j + 1) != "number"
+    ):
+        return None
+    size = tokens[j + 1]
+    if size.extra.get("unit") != "percent":
+        return None
+    op, value = tokens[j].value, float(size.value)
+    if metric.negated:  # 累计跌幅超过10%: the gain below −10
+        op, value = FLIPPED_OPS[op], -value
+    total = Compare("pct_chg", op, value, time=TimeSpec("recent_bars", n=run.n), text=size.text)
+    return j + 2 - i, [synthetic("cond", BoolOp("and", (run, total)), tokens[i : j + 2])]

@@ -55,7 +55,7 @@ def _consecutive_days_then_condition(model: SemanticModel, tokens: list[Token], 
     if tokens[i].kind != "consecutive" or kind_at(tokens, i + 2) != "cond":
         return None
     compare = tokens[i + 2].value
-    if not isinstance(compare, Compare) or compare.time or compare.agg or compare.other:
+    if not isinstance(compare, Compare) or compare.time or compare.agg or compare.other_time:
         return None
     if model.metrics[compare.metric].kind != "daily":
         return None

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from itertools import pairwise
 
-from backend.domain.language.ir import Technical
+from backend.domain.language.ir import BoolOp, Compare, Condition, Technical
 from backend.domain.language.lexicon import Token
 from backend.domain.language.parser.rewriting import Match, is_plain_number, kind_at, synthetic
 from backend.domain.language.semantic import SemanticModel
@@ -15,15 +16,21 @@ DEFAULT_SURGE_FACTOR = 2.0
 MA_VERBS = {"cross_above": "ma_cross_above", "cross_below": "ma_cross_below", "stand_above": "ma_above"}
 
 
+STACK_SIDES = {"ma_bull_stack": "ma_over_ma", "ma_bear_stack": "ma_under_ma"}  # each average vs the next
 UNFILLED_GAPS = {"gap_up": "gap_up_unfilled", "gap_down": "gap_down_unfilled"}
 AND_WORDS = {"and", "和", "与"}  # read as `to` by the lexicon (A and B), here joining two conditions
+FLIPPED_OPS = {">": "<", ">=": "<=", "<": ">", "<=": ">="}  # fell by more than 2%: below −2
 
 
-def unfilled_gap(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
-    """跳空高开且缺口未回补 / gapped up and never filled the gap: the whole bar beyond the previous one."""
+def gap_details(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """What is said of a gap: 跳空高开且缺口未回补 / gapped up and never filled the gap (the whole bar
+    beyond the previous one); gapped up more than 3% (the open that far from the previous close)."""
     gap = tokens[i].value if tokens[i].kind == "cond" else None
     if not isinstance(gap, Technical) or gap.kind not in UNFILLED_GAPS:
         return None
+    size = _gap_size(tokens, i + 1, upward=gap.kind == "gap_up")
+    if size is not None:
+        return 3, [synthetic("cond", size, tokens[i : i + 3])]
     j = i + 1
     said_when = [token for token in tokens[j : j + 1] if token.kind == "time"]  # gapped up today and…
     j += len(said_when)
@@ -32,6 +39,20 @@ def unfilled_gap(model: SemanticModel, tokens: list[Token], i: int) -> Match | N
         return None
     unfilled = Technical(UNFILLED_GAPS[gap.kind], gap.n, time=gap.time)
     return j + 1 - i, [synthetic("cond", unfilled, tokens[i : j + 1]), *said_when]
+
+
+def _gap_size(tokens: list[Token], j: int, *, upward: bool) -> Compare | None:
+    """cmp N% after a gap: the opening change against the previous close (open_pct), signed."""
+    if kind_at(tokens, j) != "cmp" or tokens[j].value not in FLIPPED_OPS:
+        return None
+    if kind_at(tokens, j + 1) != "number":
+        return None
+    size = tokens[j + 1]
+    if size.extra.get("unit") != "percent":
+        return None
+    if upward:
+        return Compare("open_pct", tokens[j].value, float(size.value), text=size.text)
+    return Compare("open_pct", FLIPPED_OPS[tokens[j].value], -float(size.value), text=size.text)
 
 
 def ma_cross_ma(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
@@ -58,7 +79,68 @@ def ma_cross_ma(model: SemanticModel, tokens: list[Token], i: int) -> Match | No
         end += 1
     if kind == "position":  # 在60日线 without a side says nothing
         return None
-    return end - i, [synthetic("cond", Technical(kind, short_n, float(long_n)), tokens[i:end])]
+    pairs = [Technical(kind, short_n, float(long_n))]
+    while kind in {"ma_over_ma", "ma_under_ma"} and kind_at(tokens, end) == "cmp":
+        # 5日均线>10日均线>20日均线: each average against the next one, never the price against the last
+        if _ma_relation(tokens[end]) != kind:
+            break
+        further = _moving_average_window(tokens, end + 1)
+        if further is None:
+            break
+        pairs.append(Technical(kind, long_n, float(further[0])))
+        long_n, end = further
+    condition = pairs[0] if len(pairs) == 1 else BoolOp("and", tuple(pairs))
+    return end - i, [synthetic("cond", condition, tokens[i:end])]
+
+
+def listed_stack(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """The averages of a stack said with it: 5日、10日、20日均线多头排列 / a bullish moving-average stack
+    (5-day above 10-day above 20-day above 60-day) → each listed average above (below) the next."""
+    stack = tokens[i].value if tokens[i].kind == "cond" else None
+    if isinstance(stack, Technical) and stack.kind in STACK_SIDES:  # the averages after the stack
+        j = i + 1
+        said_when = [token for token in tokens[j : j + 1] if token.kind == "time"]
+        j += len(said_when)
+        listed = _window_list(tokens, j)
+        if listed is None:
+            return None
+        windows, end = listed
+        return end - i, [synthetic("cond", _stack_of(stack, windows), tokens[i:end]), *said_when]
+    listed = _window_list(tokens, i)  # the averages before it
+    if listed is None:
+        return None
+    windows, end = listed
+    stack = tokens[end].value if kind_at(tokens, end) == "cond" else None
+    if not isinstance(stack, Technical) or stack.kind not in STACK_SIDES:
+        return None
+    return end + 1 - i, [synthetic("cond", _stack_of(stack, windows), tokens[i : end + 1])]
+
+
+def _stack_of(stack: Technical, windows: list[int]) -> Condition:
+    side = STACK_SIDES[stack.kind]
+    pairs = [
+        Technical(side, short, float(long), time=stack.time) for short, long in pairwise(sorted(windows))
+    ]
+    return BoolOp("and", tuple(pairs))
+
+
+def _window_list(tokens: list[Token], j: int) -> tuple[list[int], int] | None:
+    """N日、M日、K日均线 / 5-day above 10-day above 20-day: two or more window lengths in a row."""
+    windows: list[int] = []
+    while True:
+        length = _window_length(tokens, j)
+        if length is None:
+            break
+        windows.append(length[0])
+        j += length[1]
+        j += kind_at(tokens, j) == "ma"
+        separator = kind_at(tokens, j) == "and" or (
+            kind_at(tokens, j) == "cmp" and tokens[j].value in {">", "<"}
+        )
+        if not separator or _window_length(tokens, j + 1) is None:
+            break
+        j += 1
+    return (windows, j) if len(windows) > 1 else None
 
 
 def _ma_relation(verb: Token) -> str | None:
