@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import os
 import random
 import statistics
 import time
@@ -24,6 +25,7 @@ from backend.domain.language.translation import GenerationRequest, Translation
 from backend.domain.language_bench.compare import ResultTable, compare_results
 from backend.domain.language_bench.dataset import DevItem
 from backend.domain.market.errors import MarketError
+from backend.domain.market.guard import check_read_only
 from backend.domain.market.store import MarketStore
 from backend.domain.pipeline.bench.mutant_set import MutantSetItem
 from backend.domain.pipeline.bench.mutants import ERROR_TYPES, Mutant, mutate, round_trip
@@ -31,6 +33,7 @@ from backend.domain.pipeline.generators import same_sql
 from backend.domain.pipeline.ports import ResultRows
 from backend.domain.pipeline.run import PipelineOutcome, PipelineSettings, Ports, run_pipeline
 from backend.domain.pipeline.validate.checklist import Vocabulary, extract_constraints
+from backend.domain.pipeline.validate.reverse.model import ReverseCheck
 from backend.domain.pipeline.validate.reverse.reading import read
 from backend.domain.pipeline.validate.reverse.runner import run_checks, write_checks
 from backend.domain.pipeline.validate.reverse.subject import Subject
@@ -252,14 +255,23 @@ def engine_answers(ports: Ports, items: Sequence[DevItem], gold: dict[str, Resul
     }
 
 
-def _timed(work: Callable[[], object], repeats: int) -> float:
-    """The median wall time of `repeats` calls, in milliseconds."""
-    times = []
-    for _ in range(repeats):
-        started = time.perf_counter()
+def _alternated(
+    first: Callable[[], object], second: Callable[[], object], repeats: int
+) -> tuple[float, float]:
+    """The median wall times (ms) of two ways of doing the same work, in turns: once each untimed
+    (warms the store's caches for both alike), then `repeats` rounds whose order flips every round
+    (first-second, second-first, …), so that the machine's load drifting during the run falls on
+    both sides alike rather than on whichever always runs first."""
+    works = (first, second)
+    times: tuple[list[float], list[float]] = ([], [])
+    for work in works:
         work()
-        times.append((time.perf_counter() - started) * 1000)
-    return statistics.median(times)
+    for round_number in range(repeats):
+        for side in (0, 1) if round_number % 2 == 0 else (1, 0):
+            started = time.perf_counter()
+            works[side]()
+            times[side].append((time.perf_counter() - started) * 1000)
+    return statistics.median(times[0]), statistics.median(times[1])
 
 
 def _summary(values: Sequence[float]) -> dict[str, float]:
@@ -271,6 +283,18 @@ def _summary(values: Sequence[float]) -> dict[str, float]:
     }
 
 
+def _guard_ms(checks: Sequence[ReverseCheck]) -> float:
+    """The guard's time on the checks' SQL: Python under the GIL, which threads cannot overlap."""
+    started = time.perf_counter()
+    for check in checks:
+        check_read_only(check.sql)
+    return (time.perf_counter() - started) * 1000
+
+
+def _machine() -> dict[str, object]:
+    return {"cpus": os.cpu_count(), "load_average_1_5_15": [round(load, 2) for load in os.getloadavg()]}
+
+
 def latency(
     ports: Ports,
     items: Sequence[DevItem],
@@ -280,14 +304,22 @@ def latency(
     workers: int,
     repeats: int = 3,
 ) -> dict[str, object]:
-    """One run, alternating: ask with and without validation per question (median of `repeats`);
-    the reverse checks of each gold answer with `workers` threads and with one."""
+    """One run, side by side: per question, ask with and without validation in turns; per gold
+    answer, its reverse checks with `workers` threads and one after another in turns (_alternated).
+    The machine's load is recorded before and after, since a loaded machine hides what threads gain."""
+    before = _machine()
     with_validation: list[float] = []
     without_validation: list[float] = []
     plain = PipelineSettings(validate=False, probe_rounds=0, max_rounds=0)
     for item in items:
-        with_validation.append(_timed(partial(run_pipeline, item.question, ports), repeats))
-        without_validation.append(_timed(partial(run_pipeline, item.question, ports, plain), repeats))
+        validated, unvalidated = _alternated(
+            partial(run_pipeline, item.question, ports),
+            partial(run_pipeline, item.question, ports, plain),
+            repeats,
+        )
+        with_validation.append(validated)
+        without_validation.append(unvalidated)
+    per_question: list[dict[str, object]] = []
     parallel: list[float] = []
     sequential: list[float] = []
     for item in items:
@@ -298,9 +330,26 @@ def latency(
         checks = write_checks(Subject(reading, r0, store.database))
         if len(checks) < 2:
             continue
-        parallel.append(_timed(partial(run_checks, checks, store, r0, workers=workers), repeats))
-        sequential.append(_timed(partial(run_checks, checks, store, r0, workers=1), repeats))
+        side_by_side, one_by_one = _alternated(
+            partial(run_checks, checks, store, r0, workers=workers),
+            partial(run_checks, checks, store, r0, workers=1),
+            repeats,
+        )
+        parallel.append(side_by_side)
+        sequential.append(one_by_one)
+        per_question.append(
+            {
+                "item": item.id,
+                "checks": len(checks),
+                "parallel_ms": round(side_by_side, 2),
+                "sequential_ms": round(one_by_one, 2),
+                "ratio": round(side_by_side / one_by_one, 3),
+                "guard_ms": round(_guard_ms(checks), 2),
+            }
+        )
     return {
+        "machine_before": before,
+        "machine_after": _machine(),
         "ask_with_validation": _summary(with_validation),
         "ask_without_validation": _summary(without_validation),
         "reverse_checks_parallel": _summary(parallel) if parallel else None,
@@ -311,6 +360,7 @@ def latency(
             if sequential
             else None
         ),
+        "reverse_checks_per_question": per_question,
         "workers": workers,
         "repeats": repeats,
     }
@@ -486,9 +536,11 @@ def format_report(report: dict[str, object]) -> str:
             f"{engine['wrong_labelled_verified_or_corrected']}"
         )
     noisy = report.get("noisy_generator")
+    if isinstance(noisy, dict):
+        lines.append(_noisy_line(noisy))
     timing = report.get("latency")
-    if isinstance(noisy, dict) and isinstance(timing, dict):
-        lines += _noisy_and_latency_lines(noisy, timing)
+    if isinstance(timing, dict):
+        lines += latency_lines(timing)
     hand = report.get("mutant_set")
     if isinstance(hand, dict):
         lines.append(
@@ -502,9 +554,8 @@ def format_report(report: dict[str, object]) -> str:
     return "\n".join(lines)
 
 
-def _noisy_and_latency_lines(noisy: dict[str, Any], timing: dict[str, Any]) -> list[str]:
-    lines = []
-    lines.append(
+def _noisy_line(noisy: dict[str, Any]) -> str:
+    return (
         f"== noisy generator (gold SQL, mutation rate {noisy['noise']}, "
         f"effective {noisy['effective_noise']}): "
         f"EX without validation {_percent(noisy['ex_without_validation']).strip()} → with validation "
@@ -513,13 +564,22 @@ def _noisy_and_latency_lines(noisy: dict[str, Any], timing: dict[str, Any]) -> l
         f"{[entry['item'] for entry in noisy.get('wrong_labelled_details', [])]}; "
         f"statuses {noisy['statuses']}"
     )
-    lines.append(
-        f"== latency (one run, median of {timing['repeats']} per question): ask with validation "
-        f"{timing['ask_with_validation']}, without {timing['ask_without_validation']}"
-    )
-    lines.append(
+
+
+def latency_lines(timing: dict[str, Any]) -> list[str]:
+    before, after = timing["machine_before"], timing["machine_after"]
+    lines = [
+        f"== latency (one run, in turns, median of {timing['repeats']} per question; {before['cpus']} CPUs, "
+        f"load average {before['load_average_1_5_15']} before, {after['load_average_1_5_15']} after)",
+        f"ask with validation {timing['ask_with_validation']}, without {timing['ask_without_validation']}",
         f"reverse checks, {timing['workers']} threads {timing['reverse_checks_parallel']} vs one by one "
-        f"{timing['reverse_checks_sequential']}; ratio (total) {timing['parallel_over_sequential_total']}, "
-        f"median per question {timing['parallel_over_sequential_median']}"
-    )
+        f"{timing['reverse_checks_sequential']}; ratio parallel/sequential (total) "
+        f"{timing['parallel_over_sequential_total']}, median per question "
+        f"{timing['parallel_over_sequential_median']}",
+    ]
+    lines += [
+        f"  {row['item']:<12} {row['checks']:>2} checks  parallel {row['parallel_ms']:>8.1f} ms  sequential "
+        f"{row['sequential_ms']:>8.1f} ms  ratio {row['ratio']:.3f}  guard {row['guard_ms']:>7.1f} ms"
+        for row in timing["reverse_checks_per_question"]
+    ]
     return lines

@@ -4,8 +4,8 @@ Result-changing mutants of the dev set's gold SQL by error type (detection), the
 (false alarms), the blind set's gold the same way (reported apart), a noisy generator (EX without →
 with validation), the built-in engine's answers (share verified, wrong answers labelled verified),
 and latency; with `--mutant-set FILE`, a hand-written mutant set (bench/mutant_set.py) measured in a
-section of its own (`--mutant-set-only`: that section alone). Needs the default demo data
-(`manage.py market generate`).
+section of its own (`--mutant-set-only`: that section alone); `--latency-only`: the latency section
+alone, on the dev set. Needs the default demo data (`manage.py market generate`).
 """
 
 from __future__ import annotations
@@ -26,6 +26,8 @@ from backend.domain.pipeline.bench.runner import (
     BenchSettings,
     data_summary,
     format_report,
+    gold_tables,
+    latency,
     measure_mutant_set,
     run_benchmark,
 )
@@ -64,6 +66,11 @@ class Command(BaseCommand):
         parser.add_argument(
             "--mutant-set-only", action="store_true", help="measure the --mutant-set file and nothing else"
         )
+        parser.add_argument(
+            "--latency-only",
+            action="store_true",
+            help="only the latency section (ask with/without validation, reverse checks side by side)",
+        )
         parser.add_argument("--json-out", default="reports/validation_bench.json")
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -94,8 +101,17 @@ class Command(BaseCommand):
             repeats=options["repeats"],
         )
         source = options["mutant_set"]
-        if options["mutant_set_only"]:
-            report: dict[str, object] = {
+        report: dict[str, object]
+        if options["latency_only"]:
+            gold = gold_tables(dev, store)
+            report = {
+                "data": data_summary(store),
+                "latency": latency(
+                    ports, dev, gold, store, ports.vocabulary, settings.workers, settings.repeats
+                ),
+            }
+        elif options["mutant_set_only"]:
+            report = {
                 "data": data_summary(store),
                 "mutant_set": measure_mutant_set(ports, store, hand, source, self._log),
             }
