@@ -32,6 +32,7 @@ class Kind(StrEnum):
     ENTITY = "entity"
     PERIOD_RETURN = "period_return"
     ANNUAL_REPORT = "annual_report"
+    BAR_RELATION = "bar_relation"
 
 
 class Outcome(StrEnum):

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from backend.domain.pipeline.validate.checklist.kinds import (
     aggregate,
     annual_report,
+    bar_relation,
     count,
     date,
     distinct,
@@ -45,4 +46,5 @@ EXTRACTORS: tuple[Extractor, ...] = (
     entity.extract,
     period_return.extract,
     annual_report.extract,
+    bar_relation.extract,
 )

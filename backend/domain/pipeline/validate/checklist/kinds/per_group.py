@@ -18,11 +18,12 @@ from backend.domain.pipeline.validate.checklist.model import (
     Constraint,
     Finding,
     Kind,
+    Lang,
     failed,
     passed,
     undecided,
 )
-from backend.domain.pipeline.validate.checklist.question import Question
+from backend.domain.pipeline.validate.checklist.question import COUNT, Question
 from backend.domain.pipeline.validate.checklist.sqltree import Sql, columns_of, number_value
 from backend.domain.pipeline.validate.checklist.vocabulary import Category
 
@@ -42,6 +43,16 @@ _PER_DAY_ZH = re.compile(r"每(?:天|日|个交易日)(?!都)")
 _PER_DAY_EN = re.compile(
     r"\b(?:(?:on|for) each of the (?:last|past) \w+ (?:trading )?days|(?:per|each|every) (?:trading )?day)\b"
 )
+# Groups ranked by a figure (成交额最大的行业, the 3 industries with the highest …, which industry had
+# the largest …): one figure per group, so the SQL groups by the dimension.
+_RANKED_ZH = re.compile(
+    rf"(?:最高|最大|最多|最低|最小|最少|前\s*{COUNT})\s*的?\s*(?:{COUNT})?\s*(?:个|名|家)?\s*的?\s*"
+)
+_RANKED_EN = re.compile(rf"\b(?:which|what|the|top)\s+(?:{COUNT}\s+)?")
+_SUPERLATIVE_AFTER_EN = re.compile(
+    r"^s?\s+(?:had|has|have|with|that had|that have|showed|saw)\s+the\s+"
+    r"(?:highest|largest|biggest|greatest|most|lowest|smallest|least|best|worst)\b"
+)
 _DAILY_STATISTIC = re.compile(r"\bdaily (?:average|total|mean|sum|count|number)\b")
 _ENTITIES = (Category.INDUSTRY, Category.INDUSTRY_GROUP, Category.EXCHANGE, Category.BOARD, Category.INDEX)
 
@@ -50,6 +61,7 @@ _ENTITIES = (Category.INDUSTRY, Category.INDUSTRY_GROUP, Category.EXCHANGE, Cate
 class PerGroupDetail:
     kind: ClassVar[Kind] = Kind.PER_GROUP
     column: str
+    ranked: bool = False  # groups ranked by a figure (成交额最大的行业), not a ranking within each group
 
     def check(self, sql: Sql) -> Finding:
         for expression in _grouping_expressions(sql):
@@ -102,10 +114,27 @@ def _dimension_after(question: Question, position: int) -> str | None:
     return None
 
 
-def _constraint(question: Question, start: int, end: int, column: str) -> Constraint:
+def _ranked_groups(question: Question) -> list[tuple[int, str, int]]:
+    """(start, group column, end) of each group ranked by a figure."""
+    found = []
+    english = question.lang is Lang.EN
+    for cue in (_RANKED_EN if english else _RANKED_ZH).finditer(question.text):
+        dimension = question.hit_at(cue.end(), Category.DIMENSION)
+        if dimension is None or dimension.key not in _GROUP_DIMENSIONS or question.covered(cue.start()):
+            continue
+        rest = question.text[dimension.end :]
+        top_by = cue.group().startswith("top") and re.match(r"^s?\s+(?:ranked\s+)?by\b", rest)
+        if english and not (_SUPERLATIVE_AFTER_EN.match(rest) or top_by):
+            continue
+        column = question.vocabulary.dimension_columns[dimension.key]
+        found.append((cue.start(), column, dimension.end))
+    return found
+
+
+def _constraint(question: Question, start: int, end: int, column: str, ranked: bool = False) -> Constraint:
     span = question.span(start, end)
     text = question.says(f"{span.text}：按 {column} 分组", f"{span.text}: one result per {column}")
-    return Constraint(span, text, question.lang, PerGroupDetail(column))
+    return Constraint(span, text, question.lang, PerGroupDetail(column, ranked))
 
 
 def extract(question: Question) -> list[Constraint]:
@@ -124,6 +153,9 @@ def extract(question: Question) -> list[Constraint]:
             if columns.count(column) >= 2 and column not in found:
                 first = next(hit for hit in before if _ENTITY_COLUMNS[hit.category] == column)
                 found[column] = _constraint(question, first.start, cue.end(), column)
+    for start, column, end in _ranked_groups(question):
+        if column not in found:
+            found[column] = _constraint(question, start, end, column, ranked=True)
     per_day = _PER_DAY_ZH.search(question.text) if question.asks_statistic() else None
     english = _PER_DAY_EN.search(question.text)
     per_day = per_day or (english if english and question.statistic_before(english.start()) else None)

@@ -179,7 +179,7 @@ def extract(question: Question) -> list[Constraint]:
     groups = [
         (c.span.start, c.detail.column)
         for c in per_group.extract(question)
-        if isinstance(c.detail, per_group.PerGroupDetail)
+        if isinstance(c.detail, per_group.PerGroupDetail) and not c.detail.ranked
     ]
     found: list[Constraint] = []
     taken: list[range] = []
