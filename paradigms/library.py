@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import DatabaseError
@@ -37,6 +38,7 @@ from backend.domain.paradigms.adaptation import (
     source_sql,
 )
 from backend.domain.paradigms.eviction import NothingToEvict
+from backend.domain.paradigms.matching import Match
 from backend.domain.paradigms.templates import TemplateError
 from backend.domain.pipeline.ports import ParadigmHit, QstTree
 from paradigms import selectors, services
@@ -168,23 +170,42 @@ class DatabaseParadigmLibrary:
             return None
         return str(outcome.paradigm.pk) if outcome.created else None
 
-    def lookup_reverse(self, tree: QstTree) -> ParadigmHit | None:
+    def lookup_reverse(self, trees: Sequence[QstTree]) -> list[ParadigmHit | None]:
         try:
-            matches = selectors.nearest_paradigms(dict(tree), kind=Kind.REVERSE)
-            stored = selectors.paradigms_by_id([match.paradigm_id for match in matches])
-            for match in matches:
-                paradigm = stored.get(match.paradigm_id)
-                if paradigm is None:
-                    continue
-                try:
-                    adaptation = self._adapt(paradigm, tree, paradigm.question, None)
-                except NotAdapted:
-                    continue
-                if services.record_use(paradigm.pk):
-                    return _hit(paradigm, match.distance, adaptation)
-            services.record_miss(kind=Kind.REVERSE)
+            matches = [selectors.nearest_paradigms(dict(tree), kind=Kind.REVERSE) for tree in trees]
+            stored = selectors.paradigms_by_id([match.paradigm_id for found in matches for match in found])
+            hits = [
+                self._first_filled(tree, found, stored) for tree, found in zip(trees, matches, strict=True)
+            ]
+            used = services.record_lookups(
+                [hit.paradigm_id for hit in hits if hit is not None],
+                misses=sum(hit is None for hit in hits),
+                kind=Kind.REVERSE,
+            )
         except DatabaseError as error:
             logger.info("paradigm library unavailable: %s", error)
+            return [None for _ in trees]
+        return [
+            _hit(hit.paradigm, hit.distance, hit.adaptation)
+            if hit is not None and hit.paradigm_id in used
+            else None
+            for hit in hits
+        ]
+
+    def _first_filled(
+        self, tree: QstTree, matches: list[Match], stored: dict[int, Paradigm]
+    ) -> _Filled | None:
+        """The nearest paradigm whose template fills from the tree (slot filling only) and passes
+        the guard."""
+        for match in matches:
+            paradigm = stored.get(match.paradigm_id)
+            if paradigm is None:
+                continue
+            try:
+                adaptation = self._adapt(paradigm, tree, paradigm.question, None)
+            except NotAdapted:
+                continue
+            return _Filled(paradigm, match.distance, adaptation)
         return None
 
     def learn_reverse(self, text: str, tree: QstTree, sql: str, *, status: str) -> str | None:
@@ -207,6 +228,17 @@ class DatabaseParadigmLibrary:
             logger.info("reverse paradigm not learned: %s", refusal)
             return None
         return str(outcome.paradigm.pk) if outcome.created else None
+
+
+@dataclass(frozen=True)
+class _Filled:
+    paradigm: Paradigm
+    distance: float
+    adaptation: Adaptation
+
+    @property
+    def paradigm_id(self) -> int:
+        return int(self.paradigm.pk)
 
 
 def _hit(paradigm: Paradigm, distance: float, adaptation: Adaptation) -> ParadigmHit:

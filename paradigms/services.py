@@ -147,6 +147,24 @@ def record_use(paradigm_id: int, *, day: date | None = None) -> bool:
     return True
 
 
+def record_lookups(paradigm_ids: list[int], *, misses: int, kind: Kind, day: date | None = None) -> set[int]:
+    """Count the lookups of several checks at once (one transaction): a use of each paradigm among
+    `paradigm_ids` still stored (a hit; the ids returned) and `misses` misses, plus one miss per
+    paradigm gone meanwhile."""
+    counted_day = day or library_today()
+    hits, misses_name = ("reverse_hits", "reverse_misses") if kind == Kind.REVERSE else ("hits", "misses")
+    with transaction.atomic():
+        present = set(
+            Paradigm.objects.select_for_update().filter(pk__in=paradigm_ids).values_list("pk", flat=True)
+        )
+        used = [paradigm_id for paradigm_id in paradigm_ids if paradigm_id in present]
+        for paradigm_id in used:
+            use, _created = ParadigmUse.objects.get_or_create(paradigm_id=paradigm_id, day=counted_day)
+            ParadigmUse.objects.filter(pk=use.pk).update(uses=F("uses") + 1)
+        _count_day(counted_day, **{hits: len(used), misses_name: misses + len(paradigm_ids) - len(used)})
+    return present
+
+
 def record_miss(*, kind: Kind = Kind.QUESTION, day: date | None = None) -> None:
     """Count one lookup (of a question, or of a reverse check) that found no paradigm it could use."""
     with transaction.atomic():

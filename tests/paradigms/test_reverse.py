@@ -6,6 +6,7 @@ check keeps its rule's criterion, which reads only r0 and the check's own result
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 import pytest
@@ -162,8 +163,14 @@ def test_reverse_paradigms_are_evicted_by_the_same_lfu_rules() -> None:
 def test_a_stored_reverse_template_fills_a_new_answer_s_codes(paradigm_context: LanguageContext) -> None:
     _insert(["000001.SZ", "600036.SH"])
     tree, sql = _duplicates_tree(["000002.SZ", "601398.SH", "688981.SH"])
-    hit = DatabaseParadigmLibrary(paradigm_context).lookup_reverse(tree)
+    # within τ but not fillable: another database, another rule
+    other = {**tree, "children": [tree["children"][0], {"label": "database:other"}, tree["children"][2]]}
+    far = {**tree, "label": "reverse:scope"}
+    hit, miss, none = DatabaseParadigmLibrary(paradigm_context).lookup_reverse([tree, other, far])
     assert hit is not None and hit.adapted and hit.distance == 0.25 and hit.sql == sql
+    assert miss is None and none is None
+    stats = selectors.library_stats()
+    assert (stats["reverse_hits"], stats["reverse_misses"]) == (1, 2)
 
 
 def test_a_code_list_a_single_value_also_reads_binds_nothing() -> None:
@@ -182,8 +189,8 @@ class FixedLibrary(NoParadigmLibrary):
     sql: str | None = None
     learned: list[tuple[str, str]] = field(default_factory=list)
 
-    def lookup_reverse(self, tree: QstTree) -> ParadigmHit | None:
-        return ParadigmHit("7", "stored", self.sql or "", 0.25, adapted=True, how="filled")
+    def lookup_reverse(self, trees: Sequence[QstTree]) -> list[ParadigmHit | None]:
+        return [ParadigmHit("7", "stored", self.sql or "", 0.25, adapted=True, how="filled") for _ in trees]
 
     def learn_reverse(self, text: str, tree: QstTree, sql: str, *, status: str) -> str | None:
         self.learned.append((text, sql))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import pytest
@@ -199,8 +200,8 @@ class RecordingLibrary:
         self.learned.append((question, sql))
         return "p2"
 
-    def lookup_reverse(self, tree: QstTree) -> ParadigmHit | None:
-        return None
+    def lookup_reverse(self, trees: Sequence[QstTree]) -> list[ParadigmHit | None]:
+        return [None for _ in trees]
 
     def learn_reverse(self, text: str, tree: QstTree, sql: str, *, status: str) -> str | None:
         return None

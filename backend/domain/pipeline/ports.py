@@ -89,10 +89,11 @@ class ParadigmLibrary(Protocol):
         or None when it was not stored (already there, or refused)."""
         ...
 
-    def lookup_reverse(self, tree: QstTree) -> ParadigmHit | None:
-        """The stored reverse check nearest the check's tree (validate/reverse/description.py) whose
-        SQL template fills from it and passes the guard: an adapted hit; None (a miss) otherwise.
-        Reverse paradigms never match questions, nor questions reverse paradigms."""
+    def lookup_reverse(self, trees: Sequence[QstTree]) -> list[ParadigmHit | None]:
+        """For each reverse check's tree (validate/reverse/description.py), in order: the stored
+        reverse check nearest it whose SQL template fills from it and passes the guard (an adapted
+        hit), or None (a miss). One call for all the checks of an answer, so that their uses and misses
+        are counted together. Reverse paradigms never match questions, nor questions reverse ones."""
         ...
 
     def learn_reverse(self, text: str, tree: QstTree, sql: str, *, status: str) -> str | None:
@@ -113,8 +114,8 @@ class NoParadigmLibrary:
     def learn(self, question: str, qst: QstTree, sql: str, *, status: str = "verified") -> str | None:
         return None
 
-    def lookup_reverse(self, tree: QstTree) -> ParadigmHit | None:
-        return None
+    def lookup_reverse(self, trees: Sequence[QstTree]) -> list[ParadigmHit | None]:
+        return [None for _ in trees]
 
     def learn_reverse(self, text: str, tree: QstTree, sql: str, *, status: str) -> str | None:
         return None

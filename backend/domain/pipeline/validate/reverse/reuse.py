@@ -76,12 +76,15 @@ def trees(checks: Sequence[ReverseCheck], subject: Subject) -> list[Node | None]
 
 def look_up(checks: Sequence[ReverseCheck], subject: Subject, library: ParadigmLibrary) -> list[LibraryCheck]:
     """Every check, in order, with what the library gave for it."""
+    described = trees(checks, subject)
+    looked_up = [tree for tree in described if tree is not None]
+    hits = iter(library.lookup_reverse(looked_up) if looked_up else [])
     found: list[LibraryCheck] = []
-    for check, tree in zip(checks, trees(checks, subject), strict=True):
+    for check, tree in zip(checks, described, strict=True):
         if tree is None:
             found.append(LibraryCheck(check, None))
             continue
-        hit = library.lookup_reverse(tree)
+        hit = next(hits)
         if hit is not None and hit.adapted and hit.sql == check.sql:
             found.append(LibraryCheck(replace(check, sql=hit.sql), tree, hit, adapted=True))
         else:
