@@ -9,15 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-from collections.abc import Awaitable, Callable
 
-from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from django.conf import settings
 from django.http import HttpRequest, HttpResponseBase
 
+from backend.apps.web.middleware import SyncAndAsyncMiddleware
 from backend.domain.market.execution import CancelToken, execution_context
-
-GetResponse = Callable[[HttpRequest], HttpResponseBase] | Callable[[HttpRequest], Awaitable[HttpResponseBase]]
 
 
 def requester_of(request: HttpRequest) -> str:
@@ -30,31 +27,16 @@ def requester_of(request: HttpRequest) -> str:
     return "addr:" + str(request.META.get("REMOTE_ADDR", "unknown"))
 
 
-class QueryExecutionMiddleware:
-    sync_capable = True
-    async_capable = True
-
-    def __init__(self, get_response: GetResponse) -> None:
-        self.get_response = get_response
-        self._is_async = iscoroutinefunction(get_response)
-        if self._is_async:
-            markcoroutinefunction(self)
-
-    def __call__(self, request: HttpRequest) -> HttpResponseBase | Awaitable[HttpResponseBase]:
-        if self._is_async:
-            return self._call_async(request)
+class QueryExecutionMiddleware(SyncAndAsyncMiddleware):
+    def handle(self, request: HttpRequest) -> HttpResponseBase:
         with execution_context(requester_of(request)):
-            response = self.get_response(request)
-        assert isinstance(response, HttpResponseBase)
-        return response
+            return self.respond(request)
 
-    async def _call_async(self, request: HttpRequest) -> HttpResponseBase:
+    async def handle_async(self, request: HttpRequest) -> HttpResponseBase:
         cancel = CancelToken()
         with execution_context(requester_of(request), cancel):
             try:
-                response = self.get_response(request)
-                assert not isinstance(response, HttpResponseBase)
-                return await response
+                return await self.respond_async(request)
             except asyncio.CancelledError:
                 cancel.cancel()  # the client disconnected: stop its queries
                 raise

@@ -8,17 +8,16 @@ ASGI request runs in its own task, so concurrent requests never see each other's
 from __future__ import annotations
 
 import secrets
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from django.http import HttpRequest, HttpResponseBase
+
+from backend.apps.web.middleware import SyncAndAsyncMiddleware
 
 RESPONSE_HEADER = "X-Request-ID"
 META_KEY = "veriscreen.request_id"  # also on the request, for Django's own log lines after the middleware
-
-GetResponse = Callable[[HttpRequest], HttpResponseBase] | Callable[[HttpRequest], Awaitable[HttpResponseBase]]
 
 _current: ContextVar[str | None] = ContextVar("veriscreen_request_id", default=None)
 
@@ -38,31 +37,17 @@ def _new_request_id(request: HttpRequest) -> Iterator[str]:
         _current.reset(token)
 
 
-class RequestIdMiddleware:
+class RequestIdMiddleware(SyncAndAsyncMiddleware):
     """Outermost middleware: everything below it, error handlers included, runs under the id."""
 
-    sync_capable = True
-    async_capable = True
-
-    def __init__(self, get_response: GetResponse) -> None:
-        self.get_response = get_response
-        self._is_async = iscoroutinefunction(get_response)
-        if self._is_async:
-            markcoroutinefunction(self)
-
-    def __call__(self, request: HttpRequest) -> HttpResponseBase | Awaitable[HttpResponseBase]:
-        if self._is_async:
-            return self._call_async(request)
+    def handle(self, request: HttpRequest) -> HttpResponseBase:
         with _new_request_id(request) as request_id:
-            response = self.get_response(request)
-        assert isinstance(response, HttpResponseBase)
+            response = self.respond(request)
         response[RESPONSE_HEADER] = request_id
         return response
 
-    async def _call_async(self, request: HttpRequest) -> HttpResponseBase:
+    async def handle_async(self, request: HttpRequest) -> HttpResponseBase:
         with _new_request_id(request) as request_id:
-            pending = self.get_response(request)
-            assert not isinstance(pending, HttpResponseBase)
-            response = await pending
+            response = await self.respond_async(request)
         response[RESPONSE_HEADER] = request_id
         return response
