@@ -70,7 +70,15 @@ def llm_adapter(role: ParadigmAdapterRole, context: LanguageContext) -> SqlAdapt
         calls: list[LlmCall],
     ) -> str:
         schema_text = link_schema(question, context, examples=[(paradigm_question, paradigm_sql)]).text()
-        return role.adapt(question, paradigm_question, paradigm_sql, differences, schema_text, calls=calls)
+        return role.adapt(
+            question,
+            paradigm_question,
+            paradigm_sql,
+            differences,
+            schema_text,
+            database=context.database,  # the guard alone lets another database's tables through
+            calls=calls,
+        )
 
     return rewrite
 

@@ -30,7 +30,7 @@ from backend.domain.language.llm import (
     SqlGeneratorRole,
     build_translator,
 )
-from backend.domain.language.llm.settings import OnFailure
+from backend.domain.language.llm.settings import OnFailure, RoleSettings
 from backend.domain.market.store import MarketStore
 from backend.domain.pipeline.generators import BuiltinGenerator, FallbackGenerator, LlmGenerator
 from backend.domain.pipeline.run import PipelineOutcome, PipelineSettings, Ports, run_pipeline
@@ -231,10 +231,8 @@ PARADIGM_QUESTION = "市盈率最低的10只股票"
 ADAPTED_QUESTION = "市净率最低的10只股票"  # another attribute: slot filling refuses, the adapter is asked
 
 
-@pytest.mark.django_db
-def test_paradigm_adapter_fault(fault: Fault, demo_store: MarketStore, context: LanguageContext) -> None:
-    settings = fault.settings("paradigm_adapter")
-    role = settings.role("paradigm_adapter")
+def library_with_a_paradigm(role: RoleSettings, context: LanguageContext) -> DatabaseParadigmLibrary:
+    """A library holding PARADIGM_QUESTION's paradigm, adapted by the LLM role of these settings."""
     library = DatabaseParadigmLibrary(
         context,
         adapter=llm_adapter(ParadigmAdapterRole.from_settings(role), context),
@@ -243,6 +241,12 @@ def test_paradigm_adapter_fault(fault: Fault, demo_store: MarketStore, context: 
     source = BuiltinTranslator().translate(PARADIGM_QUESTION, context)
     assert source.qst is not None and source.sql is not None
     assert library.learn(PARADIGM_QUESTION, source.qst, source.sql) is not None
+    return library
+
+
+@pytest.mark.django_db
+def test_paradigm_adapter_fault(fault: Fault, demo_store: MarketStore, context: LanguageContext) -> None:
+    library = library_with_a_paradigm(fault.settings("paradigm_adapter").role("paradigm_adapter"), context)
     ports = Ports(
         demo_store, BuiltinGenerator(context), default_vocabulary(), demo_store.database, library=library
     )
@@ -269,13 +273,7 @@ def test_an_adapter_that_answers_stands_for_the_generator_within_the_default_bud
 ) -> None:
     adapted = BuiltinTranslator().translate(ADAPTED_QUESTION, context).sql
     openai_stub.replies = [Reply(tool_args={"sql": adapted})]
-    role = llm_settings(openai_stub.base_url).role("paradigm_adapter")
-    library = DatabaseParadigmLibrary(
-        context, adapter=llm_adapter(ParadigmAdapterRole.from_settings(role), context)
-    )
-    source = BuiltinTranslator().translate(PARADIGM_QUESTION, context)
-    assert source.qst is not None and source.sql is not None
-    assert library.learn(PARADIGM_QUESTION, source.qst, source.sql) is not None
+    library = library_with_a_paradigm(llm_settings(openai_stub.base_url).role("paradigm_adapter"), context)
     ports = Ports(
         demo_store, ScriptedGenerator([]), default_vocabulary(), demo_store.database, library=library
     )

@@ -23,7 +23,12 @@ from backend.domain.pipeline.generators import BuiltinGenerator, FallbackGenerat
 from backend.domain.pipeline.run import PipelineOutcome, PipelineSettings, Ports, run_pipeline
 from backend.domain.pipeline.validate.checklist import default_vocabulary
 from tests.language.llm.openai_stub import OpenAiStub, Reply
-from tests.pipeline.test_llm_faults import check_roles, llm_settings
+from tests.pipeline.test_llm_faults import (
+    ADAPTED_QUESTION,
+    check_roles,
+    library_with_a_paradigm,
+    llm_settings,
+)
 from tests.pipeline.test_run import GOLD, QUESTION, WRONG, ScriptedGenerator
 
 RETRIES = 1  # the obedient model answers the retry the same way
@@ -109,6 +114,42 @@ def test_an_obedient_generator_never_reaches_the_store(
     assert "could not map" in outcome.message and "the SQL is refused" in outcome.message
     assert all(malicious not in sql for sql in reader.queries)
     assert_only_market_selects_reached(reader, demo_store.database)  # the probes' reads only
+    assert daily_rows(demo_store) == before
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "malicious",
+    [
+        "DROP TABLE market.daily",
+        "SELECT ts_code FROM market.daily_basic LIMIT 1; TRUNCATE TABLE market.daily",
+        "SELECT name AS ts_code FROM system.users",
+        "SELECT * FROM crm.clients",
+        "SELECT ts_code FROM market.daily_basic SETTINGS readonly = 0",
+    ],
+)
+def test_an_obedient_paradigm_adapter_never_reaches_the_store(
+    openai_stub: OpenAiStub, demo_store: MarketStore, context: LanguageContext, malicious: str
+) -> None:
+    # The adapter sees only questions the built-in engine reads (their QST finds the paradigm), so an
+    # injection cannot ride in the question's words; the model is scripted to misbehave regardless.
+    openai_stub.replies = [Reply(tool_args={"sql": malicious})] * (1 + RETRIES)
+    role = llm_settings(openai_stub.base_url, LLM_MAX_RETRIES=str(RETRIES)).role("paradigm_adapter")
+    library = library_with_a_paradigm(role, context)
+    reader = RecordingStore(demo_store)
+    before = daily_rows(demo_store)
+
+    ports = Ports(
+        reader, BuiltinGenerator(context), default_vocabulary(), demo_store.database, library=library
+    )
+    outcome = run_pipeline(ADAPTED_QUESTION, ports)
+
+    assert len(openai_stub.requests) == 1 + RETRIES  # the adapter was asked, and told why on the retry
+    assert "the SQL is refused" in openai_stub.requests[1].text
+    # The adapter's failure leaves the built-in generator to answer (LLM_PARADIGM_ADAPTER_ON_FAILURE=builtin).
+    assert any(w.startswith("the paradigm adapter failed") for w in outcome.warnings)
+    assert all(malicious not in sql for sql in reader.queries)
+    assert_only_market_selects_reached(reader, demo_store.database)
     assert daily_rows(demo_store) == before
 
 

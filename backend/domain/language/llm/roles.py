@@ -260,6 +260,7 @@ class ParadigmAdapterRole(_Role):
         differences: Sequence[str] | str,
         schema_text: str = "",
         *,
+        database: str | None = None,
         calls: list[LlmCall] | None = None,
     ) -> str:
         listed = [differences] if isinstance(differences, str) else list(differences)
@@ -271,7 +272,9 @@ class ParadigmAdapterRole(_Role):
             differences=prompts.bullet_list(listed),
             schema_block=prompts.block("Database schema:", [schema_text]),
         )
-        return self._caller.call(system, user, AdaptedSql, lambda output: accept_sql(output.sql), calls)
+        return self._caller.call(
+            system, user, AdaptedSql, lambda output: accept_sql(output.sql, database), calls
+        )
 
 
 class ReverseQuestionWriterRole(_Role):
