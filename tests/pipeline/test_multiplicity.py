@@ -93,3 +93,19 @@ def test_repeated_rows_counted_or_listed(
     demo_store: MarketStore, question: str, sql: str, verdicts: list[str]
 ) -> None:
     assert _verdicts(demo_store, question, sql) == verdicts
+
+
+@pytest.mark.parametrize(
+    ("join", "verdicts"),
+    [
+        # every index snapshot of a member: each report counted once per snapshot
+        ("INNER JOIN market.index_weight AS w ON w.con_code = f.ts_code", ["fail"]),
+        # one row per stock: nothing repeats
+        ("INNER JOIN market.stock_basic AS s ON s.ts_code = f.ts_code", ["pass"]),
+    ],
+)
+def test_an_average_over_a_join_that_repeats_rows(
+    demo_store: MarketStore, join: str, verdicts: list[str]
+) -> None:
+    sql = f"SELECT avg(f.roe) FROM market.fina_indicator AS f {join} WHERE f.end_date = '2024-12-31'"
+    assert _verdicts(demo_store, "2024年年报的平均ROE", sql) == verdicts

@@ -6,6 +6,9 @@
   the candidate whole and adds, beside each counting projection, the number of *different* stocks
   (industries, days) among the same rows: uniqExact(ts_code). A count that differs from it on a row
   of the answer counts repeats. A count the question asks of occurrences (次数, times) is left alone.
+- **a sum or average over a join** (avg(f.roe) joined to every index snapshot): each row of the
+  aggregated table should be read once; the reverse query adds count() and the number of different
+  rows of that table (uniqExact of its key) to the candidate.
 - **a list of things** (which stocks / 哪些行业) made only of names and codes: the same row twice
   (an industry per falling stock, a stock per joined period) lists a thing twice. The reverse query
   counts the candidate's rows and its distinct rows.
@@ -251,6 +254,69 @@ def list_check(question: str, sql: Sql, reader: MarketReader, lang: Lang) -> Che
     return _result("multiplicity-list", text, criterion, query, "pass", f"{listed:g} different rows", started)
 
 
+# The columns that name one row of a stored table.
+_ROW_KEYS = {
+    "daily": ("ts_code", "trade_date"),
+    "daily_basic": ("ts_code", "trade_date"),
+    "income": ("ts_code", "end_date"),
+    "fina_indicator": ("ts_code", "end_date"),
+    "stock_basic": ("ts_code",),
+    "index_weight": ("index_code", "con_code", "trade_date"),
+}
+
+
+def _aggregated_table(select: exp.Select) -> tuple[str, tuple[str, ...]] | None:
+    """The alias and row key of the joined stored table whose column an answer's sum or average
+    reads (only when the SELECT joins: one table alone cannot repeat its rows)."""
+    if not select.args.get("joins"):
+        return None
+    tables = {
+        source.alias_or_name: source.name.lower()
+        for source in select.find_all(exp.Table)
+        if source.find_ancestor(exp.Select) is select and source.name.lower() in _ROW_KEYS
+    }
+    for projection in select.expressions:
+        for aggregate in projection.find_all(exp.Sum, exp.Avg):
+            aliases = {column.table for column in aggregate.find_all(exp.Column)}
+            if len(aliases) == 1 and (alias := aliases.pop()) in tables:
+                return alias, _ROW_KEYS[tables[alias]]
+    return None
+
+
+def repeat_check(sql: Sql, reader: MarketReader, lang: Lang) -> CheckResult | None:
+    """A sum or average over a join that repeats the rows it reads (one per index snapshot, per report
+    period) weighs or counts them several times."""
+    tree = sql.tree
+    found = _aggregated_table(tree) if isinstance(tree, exp.Select) else None
+    if found is None:
+        return None
+    alias, key = found
+    started = time.perf_counter()
+    recount = tree.copy()
+    recount.append("expressions", exp.alias_(exp.Count(this=exp.Star()), "vs_rows"))
+    keys = [exp.column(column, table=alias) for column in key]
+    recount.append("expressions", exp.alias_(exp.Anonymous(this="uniqExact", expressions=keys), "vs_keys"))
+    query = recount.sql(dialect="clickhouse")
+    text = says(lang, "汇总读取的每一行是否只出现一次？", "Does the sum or average read each row once?")
+    criterion = says(lang, "行数 = 不同的行数", f"rows = different rows of {alias}")
+    rows = _rows(reader, query)
+    if isinstance(rows, str):
+        return _result("multiplicity-repeat", text, criterion, query, "undecidable", rows, started)
+    for row in rows:
+        read, different = number_of(row[-2]), number_of(row[-1])
+        if read is not None and different is not None and read != different:
+            reason = (
+                f"the aggregate reads {read:g} rows for {different:g} different rows of {alias}: "
+                "a join repeats them"
+            )
+            return _result("multiplicity-repeat", text, criterion, query, "fail", reason, started)
+    return _result("multiplicity-repeat", text, criterion, query, "pass", "each row is read once", started)
+
+
 def multiplicity_checks(question: str, sql: Sql, reader: MarketReader, lang: Lang) -> list[CheckResult]:
-    found = [count_check(question, sql, reader, lang), list_check(question, sql, reader, lang)]
+    found = [
+        count_check(question, sql, reader, lang),
+        list_check(question, sql, reader, lang),
+        repeat_check(sql, reader, lang),
+    ]
     return [check for check in found if check is not None]

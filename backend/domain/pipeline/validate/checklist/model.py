@@ -33,6 +33,7 @@ class Kind(StrEnum):
     PERIOD_RETURN = "period_return"
     ANNUAL_REPORT = "annual_report"
     BAR_RELATION = "bar_relation"
+    CROSSING = "crossing"
 
 
 class Outcome(StrEnum):

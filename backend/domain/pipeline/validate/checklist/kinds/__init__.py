@@ -10,6 +10,7 @@ from backend.domain.pipeline.validate.checklist.kinds import (
     annual_report,
     bar_relation,
     count,
+    crossing,
     date,
     distinct,
     entity,
@@ -47,4 +48,5 @@ EXTRACTORS: tuple[Extractor, ...] = (
     period_return.extract,
     annual_report.extract,
     bar_relation.extract,
+    crossing.extract,
 )

@@ -7,6 +7,7 @@ day. A SQL that pivots the groups into columns (countIf(exchange = 'SSE'), …) 
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from typing import ClassVar
@@ -62,8 +63,19 @@ class PerGroupDetail:
     kind: ClassVar[Kind] = Kind.PER_GROUP
     column: str
     ranked: bool = False  # groups ranked by a figure (成交额最大的行业), not a ranking within each group
+    # every dimension the question names (grouped by or as an entity): other grouping keys split groups
+    named: frozenset[str] = frozenset()
 
     def check(self, sql: Sql) -> Finding:
+        for select in sql.selects:
+            keys = [columns_of(key) for key in _group_keys(sql, select)]
+            if any(self.column in columns for columns in keys):
+                extra = set().union(*keys) & _GROUP_DIMENSIONS - self.named - {self.column}
+                if extra:
+                    return failed(
+                        Attribution.GROUPING,
+                        f"the groups of {self.column} are split by {', '.join(sorted(extra))} too",
+                    )
         for expression in _grouping_expressions(sql):
             if self.column in columns_of(expression):
                 return passed(f"the SQL groups by {self.column}")
@@ -77,15 +89,22 @@ class PerGroupDetail:
         return failed(Attribution.GROUPING, f"no GROUP BY, PARTITION BY or LIMIT … BY on {self.column}")
 
 
+def _group_keys(sql: Sql, select: exp.Select) -> list[exp.Expr]:
+    """The SELECT's GROUP BY keys, through positions (GROUP BY 1) and aliases."""
+    group = select.args.get("group")
+    keys = []
+    for item in group.expressions if isinstance(group, exp.Group) else []:
+        position = number_value(item)
+        if position is not None and 1 <= position <= len(select.expressions):
+            item = select.expressions[int(position) - 1]
+        keys.append(sql.resolve(item, select))
+    return keys
+
+
 def _grouping_expressions(sql: Sql) -> list[exp.Expr]:
     found: list[exp.Expr] = []
     for select in sql.selects:
-        group = select.args.get("group")
-        for item in group.expressions if isinstance(group, exp.Group) else []:
-            position = number_value(item)
-            if position is not None and 1 <= position <= len(select.expressions):
-                item = select.expressions[int(position) - 1]  # GROUP BY 1
-            found.append(sql.resolve(item, select))
+        found.extend(_group_keys(sql, select))
         limit = select.args.get("limit")
         if isinstance(limit, exp.Limit):
             found.extend(sql.resolve(item, select) for item in limit.expressions)
@@ -162,4 +181,34 @@ def extract(question: Question) -> list[Constraint]:
     per_day = per_day or _DAILY_STATISTIC.search(question.text)
     if per_day is not None and "trade_date" not in found:
         found["trade_date"] = _constraint(question, per_day.start(), per_day.end(), "trade_date")
-    return sorted(found.values(), key=lambda constraint: constraint.span.start)
+    named = frozenset(found) | _named_dimensions(question)
+    constraints = [
+        dataclasses.replace(c, detail=dataclasses.replace(c.detail, named=named))
+        for c in found.values()
+        if isinstance(c.detail, PerGroupDetail)
+    ]
+    return sorted(constraints, key=lambda constraint: constraint.span.start)
+
+
+# Words that name a dimension's values loosely (沪深两市, Shanghai vs Shenzhen) where the vocabulary
+# reads no entity: a grouping key on that dimension may be asked for.
+_LOOSE_HINTS = {
+    "exchange": re.compile(
+        r"沪|深|京|两市|三市|交易所|上交所|深交所|北交所|shanghai|shenzhen|beijing|exchange", re.I
+    ),
+    "market": re.compile(r"板|board|chinext|star market", re.I),
+    "industry": re.compile(r"行业|板块|industr|sector", re.I),
+    "area": re.compile(r"地区|省|地域|region|province|area", re.I),
+}
+
+
+def _named_dimensions(question: Question) -> frozenset[str]:
+    """The group columns of every dimension and entity word of the question, or named loosely."""
+    columns = {column for column, hint in _LOOSE_HINTS.items() if hint.search(question.text)}
+    columns |= {
+        question.vocabulary.dimension_columns[hit.key]
+        for hit in question.hits_of(Category.DIMENSION)
+        if hit.key in question.vocabulary.dimension_columns
+    }
+    columns |= {_ENTITY_COLUMNS[hit.category] for hit in question.hits_of(*_ENTITY_COLUMNS)}
+    return frozenset(columns)
