@@ -1,7 +1,8 @@
 """Hostile-input fuzzing (issue 12 item 6): hypothesis properties at FUZZ_EXAMPLES examples each.
 
-CI runs them at 10,000 examples (the default); `VERISCREEN_FUZZ_EXAMPLES=200` makes a quick local
-run. Each test is marked `fuzz` (`pytest -m fuzz` runs only these; `-m "not fuzz"` skips them).
+CI runs them at 10,000 examples (the default: `make test` leaves the variable unset);
+`VERISCREEN_FUZZ_EXAMPLES=300` makes a quick local run (the README's command). Each test is marked
+`fuzz` (`pytest -m fuzz` runs only these; `-m "not fuzz"` skips them).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Faults in production mode with real services on loopback: PostgreSQL connections dropped mid-job,
-Redis restarted mid-job, a Celery worker killed mid-job.
+Redis restarted mid-job and with a job queued in it, a Celery worker killed mid-job.
 
 The platform: a fresh PostgreSQL database on the test server, a PRIVATE redis-server on a free port
 (restarted by the test; the shared one on 6379 is never touched), one Celery worker (restartable) that
@@ -10,221 +10,83 @@ once, ending with job_finished).
 
 from __future__ import annotations
 
-import json
 import shutil
 import signal
 import subprocess
-import sys
 import time
-import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import httpx
 import psycopg
 import pytest
-from websockets.exceptions import ConnectionClosedError
-from websockets.sync.client import connect
-from websockets.typing import Origin
 
 from backend.apps.jobs.load import check_events
-from tests.production.services import ROOT, fresh_postgres_database, subprocess_environment
-from tests.production.test_jobs_production import _free_port, _manage, _stop
+from tests.production.platform import Platform, free_port, running_platform, stop
 
 pytestmark = pytest.mark.production
 
 QUESTIONS = ("2025年9月8日收盘价最高的上交所股票", "市值最大的10只股票", "PE below 15")
-START_SECONDS = 240.0
-FINISH_SECONDS = 240.0
+# A job still queued this long after it was handed to the broker is sent again (the workers' reaper).
+STALE_SECONDS = 20
 
 
-def _start_redis(port: int, log: Path) -> subprocess.Popen[bytes]:
-    redis_server = shutil.which("redis-server")
-    assert redis_server, "redis-server is not installed (scripts/ensure-services.sh needs it too)"
-    process = subprocess.Popen(
-        [redis_server, "--bind", "127.0.0.1", "--port", str(port), "--save", "", "--appendonly", "no"],
-        stdout=log.open("ab"),
-        stderr=subprocess.STDOUT,
-    )
-    deadline = time.monotonic() + 30
-    while subprocess.run(["redis-cli", "-p", str(port), "ping"], capture_output=True).stdout != b"PONG\n":
-        assert time.monotonic() < deadline and process.poll() is None, (
-            "the private redis-server did not start"
+class PrivateRedis:
+    """A redis-server of the test's own on a free port, keeping nothing on disk (no RDB, no AOF), so
+    that a restart loses everything in it: broker queues, results, channel-layer groups."""
+
+    def __init__(self, log: Path) -> None:
+        self.port = free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self._log = log
+        self._process = self._start()
+
+    def _start(self) -> subprocess.Popen[bytes]:
+        redis_server = shutil.which("redis-server")
+        assert redis_server, "redis-server is not installed (scripts/ensure-services.sh needs it too)"
+        nothing_on_disk = ("--save", "", "--appendonly", "no")
+        process = subprocess.Popen(
+            [redis_server, "--bind", "127.0.0.1", "--port", str(self.port), *nothing_on_disk],
+            stdout=self._log.open("ab"),
+            stderr=subprocess.STDOUT,
         )
-        time.sleep(0.2)
-    return process
+        deadline = time.monotonic() + 30
+        while self.cli("ping") != "PONG":
+            assert time.monotonic() < deadline and process.poll() is None, "redis-server did not start"
+            time.sleep(0.2)
+        return process
 
+    def cli(self, *command: str) -> str:
+        done = subprocess.run(["redis-cli", "-p", str(self.port), *command], capture_output=True, text=True)
+        return done.stdout.strip()
 
-@dataclass
-class Platform:
-    base_url: str
-    token: str
-    database_url: str
-    redis_port: int
-    environment: dict[str, str]
-    data_dir: Path
-    redis: subprocess.Popen[bytes]
-    web: subprocess.Popen[bytes]
-    workers: list[subprocess.Popen[bytes]] = field(default_factory=list)
+    def restart(self) -> None:
+        self.stop()
+        self._process = self._start()
 
-    @property
-    def worker(self) -> subprocess.Popen[bytes]:
-        return self.workers[-1]
-
-    def start_worker(self) -> None:
-        log = (self.data_dir / f"worker{len(self.workers)}.log").open("wb")
-        self.workers.append(
-            subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "celery",
-                    "-A",
-                    "backend.project",
-                    "worker",
-                    "--pool=threads",
-                    "--concurrency=2",
-                    "--loglevel=INFO",
-                    "--without-mingle",
-                    "--without-gossip",
-                ],
-                cwd=ROOT,
-                env=self.environment,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-            )
-        )
-
-    def restart_redis(self) -> None:
-        self.redis.terminate()
-        self.redis.wait(timeout=30)
-        self.redis = _start_redis(self.redis_port, self.data_dir / "redis.log")
-
-    def ask(self, question: str) -> dict[str, Any]:
-        asked = httpx.post(
-            self.base_url + "/api/jobs/",
-            json={"question": question},
-            headers={"Authorization": f"Token {self.token}"},
-            timeout=60,
-        )
-        assert asked.status_code == 202, asked.text
-        return dict(asked.json())
-
-    def jobs(self, ids: list[int]) -> dict[int, tuple[str, str, str]]:
-        """(status, error_code, answer_status) per job, read from PostgreSQL directly."""
-        with psycopg.connect(self.database_url) as database:
-            rows = database.execute(
-                "SELECT id, status, error_code, answer_status FROM jobs_job WHERE id = ANY(%s)", (ids,)
-            ).fetchall()
-        return {row[0]: (row[1], row[2], row[3]) for row in rows}
-
-    def stored_events(self, job_id: int) -> list[dict[str, Any]]:
-        with psycopg.connect(self.database_url) as database:
-            rows = database.execute(
-                "SELECT payload FROM jobs_jobevent WHERE job_id = %s ORDER BY seq", (job_id,)
-            ).fetchall()
-        return [row[0] for row in rows]
-
-    def wait_running(self, ids: list[int], timeout: float = FINISH_SECONDS) -> int:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            running = [job for job, (status, _, _) in self.jobs(ids).items() if status == "running"]
-            if running:
-                return running[0]
-            time.sleep(0.05)
-        raise AssertionError(f"none of the jobs {ids} started running")
-
-    def wait_finished(
-        self, ids: list[int], timeout: float = FINISH_SECONDS
-    ) -> dict[int, tuple[str, str, str]]:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            states = self.jobs(ids)
-            if all(status not in {"queued", "running"} for status, _, _ in states.values()):
-                return states
-            time.sleep(0.5)
-        raise AssertionError(f"jobs still active after {timeout} s: {self.jobs(ids)}")
-
-    def follow(self, stream: str, reconnects: int = 0) -> list[dict[str, Any]]:
-        """The job's whole stream as a client that connects now sees it; like the browser, it may
-        reconnect `reconnects` times with ?after=<last seq> when the server closes the socket."""
-        events: list[dict[str, Any]] = []
-        while True:
-            after = f"?after={events[-1]['seq']}" if events else ""
-            url = self.base_url.replace("http://", "ws://") + stream + after
-            try:
-                with connect(
-                    url,
-                    additional_headers={"Authorization": f"Token {self.token}"},
-                    origin=Origin(self.base_url),
-                    open_timeout=60,
-                ) as socket_:
-                    while not events or events[-1]["type"] != "job_finished":
-                        events.append(json.loads(socket_.recv(timeout=120))["event"])
-                return events
-            except ConnectionClosedError:
-                if reconnects == 0:
-                    raise
-                reconnects -= 1
+    def stop(self) -> None:
+        self._process.terminate()
+        self._process.wait(timeout=30)
 
 
 @pytest.fixture(scope="module")
-def platform(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Platform]:
+def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PrivateRedis]:
+    server = PrivateRedis(tmp_path_factory.mktemp("redis") / "redis.log")
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def platform(tmp_path_factory: pytest.TempPathFactory, redis_server: PrivateRedis) -> Iterator[Platform]:
     data_dir: Path = tmp_path_factory.mktemp("faults")
-    redis_port = _free_port()
-    redis = _start_redis(redis_port, data_dir / "redis.log")
-    isolation = f"veriscreen-faults-{uuid.uuid4().hex[:8]}"
-    with fresh_postgres_database() as database_url:
-        environment = subprocess_environment(
-            DATABASE_URL=database_url,
-            REDIS_URL=f"redis://127.0.0.1:{redis_port}/0",
-            VERISCREEN_DATA_DIR=str(data_dir),
-            CLICKHOUSE_URL=f"chdb://{data_dir / 'chdb'}",
-            CELERY_TASK_ALWAYS_EAGER="0",
-            JOB_RUNNER="celery",
-            JOB_HEARTBEAT_SECONDS="2",
-            CELERY_TASK_DEFAULT_QUEUE=isolation,
-            CHANNEL_LAYER_PREFIX=isolation,
-            LOG_LEVEL="INFO",
-        )
-        _manage(environment, "migrate", "--noinput", "-v", "0")
-        _manage(environment, "market", "init")
-        _manage(environment, "market", "generate", "--stocks", "120")
-        created = _manage(environment, "createuser", "fault-analyst", "--password", "pw-fault-1", "--token")
-        token = created.splitlines()[-1].removeprefix("token ")
-        port = _free_port()
-        web = subprocess.Popen(
-            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
-             "backend.project.asgi:application"],
-            cwd=ROOT, env=environment, stdout=(data_dir / "web.log").open("wb"), stderr=subprocess.STDOUT,
-        )  # fmt: skip
-        platform = Platform(
-            f"http://127.0.0.1:{port}", token, database_url, redis_port, environment, data_dir, redis, web
-        )
-        platform.start_worker()
-        try:
-            deadline = time.monotonic() + START_SECONDS
-            while True:
-                assert web.poll() is None, (data_dir / "web.log").read_text(errors="replace")[-3000:]
-                try:
-                    if httpx.get(platform.base_url + "/api/health/live/", timeout=5).status_code == 200:
-                        break
-                except httpx.HTTPError:
-                    assert time.monotonic() < deadline, "the ASGI server did not start"
-                    time.sleep(0.5)
-            # A first job end to end: the worker is up and has opened the market data.
-            first = platform.ask(QUESTIONS[0])
-            assert platform.wait_finished([first["id"]])[first["id"]][0] == "done"
-            yield platform
-        finally:
-            _stop(platform.web)
-            for worker in platform.workers:
-                if worker.poll() is None:
-                    _stop(worker)
-            platform.redis.terminate()
-            platform.redis.wait(timeout=30)
+    settings = {"JOB_HEARTBEAT_SECONDS": "2", "JOB_STALE_SECONDS": str(STALE_SECONDS)}
+    with running_platform(data_dir, redis_server.url, **settings) as platform:
+        # A first job end to end: the worker is up and has opened the market data.
+        first = platform.ask(QUESTIONS[0])
+        assert platform.wait_finished([first["id"]])[first["id"]][0] == "done"
+        yield platform
 
 
 def _assert_complete(platform: Platform, job_id: int) -> list[dict[str, Any]]:
@@ -261,12 +123,12 @@ def test_postgresql_connections_dropped_mid_job(platform: Platform) -> None:
         assert platform.follow(job["stream"]) == platform.stored_events(job["id"])
 
 
-def test_redis_restarted_mid_job(platform: Platform) -> None:
+def test_redis_restarted_mid_job(platform: Platform, redis_server: PrivateRedis) -> None:
     jobs = [platform.ask(question) for question in QUESTIONS[:2]]
     ids = [job["id"] for job in jobs]
     platform.wait_running(ids)
 
-    platform.restart_redis()  # broker, results and channel layer: everything in it is gone
+    redis_server.restart()  # broker, results and channel layer: everything in it is gone
 
     states = platform.wait_finished(ids)
     assert {state[0] for state in states.values()} == {"done"}, states
@@ -280,6 +142,31 @@ def test_redis_restarted_mid_job(platform: Platform) -> None:
     # The platform keeps working on the new Redis: the next question is answered.
     after = platform.ask(QUESTIONS[0])
     assert platform.wait_finished([after["id"]])[after["id"]][0] == "done"
+
+
+def test_a_job_queued_when_redis_restarts_is_sent_again_and_runs_once(
+    platform: Platform, redis_server: PrivateRedis
+) -> None:
+    queue = platform.environment["CELERY_TASK_DEFAULT_QUEUE"]
+    stop(platform.worker)  # no worker takes the job: it waits in the broker's queue
+    job = platform.ask(QUESTIONS[2])
+    assert platform.jobs([job["id"]])[job["id"]][0] == "queued"
+    assert redis_server.cli("llen", queue) == "1"
+
+    redis_server.restart()  # nothing on disk: the queued task is gone
+    assert redis_server.cli("llen", queue) == "0"
+    platform.start_worker()  # its reaper sends the job again once it was queued STALE_SECONDS
+
+    states = platform.wait_finished([job["id"]], timeout=STALE_SECONDS + 180)
+    assert states[job["id"]][0] == "done", states
+    sent_again = f"jobs [{job['id']}] were still queued after {STALE_SECONDS} s: sent again"
+    assert sent_again in platform.worker_log()
+    events = _assert_complete(platform, job["id"])
+    assert check_events(events) == []
+    assert [event["type"] for event in events].count("run_started") == 1  # it ran once
+    assert platform.follow(job["stream"], reconnects=1) == events
+    time.sleep(5)  # past two more reaper rounds: a job that is done is never sent again
+    assert platform.stored_events(job["id"]) == events
 
 
 def test_a_worker_killed_mid_job_fails_the_job_once_and_the_next_worker_runs_new_jobs(
