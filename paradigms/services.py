@@ -11,6 +11,7 @@ deleted with it) or finds the paradigm gone.
 from __future__ import annotations
 
 import uuid
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date
 
@@ -148,20 +149,29 @@ def record_use(paradigm_id: int, *, day: date | None = None) -> bool:
 
 
 def record_lookups(paradigm_ids: list[int], *, misses: int, kind: Kind, day: date | None = None) -> set[int]:
-    """Count the lookups of several checks at once (one transaction): a use of each paradigm among
-    `paradigm_ids` still stored (a hit; the ids returned) and `misses` misses, plus one miss per
-    paradigm gone meanwhile."""
+    """Count the lookups of several checks at once (one transaction, a few queries): a use of each
+    paradigm among `paradigm_ids` still stored (a hit; the ids returned) and `misses` misses, plus one
+    miss per paradigm gone meanwhile. The paradigm rows are locked first, as in record_use, so two
+    workers counting uses of one paradigm on one day take turns."""
     counted_day = day or library_today()
     hits, misses_name = ("reverse_hits", "reverse_misses") if kind == Kind.REVERSE else ("hits", "misses")
     with transaction.atomic():
         present = set(
             Paradigm.objects.select_for_update().filter(pk__in=paradigm_ids).values_list("pk", flat=True)
         )
-        used = [paradigm_id for paradigm_id in paradigm_ids if paradigm_id in present]
-        for paradigm_id in used:
-            use, _created = ParadigmUse.objects.get_or_create(paradigm_id=paradigm_id, day=counted_day)
-            ParadigmUse.objects.filter(pk=use.pk).update(uses=F("uses") + 1)
-        _count_day(counted_day, **{hits: len(used), misses_name: misses + len(paradigm_ids) - len(used)})
+        uses = Counter(paradigm_id for paradigm_id in paradigm_ids if paradigm_id in present)
+        counted = ParadigmUse.objects.filter(paradigm_id__in=uses, day=counted_day)
+        existing = set(counted.values_list("paradigm_id", flat=True))
+        for times in set(uses.values()):
+            ids = [paradigm_id for paradigm_id in existing if uses[paradigm_id] == times]
+            counted.filter(paradigm_id__in=ids).update(uses=F("uses") + times)
+        ParadigmUse.objects.bulk_create(
+            ParadigmUse(paradigm_id=paradigm_id, day=counted_day, uses=times)
+            for paradigm_id, times in uses.items()
+            if paradigm_id not in existing
+        )
+        used = sum(uses.values())
+        _count_day(counted_day, **{hits: used, misses_name: misses + len(paradigm_ids) - used})
     return present
 
 

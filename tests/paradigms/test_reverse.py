@@ -173,6 +173,18 @@ def test_a_stored_reverse_template_fills_a_new_answer_s_codes(paradigm_context: 
     assert (stats["reverse_hits"], stats["reverse_misses"]) == (1, 2)
 
 
+def test_the_lookups_of_an_answer_are_counted_together() -> None:
+    first, second, gone = (_insert([code]).paradigm for code in ("000001.SZ", "000002.SZ", "000003.SZ"))
+    assert services.record_use(first.pk)  # today's row exists for one of them
+    assert services.delete_paradigm(gone.pk)
+    found = services.record_lookups([first.pk, second.pk, second.pk, gone.pk], misses=2, kind=Kind.REVERSE)
+    assert found == {first.pk, second.pk}
+    today = services.library_today()
+    assert (selectors.uses_in_window(first.pk, today), selectors.uses_in_window(second.pk, today)) == (2, 2)
+    stats = selectors.library_stats()
+    assert (stats["reverse_hits"], stats["reverse_misses"], stats["hits"]) == (4, 3, 0)
+
+
 def test_a_code_list_a_single_value_also_reads_binds_nothing() -> None:
     tree, sql = _duplicates_tree(["600519.SH"])
     scope = {"label": "scope:ts_code", "children": [{"label": "value:entity:ts_code", "value": "600519.SH"}]}
