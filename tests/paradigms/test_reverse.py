@@ -262,3 +262,29 @@ def test_only_passed_checks_without_adapted_sql_are_learned(
     assert [(event.outcome, event.paradigm_id, event.query) for event in events] == [
         ("learned", "8", results[0].check_id)
     ]
+
+
+def test_curation_shows_the_kind_refuses_edits_and_moves_reverse_paradigms_whole() -> None:
+    from django.contrib.auth.models import User
+    from rest_framework.test import APIClient
+
+    client = APIClient()
+    client.force_authenticate(User.objects.create_user("curator", is_staff=True))
+    stored = _insert(["000001.SZ", "600036.SH"]).paradigm
+    [listed] = client.get("/api/paradigms/").json()["results"]
+    assert (listed["id"], listed["kind"]) == (stored.pk, "reverse")
+    _tree, sql = _duplicates_tree(["000001.SZ", "600036.SH"])
+    edit = client.patch(f"/api/paradigms/{stored.pk}/", {"sql": sql}, format="json")
+    assert edit.status_code == 422 and "reverse check" in edit.json()["error"]["message"]
+
+    exported = client.get("/api/paradigms/export/").content.decode()
+    assert "kind: reverse" in exported
+    assert client.delete(f"/api/paradigms/{stored.pk}/").status_code == 204
+    report = client.post("/api/paradigms/import/", {"yaml": exported}, format="json").json()
+    assert report["created"] == 1 and report["failed"] == []
+    [imported] = Paradigm.objects.all()
+    assert (imported.kind, imported.qst, imported.sql_template) == (
+        Kind.REVERSE,
+        stored.qst,
+        stored.sql_template,
+    )
