@@ -35,6 +35,8 @@ from backend.domain.pipeline.validate.checklist.sqltree import (
     columns_of,
     is_power_of_ten,
     linear_factor,
+    number_value,
+    strip,
 )
 from backend.domain.pipeline.validate.checklist.vocabulary import MetricInfo, Vocabulary
 
@@ -192,6 +194,30 @@ class NumberDetail:
     # The boundary excluded (超过), included (至少), or not said (以上): whether a row exactly at it
     # changes the answer needs the data (validate/boundary.py).
     strict: bool | None = None
+    # With a percentage bound to no metric: the stored columns that hold percent points (pct_chg,
+    # or_yoy, roe …). 30% compared with one of them as 0.3, or a price ratio compared with 30, is a
+    # unit error.
+    percent_columns: frozenset[str] = frozenset()
+
+    def _percent_unit(self, sql: Sql) -> Finding | None:
+        points = (self.value, -self.value)
+        ratios = tuple(r for r in (self.value / 100, -self.value / 100, 1 + self.value / 100) if r)
+        wrong: list[str] = []
+        for comparison in sql.comparisons:
+            number, subject = comparison.number, strip(comparison.subject)
+            if number is None:
+                continue
+            if any(close(number, point) for point in points):
+                if not _price_ratio(subject):
+                    return None
+                wrong.append(f"a price ratio is compared with {_shown(number)} (percent points)")
+            elif any(close(number, ratio) for ratio in ratios):
+                if not (isinstance(subject, exp.Column) and subject.name.lower() in self.percent_columns):
+                    return None
+                wrong.append(f"{subject.name} (in percent points) is compared with {_shown(number)}")
+        if not wrong:
+            return None
+        return failed(Attribution.UNIT, f"{wrong[0]}; the question says {_shown(self.value)}%")
 
     def boundary_targets(self) -> set[float]:
         """The number as written, in the stored unit, or as a ratio (not rescaled by powers of ten):
@@ -215,6 +241,9 @@ class NumberDetail:
 
     def check(self, sql: Sql) -> Finding:
         if not self.column or self.stored is None:
+            unit = self._percent_unit(sql) if self.percent_columns else None
+            if unit is not None:
+                return unit
             written = sql.find_number(self.writings)
             if written is not None:
                 return passed(f"{_shown(self.value)} appears in the SQL (as {_shown(written)})")
@@ -277,6 +306,19 @@ class NumberDetail:
         return failed(Attribution.CONDITION, f"no condition compares {self.column} with {_shown(stored)}")
 
 
+_PRICES = {"close", "open", "high", "low", "pre_close"}
+
+
+def _price_ratio(subject: exp.Expr) -> bool:
+    """A ratio of prices not scaled to percent: (high - low) / pre_close, argMax(close) / argMin(close)."""
+    if any(number_value(literal) == 100 for literal in subject.find_all(exp.Literal)):
+        return False
+    return any(
+        columns_of(div.this) & _PRICES and columns_of(div.expression) & _PRICES
+        for div in subject.find_all(exp.Div)
+    )
+
+
 @dataclass(frozen=True)
 class _Threshold:
     implied: float  # the threshold on the bare column (total_mv / 1e4 > 100 implies 1e6)
@@ -336,7 +378,21 @@ def _constraint(
     text = question.says(
         f"数值条件“{span.text}”须出现在 SQL 中", f"the threshold in “{span.text}” must appear in the SQL"
     )
-    detail = NumberDetail(quantity.value, side, "", None, _writings(quantity), strict)
+    percent_columns = frozenset(
+        column
+        for metric in question.vocabulary.metrics.values()
+        if metric.percent and len(metric.columns) == 1
+        for column in metric.columns
+    )
+    detail = NumberDetail(
+        quantity.value,
+        side,
+        "",
+        None,
+        _writings(quantity),
+        strict,
+        percent_columns if quantity.unit == "percent" else frozenset(),
+    )
     return Constraint(span, text, question.lang, detail)
 
 
