@@ -57,6 +57,10 @@ class Compare:
     agg: str | None = None  # avg/sum over a window
     text: str = ""  # the words the value came from, for messages and the QST
     other_time: TimeSpec | None = None  # when `other` is read (its own period); else as `time`
+    # with `agg`, a group's aggregate over its stocks where this holds: the share of an industry's
+    # stocks that rose (agg share), how many of them hit limit up (agg count)
+    where: Condition | None = None
+    ratio: bool = False  # with `other`: 100 × metric ÷ other OP value (流通股占总股本比例低于60%)
 
 
 @dataclass(frozen=True)

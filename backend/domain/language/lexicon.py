@@ -130,8 +130,31 @@ ENGLISH_NUMBERS = (
 _WORD_CHARS = re.compile(r"[a-z0-9_]")
 
 
+# a typo is read as the known word one edit away only for words this long (shorter ones are often
+# another word one edit away: rose/rise, high/nigh); stock names are never guessed from a typo
+TYPO_MIN_LENGTH = 5
+NEVER_GUESSED = {"stock", "ambiguous_stock", "numword"}
+
+
 def _is_word_char(char: str) -> bool:
     return bool(_WORD_CHARS.match(char))
+
+
+def _one_edit_apart(word: str, known: str) -> bool:
+    """Damerau–Levenshtein distance exactly 1: one letter inserted, deleted, replaced or two
+    neighbouring letters swapped."""
+    if word == known or abs(len(word) - len(known)) > 1:
+        return False
+    if len(word) == len(known):
+        differ = [k for k, (a, b) in enumerate(zip(word, known, strict=True)) if a != b]
+        if len(differ) == 1:
+            return True
+        first, second = [*differ, -1, -1][:2]
+        swapped = len(differ) == 2 and second == first + 1
+        return swapped and word[first] == known[second] and word[second] == known[first]
+    shorter, longer = (word, known) if len(word) < len(known) else (known, word)
+    cut = next((k for k, (a, b) in enumerate(zip(shorter, longer, strict=False)) if a != b), len(shorter))
+    return shorter[cut:] == longer[cut + 1 :]
 
 
 class Lexicon:
@@ -142,6 +165,7 @@ class Lexicon:
         self.max_len = 1
         self.unit_words: dict[str, tuple[str, float]] = {}  # word -> (unit kind, factor)
         self.max_unit_len = 1
+        self._spellable: dict[str, list[Entry]] | None = None  # words a typo may be read as
 
     def add(self, word: str, entry: Entry) -> None:
         surface = normalize_text(word)
@@ -156,6 +180,23 @@ class Lexicon:
         surface = normalize_text(word)
         self.unit_words[surface] = (kind, factor)
         self.max_unit_len = max(self.max_unit_len, len(surface))
+
+    def correct(self, word: str) -> tuple[str, list[Entry]] | None:
+        """A mistyped English word (bewteen, volatle): the one known word of at least
+        TYPO_MIN_LENGTH letters within one edit (a letter added, dropped, changed or two swapped).
+        None when no word or several words are that close, or the word is short: a guess between
+        two readings, or on a short word where one edit is a different word, is never made."""
+        if len(word) < TYPO_MIN_LENGTH or not word.isascii() or not word.isalpha():
+            return None
+        if self._spellable is None:
+            self._spellable = {
+                surface: entries
+                for surface, entries in self.words.items()
+                if surface.isascii() and surface.isalpha() and len(surface) >= TYPO_MIN_LENGTH
+                and not any(entry.kind in NEVER_GUESSED for entry in entries)
+            }  # fmt: skip
+        close = [surface for surface in self._spellable if _one_edit_apart(word, surface)]
+        return (close[0], self._spellable[close[0]]) if len(close) == 1 else None
 
     def lookup(self, text: str, start: int) -> tuple[str, list[Entry]] | None:
         end_max = min(len(text), start + self.max_len)
@@ -431,7 +472,12 @@ def tokenize(question: str, lexicon: Lexicon, stock_codes: dict[str, str]) -> li
         nonlocal unknown_start
         if unknown_start >= 0:
             word = text[unknown_start:end].strip()
-            if word:
+            corrected = lexicon.correct(word) if word else None
+            if corrected is not None:  # bewteen → between: read as that word, in every rule
+                surface, entries = corrected
+                alternatives = {"alts": entries[1:]}
+                tokens.append(Token(entries[0].kind, entries[0].value, surface, unknown_start, alternatives))
+            elif word:
                 tokens.append(Token("unknown", word, word, unknown_start))
             unknown_start = -1
 

@@ -38,7 +38,9 @@ Node = dict[str, Any]
 OPERATORS = (">", ">=", "<", "<=", "=", "!=", "between", "in")
 OPS_ORDERED = (">", ">=", "<", "<=")
 CONDITION_HEADS = {"condition", "technical", "fundamental", "scope", "bool"}
-AGGREGATES = ("avg", "sum", "max", "min", "median", "count", "count_up", "count_down", "share")
+AGGREGATES = (
+    "avg", "sum", "max", "min", "median", "count", "count_up", "count_down", "share", "trading_days"
+)  # fmt: skip
 FIGURE_WINDOWS = ("single_quarter", "ttm", "qoq")  # report figures derived over a window (values.py)
 FREQUENCY_OPERATORS = (">", ">=", "<", "<=", "=", "every")
 TECHNICAL_KINDS = (
@@ -117,6 +119,8 @@ def condition_node(condition: Condition) -> Node:
             *values,
             time_node(condition.time) if condition.time else None,
             _node(f"window:{condition.agg}") if condition.agg else None,
+            _node("filter", condition_node(condition.where)) if condition.where else None,
+            _node("relation:ratio") if condition.ratio else None,
         )
     if isinstance(condition, Technical):
         factor = _number(condition.factor) if condition.factor is not None else None
@@ -329,6 +333,14 @@ def time_from_node(node: Node) -> TimeSpec:
     return spec
 
 
+def _filter_child(node: Node) -> Condition | None:
+    """The condition under a node's `filter` child (the stocks an aggregate is taken over), if any."""
+    filters = [c for child in _children(node) if child.get("label") == "filter" for c in _children(child)]
+    if len(filters) > 1:
+        raise QstError(f"{node.get('label')} takes at most one filter")
+    return condition_from_node(filters[0]) if filters else None
+
+
 def condition_from_node(node: Node) -> Condition:
     head, kind = _kind(node)
     if head == "condition" and kind == "compare":
@@ -360,6 +372,7 @@ def condition_from_node(node: Node) -> Condition:
                 agg=_optional(node, "window"),
                 text=str(texts[0] or ""),
                 other_time=_time_child(versus[0]),
+                ratio=any(child.get("label") == "relation:ratio" for child in _children(node)),
             )
         return Compare(
             metric=_one(node, "attribute"),
@@ -369,6 +382,7 @@ def condition_from_node(node: Node) -> Condition:
             time=_time_child(node),
             agg=_optional(node, "window"),
             text=str(texts[0] or ""),
+            where=_filter_child(node),
         )
     if head == "condition" and kind == "sustained":
         inner = [child for child in _children(node) if child.get("label") == "condition:compare"]

@@ -16,6 +16,7 @@ from sqlglot import exp
 from backend.domain.language.compiler.aggregates import orders_by_aggregate
 from backend.domain.language.compiler.errors import CompileError
 from backend.domain.language.compiler.shapes import build_query, lists_daily_values
+from backend.domain.language.compiler.sources import DAY_GROUPINGS
 from backend.domain.language.compiler.state import QueryBuild
 from backend.domain.language.compiler.time_resolution import (
     REPORT_PERIOD_LABELS,
@@ -58,7 +59,9 @@ class Compiler:
         window = resolve_window(context, spec) if is_window(spec) else None
         day = window.end if window else resolve_day(context, spec)
         build = QueryBuild(context, day, screen_time=spec, display_unit=screen.display_unit, window=window)
-        build.per_day = (screen.group_by == "trade_date" or screen.daily_values) and window is not None
+        by_day = screen.group_by in DAY_GROUPINGS  # rows are stock-days: by day, or counting days
+        by_day = by_day or any(aggregate.fn == "trading_days" for aggregate in screen.aggregates)
+        build.per_day = (by_day or screen.daily_values) and window is not None
         if spec.label in REPORT_PERIOD_LABELS and _reads_reports_only(self.model, screen):
             # 2025年一季度…的沪深300成分股: the period dates the report, not the index's membership
             build.membership_day = context.latest_trade_date

@@ -116,9 +116,9 @@ def _over_window_days(build: QueryBuild, aggregate: Aggregate, screen: Screen) -
 
 
 def _having_aggregate(condition: Compare) -> Aggregate:
-    if condition.agg == "count":  # 股票数超过100只的地区: the group's count of stocks
-        return Aggregate("count")
-    return Aggregate(condition.agg or "avg", condition.metric)
+    if condition.agg in {"count", "share"}:  # 股票数超过100只的地区; industries where 70% rose
+        return Aggregate(condition.agg, None, condition.where)
+    return Aggregate(condition.agg or "avg", condition.metric, condition.where)
 
 
 def _order_aggregate(order: Order | None) -> Aggregate | None:
@@ -135,6 +135,11 @@ def _order_aggregate(order: Order | None) -> Aggregate | None:
 def aggregate_expr(build: QueryBuild, aggregate: Aggregate, time: TimeSpec) -> exp.Expr:
     if aggregate.where is not None:
         return _filtered(build, aggregate, time)
+    if aggregate.fn == "trading_days":  # the window's days with a bar (meeting the conditions, row by row)
+        if build.window is None:
+            raise CompileError("a count of trading days needs a window (2024, the last 30 days …)")
+        days = col("trade_date", series_alias(build, "daily", build.window))
+        return exp.Count(this=exp.Distinct(expressions=[days]))
     if aggregate.fn == "count" or aggregate.metric is None:
         return exp.Count(this=exp.Distinct(expressions=[col("ts_code", "b")]))
     metric = build.model.metrics[aggregate.metric]

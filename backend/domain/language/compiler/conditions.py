@@ -24,7 +24,12 @@ from backend.domain.language.compiler.state import QueryBuild
 from backend.domain.language.compiler.streaks import growth_stocks, sustained_stocks
 from backend.domain.language.compiler.subsets import frequent_stocks, top_stocks, versus_group
 from backend.domain.language.compiler.technical import technical_stocks
-from backend.domain.language.compiler.time_resolution import quarter_end, resolve_day, resolve_period
+from backend.domain.language.compiler.time_resolution import (
+    is_window,
+    quarter_end,
+    resolve_day,
+    resolve_period,
+)
 from backend.domain.language.compiler.values import reading_time, value
 from backend.domain.language.ir import (
     BoolOp,
@@ -97,6 +102,12 @@ def _compare(build: QueryBuild, condition: Compare, time: TimeSpec) -> exp.Expr:
         )
         other, other_name = value(build, condition.other, other_time, condition.agg)
         build.add_column(other_name, other)
+        if condition.ratio and (is_window(metric_time) or is_window(other_time)):
+            raise CompileError("a ratio of two measures is read on one day or report period, not a window")
+        if condition.ratio:  # 流通股占总股本比例低于60%: one measure in % of the other
+            share = exp.Div(this=exp.Mul(this=number(100), expression=expression.copy()),
+                            expression=call("nullIf", other.copy(), number(0)))  # fmt: skip
+            return comparison(derived(share), condition)
         if not condition.value:
             return OPS[condition.op](this=comparable(expression), expression=comparable(other))
         # 比2023年多10亿以上: the difference of the two values against the threshold

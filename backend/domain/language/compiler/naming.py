@@ -9,6 +9,8 @@ OP_WORDS = {">": "gt", ">=": "ge", "<": "lt", "<=": "le", "=": "eq", "!=": "ne",
 
 def aggregate_name(aggregate: Aggregate) -> str:
     """The output column of an aggregate: stock_count, up_count, avg_pe, share_pct_chg_gt_0, …"""
+    if aggregate.fn == "trading_days":
+        return "trading_days"
     if aggregate.fn == "share":
         return f"share_{condition_slug(aggregate.where)}"
     if aggregate.fn == "count" or aggregate.metric is None:

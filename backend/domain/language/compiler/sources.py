@@ -33,6 +33,12 @@ from backend.domain.market.guard import DIALECT
 
 DAILY_TABLES = {"daily": "d", "daily_basic": "db"}
 REPORT_TABLES = {"income": "inc", "fina_indicator": "fi"}
+# groupings of a window's stock-day rows: by day, or by the month / year the day falls in
+DAY_GROUPINGS = {
+    "trade_date": "", "trade_month": "toMonth", "trade_quarter": "toQuarter", "trade_year": "toYear"
+}  # fmt: skip
+# by when the stocks listed
+LISTING_GROUPINGS = {"list_year": "toYear", "list_quarter": "toQuarter", "list_month": "toMonth"}
 SUM_OVER_WINDOW = {"vol", "amount"}  # flows add up over a window; levels and ratios are averaged
 FULL_WINDOW_MEASURES = {"stddevSamp"}
 
@@ -204,12 +210,13 @@ def index_snapshot_filter(code: str, snapshot: date) -> exp.Expr:
 
 def dimension(build: QueryBuild, key: str) -> exp.Expr:
     """The column a group-by key reads."""
-    if key == "trade_date":
+    if key in DAY_GROUPINGS:
         if build.window is None:
             raise CompileError("a per-day breakdown needs a window of days (e.g. the last 5 trading days)")
-        return col("trade_date", series_alias(build, "daily", build.window))
-    if key == "list_year":
-        return call("toYear", col("list_date", "b"))
+        day = col("trade_date", series_alias(build, "daily", build.window))
+        return call(DAY_GROUPINGS[key], day) if DAY_GROUPINGS[key] else day
+    if key in LISTING_GROUPINGS:
+        return call(LISTING_GROUPINGS[key], col("list_date", "b"))
     if key == "index":
         return col("index_code", _index_membership_alias(build))
     return col(build.model.dimensions[key].column, "b")

@@ -19,7 +19,7 @@ from backend.domain.language.compiler.sources import (
     series_alias,
     window_alias,
 )
-from backend.domain.language.compiler.sql import call, col, derived, number, table
+from backend.domain.language.compiler.sql import col, derived, number, table
 from backend.domain.language.compiler.state import QueryBuild
 from backend.domain.language.compiler.time_resolution import (
     is_window,
@@ -105,7 +105,8 @@ def _quarter_alone(build: QueryBuild, metric: Metric, period: date) -> exp.Expr:
 
 def _derived_figure(build: QueryBuild, metric: Metric, period: date, agg: str) -> tuple[exp.Expr, str]:
     """TTM = YTD(q) + annual(y − 1) − YTD(q, y − 1) (the annual figure itself at a year end);
-    QoQ = (Q(q) − Q(q − 1)) / |Q(q − 1)| × 100, each quarter's own figure (NULL when Q(q − 1) = 0)."""
+    QoQ = (Q(q) − Q(q − 1)) / Q(q − 1) × 100, each quarter's own figure; NULL (never compared true)
+    when Q(q − 1) ≤ 0: a growth rate from a loss or from nothing is not a number people compare."""
     if agg == "ttm":
         ytd = col(metric.column, report_alias(build, metric.table, period))
         if period.month == 12:
@@ -121,7 +122,9 @@ def _derived_figure(build: QueryBuild, metric: Metric, period: date, agg: str) -
     change = exp.Mul(
         this=exp.Div(
             this=exp.Paren(this=exp.Sub(this=this_quarter, expression=previous.copy())),
-            expression=call("nullIf", call("abs", previous), number(0)),
+            expression=exp.If(
+                this=exp.GT(this=previous.copy(), expression=number(0)), true=previous, false=exp.Null()
+            ),
         ),
         expression=number(100),
     )

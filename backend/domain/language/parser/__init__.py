@@ -15,20 +15,23 @@ from backend.domain.language.lexicon import Token, tokenize
 from backend.domain.language.parser.aggregates import aggregate_metric, counts_each, distance_from_high
 from backend.domain.language.parser.assembly import assemble
 from backend.domain.language.parser.comparisons import (
+    bare_price,
     compare,
     elided_subject,
     multiple_of_measure,
+    part_of,
     price_move,
     same_periods_again,
     shared_comparison,
     single_word_conditions,
+    swing,
     versus_group_average,
     versus_other_period,
 )
 from backend.domain.language.parser.concepts import concepts
 from backend.domain.language.parser.errors import NotUnderstood
 from backend.domain.language.parser.frequency import counted_days, each_period, every_day
-from backend.domain.language.parser.grouping import group
+from backend.domain.language.parser.grouping import group, listing_periods
 from backend.domain.language.parser.index_changes import index_membership
 from backend.domain.language.parser.listing import listing
 from backend.domain.language.parser.money_readings import money_reading
@@ -57,6 +60,7 @@ GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
     gap_details,
     listed_stack,
     money_reading,
+    listing_periods,
     listing,
     ma_cross_ma,
     moving_average,
@@ -78,6 +82,9 @@ GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
     same_periods_again,
     multiple_of_measure,
     shared_comparison,
+    swing,
+    part_of,
+    bare_price,
     compare,
     streak_each_day,
     each_period,

@@ -121,6 +121,10 @@ def aggregate_metric(model: SemanticModel, tokens: list[Token], i: int) -> Match
         if tokens[i + 1].value == "sum" and metric_of(token) == "pct_chg":
             return 2, [token]
         return 2, [synthetic("aggmetric", (tokens[i + 1].value, metric_of(token)), tokens[i : i + 2])]
+    days = kind_at(tokens, i + 1) == "tunit" and tokens[i + 1].value in {"trading_day", "day"}
+    if token.kind == "agg" and token.value == "count" and days:
+        # how many trading days did SSE have in 2024 / 2024年有多少个交易日: days, not stocks
+        return 2, [synthetic("count", None, tokens[i : i + 2], days=True)]
     if token.kind == "agg" and token.value == "count":
         asked_of = tokens[i - 1] if i > 0 else None
         if token.text == "多少" and asked_of is not None and asked_of.kind in {"metric", "aggmetric", "cmp"}:
@@ -146,7 +150,7 @@ def counts_each(model: SemanticModel, tokens: list[Token], i: int) -> Match | No
     """涨停和跌停的股票各有多少家 / how many hit limit up and how many limit down: a count per condition."""
     if _counted(tokens, i) and kind_at(tokens, i + 1) in {"and", "to"} and _counted(tokens, i + 2):
         j = i + 3
-        while kind_at(tokens, j) in {"per", "quantifier"}:  # 各 / 分别 / respectively
+        while _restates_each(tokens, j):  # 各 / 分别 / respectively
             j += 1
         if kind_at(tokens, j) == "count" and j > i + 3:
             return j + 1 - i, _counts((tokens[i], tokens[i + 2]))
@@ -155,7 +159,10 @@ def counts_each(model: SemanticModel, tokens: list[Token], i: int) -> Match | No
         # 上涨和下跌的家数: the second word carries the count word both share
         direction = ">" if tokens[i + 2].value == "count_up" else "<"
         moved = synthetic("cond", Compare("pct_chg", direction, 0.0, text="0"), [tokens[i + 2]])
-        return 3, _counts((tokens[i], moved))
+        j = i + 3
+        while _restates_each(tokens, j):  # 上涨和下跌家数分别是多少: one count each, as read
+            j += 1
+        return j - i, _counts((tokens[i], moved))
     if kind_at(tokens, i) == "count":  # how many stocks rose and how many fell
         first = i + 1 + (kind_at(tokens, i + 1) == "count_unit")
         second = first + 3 + (kind_at(tokens, first + 3) == "count_unit")
@@ -163,6 +170,11 @@ def counts_each(model: SemanticModel, tokens: list[Token], i: int) -> Match | No
         if _counted(tokens, first) and pair and _counted(tokens, second):
             return second + 1 - i, _counts((tokens[first], tokens[second]))
     return None
+
+
+def _restates_each(tokens: list[Token], j: int) -> bool:
+    """各 / 分别 / respectively after two counted conditions: one count each, which is how they are read."""
+    return kind_at(tokens, j) in {"per", "quantifier"}
 
 
 def _counts(conditions: tuple[Token, Token]) -> list[Token]:

@@ -43,6 +43,8 @@ from backend.domain.language.parser.time_placement import (
 )
 from backend.domain.language.semantic import SemanticModel
 
+# the days of a window grouped by month, quarter or year (grouping.py, 每个月 / per year)
+PERIOD_GROUPINGS = {"trade_month", "trade_quarter", "trade_year"}
 # how far (in tokens) the number of a ranking may be written from it: the 50 ChiNext stocks with the …
 NUMBER_REACH = 4
 # what may stand between 'among' and its ranking: among the 50 ChiNext stocks with the highest …
@@ -64,6 +66,7 @@ class _Collected:
     number_indexes: list[int] = field(default_factory=list)  # where each of those numbers was written
     first_ranking: tuple[Token, int] | None = None  # 市值前50的股票中市盈率最低的5只: the earlier ranking
     dims: list[str] = field(default_factory=list)
+    dim_indexes: list[int] = field(default_factory=list)  # where each dimension word was written
     pending_direction: str | None = None  # 从高到低 with no ordering phrase of its own
     per_day: bool = False
     all_of: bool = False
@@ -77,10 +80,12 @@ def assemble(model: SemanticModel, tokens: list[Token], reading: Reading | None 
     found = _collect(model, tokens)
     screen = found.screen
     _order_by_direction_alone(model, screen, found.pending_direction)
-    _whole_set_aggregates(model, screen, found.all_of, found.conditions)
+    _whole_set_aggregates(model, found)
     _nest_first_ranking(found)
     _order_groups_by_window_aggregate(screen, found)
+    _order_groups_by_own_figure(model, screen, found)
     _choose_group(screen, found, reading)
+    _refuse_periods_without_aggregate(tokens, found)
     _order_each_stock_by_window_aggregate(model, screen)
     _place_limit(screen, found.limit_numbers, found.has_count_unit)
     conditions = attach_second_times(found.conditions, found.condition_starts, found.times)
@@ -145,6 +150,8 @@ def _collect(model: SemanticModel, tokens: list[Token]) -> _Collected:
         elif kind == "orderspec":
             if found.first_ranking is not None:
                 raise NotUnderstood(f"three orderings in one question: '{token.text}'")
+            if screen.order == token.value and token.extra.get("limit") in {None, 1}:
+                continue  # 数量最多的5个地区，按数量从多到少排: the same ranking said again
             if screen.order is not None:  # ranked among the stocks an earlier ranking picked
                 found.first_ranking = (tokens[found.order_index], found.order_index)
                 screen.limit = None
@@ -161,7 +168,8 @@ def _collect(model: SemanticModel, tokens: list[Token]) -> _Collected:
             if token.extra.get("time") is not None:
                 found.times.append(synthetic("timespec", token.extra["time"], [token]))
         elif kind in {"count", "share"}:  # a count (of the stocks where its condition holds), a share
-            aggregate = Aggregate(kind, None, token.extra.get("where"))
+            fn = "trading_days" if token.extra.get("days") else kind  # how many trading days
+            aggregate = Aggregate(fn, None, token.extra.get("where"))
             if aggregate not in screen.aggregates:  # 数量…各多少家 asks for one count
                 screen.aggregates.append(aggregate)
         elif kind == "count_move":  # 上涨家数 / number of decliners
@@ -187,6 +195,7 @@ def _collect(model: SemanticModel, tokens: list[Token]) -> _Collected:
                 screen.outputs.append(metric)
         elif kind == "dim":
             found.dims.append(token.value)
+            found.dim_indexes.append(index)
         elif kind == "number" and not token.extra.get("unit") and float(token.value).is_integer():
             found.limit_numbers.append(int(token.value))
             found.number_indexes.append(index)
@@ -221,20 +230,20 @@ def _order_by_direction_alone(model: SemanticModel, screen: Screen, direction: s
     """各行业成交额合计，按从高到低排列: order by the one aggregate (or metric) asked about."""
     if screen.order is not None or direction is None:
         return
-    if screen.aggregates and screen.aggregates[0].metric:
-        first = screen.aggregates[0]
-        screen.order = Order(f"agg:{first.fn}:{first.metric}", direction)
+    first = screen.aggregates[0] if screen.aggregates else None
+    if first is not None and (first.metric or (first.fn == "count" and first.where is None)):
+        screen.order = Order(f"agg:{first.fn}:{first.metric or ''}", direction)  # 各地区公司数量，从高到低
     elif screen.outputs and screen.outputs[0] in model.metrics:
         screen.order = Order(screen.outputs[0], direction)
 
 
-def _whole_set_aggregates(
-    model: SemanticModel, screen: Screen, all_of: bool, conditions: list[PlacedCondition]
-) -> None:
-    """'Total market cap of all bank stocks' → a sum; 'highest close of one stock' → a max."""
+def _whole_set_aggregates(model: SemanticModel, found: _Collected) -> None:
+    """'Total market cap of all bank stocks' → a sum; 'highest close of one stock' → a max (over the
+    ranking's window: Wuliangye's highest close so far this year)."""
+    screen, conditions = found.screen, found.conditions
     plain = screen.order is None and not screen.aggregates and screen.group_by is None
     metrics = [name for name in screen.outputs if name in model.metrics]
-    if all_of and plain and len(metrics) == 1:
+    if found.all_of and plain and len(metrics) == 1:
         screen.aggregates.append(Aggregate("sum", metrics[0]))
         screen.outputs.remove(metrics[0])
         return
@@ -288,6 +297,27 @@ def _order_groups_by_window_aggregate(screen: Screen, found: _Collected) -> None
     screen.order = Order(f"agg:{order.agg}:{order.metric}", order.direction)
 
 
+def _order_groups_by_own_figure(model: SemanticModel, screen: Screen, found: _Collected) -> None:
+    """今天成交额最大的行业是哪个 / the region with the most listed companies: a ranking written right
+    next to a dimension word, with no word for stocks, ranks the groups by their own figure — a
+    money or share amount's total, any other figure's average (a count stays a count)."""
+    order = screen.order
+    if order is None or order.agg is not None or found.has_count_unit or screen.group_by:
+        return
+    beside = {found.order_index - 1, found.order_index + 1}
+    if not any(index in beside for index in found.dim_indexes):
+        return
+    if _orders_by_aggregate(screen):
+        return  # already a group's aggregate (数量最多, 平均市盈率最低)
+    metric = model.metrics.get(order.metric)
+    if metric is None:
+        return
+    fn = "sum" if metric.unit_kind in {"money", "shares"} else "avg"
+    if order.time is not None:
+        found.times.append(Token("timespec", order.time, "", found.order_index))
+    screen.order = Order(f"agg:{fn}:{order.metric}", order.direction)
+
+
 def _choose_group(screen: Screen, found: _Collected, reading: Reading) -> None:
     """A dimension word groups when something is aggregated; otherwise it is shown."""
     ordered_by_aggregate = _orders_by_aggregate(screen)
@@ -302,6 +332,19 @@ def _choose_group(screen: Screen, found: _Collected, reading: Reading) -> None:
             screen.group_by = dim
         elif dim not in screen.outputs and dim != screen.group_by:
             screen.outputs.append(dim)
+
+
+def _refuse_periods_without_aggregate(tokens: list[Token], found: _Collected) -> None:
+    """每个月 / every quarter groups by period only when something is counted or computed per period:
+    'lost money in every quarter of 2025' asks for a condition held in each period, which no rule
+    reads as a grouping (the rows would be periods with nothing in them)."""
+    screen = found.screen
+    computed = screen.aggregates or screen.having or _orders_by_aggregate(screen)
+    if screen.group_by in PERIOD_GROUPINGS and found.group_index >= 0 and not computed:
+        raise NotUnderstood(
+            f"could not place: '{tokens[found.group_index].text}' (no rule reads these words; "
+            "they change the meaning)"
+        )
 
 
 def _order_each_stock_by_window_aggregate(model: SemanticModel, screen: Screen) -> None:

@@ -36,6 +36,114 @@ GROUP_DIMENSIONS = {"industry", "market", "exchange", "area", "list_year"}
 ComparisonTail = tuple[str, Token, Token | None, int]
 
 
+MEASURES = {"metric", "aggmetric", "change_word", "report_figure"}
+
+
+PROFIT_FIGURE = "n_income_attr_p"
+LOSS_WORDS = {"loss", "losses", "a loss", "net loss"}  # 'loss' alone is first the decline of a price
+
+
+def swing(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """[swung] from a loss in 2023 to a profit in 2024: the net profit's sign in each period, AND-ed
+    (any two periods, either direction; 扭亏为盈 alone is the catalogue's year-on-year concept)."""
+    j = i + (kind_at(tokens, i) == "swing")
+    if kind_at(tokens, j) != "between" or tokens[j].text != "from":
+        return None
+    first = _profit_sign(tokens, j + 1)
+    if first is None or kind_at(tokens, j + 2) != "timespec" or kind_at(tokens, j + 3) != "to":
+        return None
+    second = _profit_sign(tokens, j + 4)
+    if second is None or second == first or kind_at(tokens, j + 5) != "timespec":
+        return None
+    before = Compare(PROFIT_FIGURE, first, 0.0, time=tokens[j + 2].value, text="0")
+    after = Compare(PROFIT_FIGURE, second, 0.0, time=tokens[j + 5].value, text="0")
+    end = j + 6
+    return end - i, [
+        synthetic("cond", before, tokens[i : j + 3]),
+        synthetic("cond", after, tokens[j + 3 : end]),
+    ]
+
+
+def _profit_sign(tokens: list[Token], k: int) -> str | None:
+    """'<' for a loss (a loss, loss-making), '>' for a profit (a profit, profitable)."""
+    token = tokens[k] if 0 <= k < len(tokens) else None
+    if token is None:
+        return None
+    if token.kind == "profitable":
+        return str(token.value)
+    if token.kind == "metric" and token.value == PROFIT_FIGURE:
+        return ">"
+    if token.text in LOSS_WORDS:
+        return "<"
+    return None
+
+
+def part_of(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """流通股占总股本比例低于60% / float shares as a percentage of total shares below 60%: one measure
+    in % of another of the same unit, read on the same day or report period; 最高价比最低价高出10%以上
+    is the same ratio above 110%."""
+    said = [kind_at(tokens, k) for k in range(i, i + 3)]
+    if said not in (["metric", "part_of", "metric"], ["metric", "than", "metric"]):
+        return None
+    part, whole = model.metrics[str(tokens[i].value)], model.metrics[str(tokens[i + 2].value)]
+    if part.table != whole.table or part.unit_kind != whole.unit_kind:
+        return None  # a share of two figures read apart, or of two units, is not in the grammar
+    if said[1] == "than":
+        return _ratio_above(tokens, i, part.key, whole.key)
+    j = i + 3 + (kind_at(tokens, i + 3) == "share")  # 比例 / 比重
+    percent = kind_at(tokens, j + 1) == "number" and tokens[j + 1].extra.get("unit") == "percent"
+    if kind_at(tokens, j) != "cmp" or tokens[j].value not in OPS_ORDERED or not percent:
+        return None
+    condition = Compare(part.key, tokens[j].value, float(tokens[j + 1].value), other=whole.key, ratio=True,
+                        text=tokens[j + 1].text)  # fmt: skip
+    return j + 2 - i, [synthetic("cond", condition, tokens[i : j + 2])]
+
+
+def _ratio_above(tokens: list[Token], i: int, part: str, whole: str) -> Match | None:
+    """A 比 B 高出 N% [以上] / 低 N% [以下]: 100 × A ÷ B against 100 ± N; with no number, A above
+    (below) B (收盘价比开盘价高)."""
+    j = i + 3
+    if kind_at(tokens, j) != "comparative":
+        return None
+    percent = kind_at(tokens, j + 1) == "number" and tokens[j + 1].extra.get("unit") == "percent"
+    if not percent:
+        if kind_at(tokens, j + 1) == "number":
+            return None  # 高出5元: a difference, not read here
+        plain = Compare(part, str(tokens[j].value), 0.0, other=whole)
+        return 4, [synthetic("cond", plain, tokens[i : j + 1])]
+    higher = tokens[j].value == ">"
+    end = j + 2
+    inclusive = kind_at(tokens, end) == "cmp" and tokens[end].value in {">=", "<="}  # 以上 / 以下
+    end += inclusive
+    op = (">=" if inclusive else ">") if higher else ("<=" if inclusive else "<")
+    level = 100 + float(tokens[j + 1].value) * (1 if higher else -1)
+    condition = Compare(part, op, level, other=whole, ratio=True, text=tokens[j + 1].text)
+    return end - i, [synthetic("cond", condition, tokens[i:end])]
+
+
+def bare_price(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """stocks under 5 yuan / 5元以下的股票: a price in plain yuan compared with no measure named is
+    the share price, so the close is read into the phrase for `compare`."""
+    if kind_at(tokens, i - 1) in MEASURES | {"cmp"}:
+        return None
+    plain_yuan = [k for k in (i, i + 1) if kind_at(tokens, k) == "number" and _is_plain_yuan(tokens[k])]
+    said = (kind_at(tokens, i) == "cmp" and plain_yuan == [i + 1]) or (
+        plain_yuan == [i] and kind_at(tokens, i + 1) == "cmp"
+    )
+    if not said:
+        return None
+    price = Token("metric", "close", "", tokens[i].start)
+    return 2, [price, tokens[i], tokens[i + 1]]
+
+
+def _is_plain_yuan(token: Token) -> bool:
+    return (
+        token.extra.get("unit") == "money"
+        and float(token.extra.get("factor", 1.0)) == 1.0
+        and not token.extra.get("scaled")
+    )
+
+
 def compare(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     """metric [time] [同比] [连续N年] cmp value: one comparison (sustained over periods if counted)."""
     token = tokens[i]

@@ -13,6 +13,9 @@ def group(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     if token.kind == "per" and kind_at(tokens, i + 1) == "timespec" and not tokens[i + 1].value.is_single_day:
         # for each of the last five trading days: one row per day of the window
         return 2, [tokens[i + 1], synthetic("groupby", "trade_date", [token])]
+    if token.kind == "per" and _period_unit(tokens, i + 1) is not None:
+        # 2025年每个月日均成交额 / per year over a window: the window's days grouped by month or year
+        return 2, [synthetic("groupby", f"trade_{_period_unit(tokens, i + 1)}", tokens[i : i + 2])]
     if token.kind == "per" and kind_at(tokens, i + 1) == "dim":
         return 2, [synthetic("groupby", tokens[i + 1].value, tokens[i : i + 2])]
     if token.kind == "per" and kind_at(tokens, i + 1) == "cond" and kind_at(tokens, i + 2) == "dim":
@@ -23,11 +26,35 @@ def group(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
         # "only industries with more than 10 such stocks": a filter on the group's count
         condition = Compare("stock_count", token.value, float(tokens[i + 1].value), agg="count")
         return 3, [synthetic("having", condition, tokens[i : i + 3])]
-    having = _groups_counting(tokens, i)
+    having = _groups_counting(tokens, i) or _groups_sharing(tokens, i)
     if having is not None:
         return having
     if token.kind == "each_stock":
         return 1, [synthetic("groupby", "ts_code", [token])]
+    return None
+
+
+def listing_periods(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """2023年每个月新上市多少只 / number of IPOs per year since 2020: listings grouped by the month or
+    year of the listing. The grouping moves after the listing phrase, so that the listing pass still
+    reads the period said with it (2023年…上市, listed … since 2020)."""
+    if kind_at(tokens, i) == "per" and _period_unit(tokens, i + 1) and kind_at(tokens, i + 2) == "listed":
+        by = synthetic("groupby", f"list_{_period_unit(tokens, i + 1)}", tokens[i : i + 2])
+        return 3, [tokens[i + 2], by]
+    if kind_at(tokens, i) == "listed" and kind_at(tokens, i + 1) == "per" and _period_unit(tokens, i + 2):
+        by = synthetic("groupby", f"list_{_period_unit(tokens, i + 2)}", tokens[i + 1 : i + 3])
+        j = i + 3
+        said_with = 2 if kind_at(tokens, j) in {"after", "before", "cmp"} else 0
+        if said_with and kind_at(tokens, j + 1) in {"year", "month", "date"}:  # per year since 2020
+            return 3 + said_with, [tokens[i], *tokens[j : j + said_with], by]
+        return 3, [tokens[i], by]
+    return None
+
+
+def _period_unit(tokens: list[Token], i: int) -> str | None:
+    """'month', 'quarter' or 'year' for such a unit word (每个月, per quarter), else None."""
+    if kind_at(tokens, i) == "tunit" and tokens[i].value in {"month", "quarter", "year"}:
+        return str(tokens[i].value)
     return None
 
 
@@ -51,3 +78,46 @@ def _groups_counting(tokens: list[Token], i: int) -> Match | None:
         return None  # a bare number with words after it may be anything: only a count said as such
     condition = Compare("stock_count", tokens[k].value, float(tokens[k + 1].value), agg="count")
     return end - i, [tokens[j], synthetic("having", condition, tokens[i:end])]
+
+
+def _groups_sharing(tokens: list[Token], i: int) -> Match | None:
+    """A filter on the share of a group's stocks meeting a condition: industries where more than
+    70% of stocks closed higher (cmp N% [stocks] `cond`), 上涨股票占比超过70%的行业 (`cond` 占比 cmp N%),
+    上涨家数占比超过七成."""
+    if kind_at(tokens, i) == "cmp" and _share_said(tokens, i + 1) is not None:
+        j = i + 2 + (kind_at(tokens, i + 2) == "count_unit")
+        if _counted(tokens, j):
+            share = Compare("stock_share", tokens[i].value, _share_said(tokens, i + 1) or 0.0, agg="share",
+                            where=tokens[j].value, text=tokens[i + 1].text)  # fmt: skip
+            return j + 1 - i, [synthetic("having", share, tokens[i : j + 1])]
+    if _counted(tokens, i) or kind_at(tokens, i) == "count_move":
+        j = i + 1 + (kind_at(tokens, i + 1) == "count_unit")
+        if kind_at(tokens, j) == "share" and kind_at(tokens, j + 1) == "cmp" and _is_percent(tokens, j + 2):
+            where = tokens[i].value if tokens[i].kind == "cond" else _moved(tokens[i])
+            share = Compare("stock_share", tokens[j + 1].value, float(tokens[j + 2].value), agg="share",
+                            where=where, text=tokens[j + 2].text)  # fmt: skip
+            return j + 3 - i, [synthetic("having", share, tokens[i : j + 3])]
+    return None
+
+
+def _share_said(tokens: list[Token], i: int) -> float | None:
+    """The share a phrase names, in %: 70%, 七成, half of (50)."""
+    if _is_percent(tokens, i):
+        return float(tokens[i].value)
+    if kind_at(tokens, i) == "fraction":
+        return 100 * float(tokens[i].value)
+    return None
+
+
+def _is_percent(tokens: list[Token], i: int) -> bool:
+    return kind_at(tokens, i) == "number" and tokens[i].extra.get("unit") == "percent"
+
+
+def _counted(tokens: list[Token], i: int) -> bool:
+    """A condition on the stocks (an entity scope names the group, it is not counted)."""
+    return kind_at(tokens, i) == "cond" and not tokens[i].extra.get("scope")
+
+
+def _moved(token: Token) -> Compare:
+    """上涨家数 / 下跌家数: the stocks that closed up / down."""
+    return Compare("pct_chg", ">" if token.value == "count_up" else "<", 0.0, text="0")

@@ -53,6 +53,8 @@ def _restates(tokens: list[Token], index: int, screen: Screen) -> bool:
     token = tokens[index]
     if token.kind == "quantifier" and token.value == "each":  # 各行业分别有几家, 茅台和五粮液分别…
         return screen.group_by is not None or _lists_named_stocks(screen)
+    if token.kind == "distribution":  # 涨停股按板块分布: a distribution is the grouping itself
+        return screen.group_by is not None
     if token.kind == "per":  # 省份有哪些，各多少家: a 各 with no dimension after it repeats the grouping
         return screen.group_by is not None and _next_kind(tokens, index) != "dim"
     if token.kind == "quantifier":  # 连续三年ROE都在15%以上

@@ -10,7 +10,8 @@ from backend.domain.language.lexicon import Token
 from backend.domain.language.parser.rewriting import Match, kind_at, metric_of, synthetic
 from backend.domain.language.semantic import SemanticModel
 
-ORDERABLE = {"metric", "aggmetric", "change_word", "report_figure"}
+COUNT_SUPERLATIVES = {"most", "fewest", "最多", "最少"}  # words that rank by how many
+ORDERABLE = {"metric", "aggmetric", "change_word", "report_figure", "count"}
 
 
 def ordering(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
@@ -104,11 +105,13 @@ def _rank_then_metric(model: SemanticModel, tokens: list[Token], i: int) -> Matc
         return 1, [_order_token(model, gain, token.value, None, None, [token])]
     if direction is None:
         return None
+    most = _most_stocks(tokens, i)
+    if most is not None:
+        return most
     skipped: list[Token] = []  # "the 5 largest CSI 300 constituents by market cap": the scope stays
-    while kind_at(tokens, j) == "cond" and tokens[j].extra.get("scope"):
-        skipped.append(tokens[j])
-        j += 1
-    if kind_at(tokens, j) == "count_unit":
+    while _names_the_ranked(tokens, j):
+        if tokens[j].kind == "cond":  # 5 biggest companies registered in Zhejiang by market cap
+            skipped.append(tokens[j])
         j += 1
     window = None  # the top 5 YTD performers: gainers over that window
     if kind_at(tokens, j) == "timespec" and kind_at(tokens, j + 1) == "gainers":
@@ -128,6 +131,8 @@ def _rank_then_metric(model: SemanticModel, tokens: list[Token], i: int) -> Matc
         j += 1
     if kind_at(tokens, j) not in ORDERABLE:
         return None
+    if tokens[j].kind == "count" and token.kind == "per" and kind_at(tokens, j + 1) not in {"dir", "order"}:
+        return None  # 各有多少只 asks for a count per group; 按数量从多到少排 ranks by it
     metric_token = tokens[j]
     j += 1
     if kind_at(tokens, j) == "timespec" and not tokens[j].value.is_single_day:
@@ -144,6 +149,26 @@ def _rank_then_metric(model: SemanticModel, tokens: list[Token], i: int) -> Matc
     return j - i, produced if ranked_dimension is None else [*produced, ranked_dimension]
 
 
+def _most_stocks(tokens: list[Token], i: int) -> Match | None:
+    """which board had the most limit-up stocks / the region with the most listed companies: the
+    groups ranked by their count of the stocks described (the description stays a condition)."""
+    if tokens[i].kind != "super" or tokens[i].text not in COUNT_SUPERLATIVES:
+        return None
+    j = i + 1
+    while kind_at(tokens, j) in {"cond", "listed"}:
+        j += 1
+    if kind_at(tokens, j) != "count_unit" or kind_at(tokens, j + 1) in ORDERABLE:
+        return None
+    order = synthetic("orderspec", Order("agg:count:", str(tokens[i].value)), tokens[i : j + 1], limit=1)
+    return j + 1 - i, [*tokens[i + 1 : j], order]
+
+
+def _names_the_ranked(tokens: list[Token], j: int) -> bool:
+    """An entity scope or a word for stocks between a superlative and its measure."""
+    scoped = kind_at(tokens, j) == "cond" and bool(tokens[j].extra.get("scope"))
+    return scoped or kind_at(tokens, j) == "count_unit"
+
+
 def _order_token(
     model: SemanticModel,
     metric_token: Token,
@@ -152,6 +177,8 @@ def _order_token(
     time: TimeSpec | None,
     source: list[Token],
 ) -> Token:
+    if metric_token.kind == "count":  # 上市公司数量最多的地区: the groups ranked by their count of stocks
+        return synthetic("orderspec", Order("agg:count:", direction), source, limit=limit)
     if metric_token.kind == "aggmetric":
         fn, metric_key = metric_token.value
         time = time or metric_token.extra.get("time")

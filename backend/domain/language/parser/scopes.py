@@ -20,8 +20,17 @@ OWN_DIMENSION = {"exchange": "exchange", "board": "market", "industry": "industr
                  "area": "area"}  # fmt: skip
 
 
+# 剔除…后 / 除去…之后: the word closing an exclusion (after the excluded list, before the rest)
+CLOSING_AFTER = {"后", "之后", "以后"}
+
+
 def scope(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     token = tokens[i]
+    if token.kind == "area_marker" and _area_named(tokens, i + 1) is not None:
+        # registered in Zhejiang / 注册地在上海: the region of registration, even where the word
+        # names an exchange first (上海, 深圳)
+        found_area = Scope("area", values=(str(_area_named(tokens, i + 1)),))
+        return 2, [synthetic("scope", found_area, tokens[i : i + 2])]
     if token.kind not in SCOPE_KINDS:
         return None
     used = 1
@@ -36,6 +45,16 @@ def scope(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
         used = 2  # "Shanghai exchange", "银行 行业"
     found = Scope(SCOPE_KINDS[token.kind], values=(str(token.value),))
     return used, [synthetic("scope", found, tokens[i : i + used])]
+
+
+def _area_named(tokens: list[Token], i: int) -> str | None:
+    """The area a word names, as its first or its other reading (上海 is the exchange first)."""
+    if kind_at(tokens, i) == "area":
+        return str(tokens[i].value)
+    if not 0 <= i < len(tokens):
+        return None
+    areas = [str(entry.value) for entry in tokens[i].extra.get("alts", ()) if entry.kind == "area"]
+    return areas[0] if areas else None
 
 
 def scope_lists(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
@@ -72,7 +91,9 @@ def scope_lists(model: SemanticModel, tokens: list[Token], i: int) -> Match | No
 def scope_conditions(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     """A scope becomes a condition; `scope=True` keeps it AND-ed at the top level by the assembly."""
     if tokens[i].kind == "not" and kind_at(tokens, i + 1) == "scope":
-        return 2, [synthetic("cond", Not(tokens[i + 1].value), tokens[i : i + 2])]
+        # 剔除银行、证券后: the 后 closing the excluded list only says the rest is what remains
+        used = 2 + (kind_at(tokens, i + 2) in {"after", "bottom"} and tokens[i + 2].text in CLOSING_AFTER)
+        return used, [synthetic("cond", Not(tokens[i + 1].value), tokens[i : i + used])]
     if tokens[i].kind == "scope":
         return 1, [synthetic("cond", tokens[i].value, tokens[i : i + 1], scope=True)]
     return None
