@@ -140,15 +140,30 @@ def _is_word_char(char: str) -> bool:
     return bool(_WORD_CHARS.match(char))
 
 
+_KEYBOARD_ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
+_KEY_PLACES = {
+    char: (row, column) for row, keys in enumerate(_KEYBOARD_ROWS) for column, char in enumerate(keys)
+}
+
+
+def _keys_touch(a: str, b: str) -> bool:
+    """Two letters whose keys touch on a QWERTY keyboard (the slip a mistyped letter usually is)."""
+    if a not in _KEY_PLACES or b not in _KEY_PLACES:
+        return False
+    (row_a, col_a), (row_b, col_b) = _KEY_PLACES[a], _KEY_PLACES[b]
+    return abs(row_a - row_b) <= 1 and abs(col_a - col_b) <= 1 and (row_a, col_a) != (row_b, col_b)
+
+
 def _one_edit_apart(word: str, known: str) -> bool:
-    """Damerau–Levenshtein distance exactly 1: one letter inserted, deleted, replaced or two
-    neighbouring letters swapped."""
-    if word == known or abs(len(word) - len(known)) > 1:
+    """A typing slip one edit away: a letter added or dropped, two neighbouring letters swapped, or a
+    letter replaced by one whose key touches it — never at the first letter. Other one-edit pairs
+    are often two real words (newest/fewest, worse/worst, slowest/lowest), so they are not guessed."""
+    if word == known or abs(len(word) - len(known)) > 1 or word[0] != known[0]:
         return False
     if len(word) == len(known):
         differ = [k for k, (a, b) in enumerate(zip(word, known, strict=True)) if a != b]
         if len(differ) == 1:
-            return True
+            return _keys_touch(word[differ[0]], known[differ[0]])
         first, second = [*differ, -1, -1][:2]
         swapped = len(differ) == 2 and second == first + 1
         return swapped and word[first] == known[second] and word[second] == known[first]

@@ -52,7 +52,7 @@ def _value(
     if metric.kind == "index":
         return _index_weight(build, metric), metric.column
     if metric.kind == "report":
-        if agg in {"ttm", "qoq"}:
+        if agg in {"ttm", "qoq", "single_yoy"}:
             return _derived_figure(build, metric, _latest_period(build, time), agg)
         period = resolve_period(context, time, build.day)
         alias = report_alias(build, metric.table, period)
@@ -106,7 +106,8 @@ def _quarter_alone(build: QueryBuild, metric: Metric, period: date) -> exp.Expr:
 def _derived_figure(build: QueryBuild, metric: Metric, period: date, agg: str) -> tuple[exp.Expr, str]:
     """TTM = YTD(q) + annual(y − 1) − YTD(q, y − 1) (the annual figure itself at a year end);
     QoQ = (Q(q) − Q(q − 1)) / Q(q − 1) × 100, each quarter's own figure; NULL (never compared true)
-    when Q(q − 1) ≤ 0: a growth rate from a loss or from nothing is not a number people compare."""
+    when Q(q − 1) ≤ 0: a growth rate from a loss or from nothing is not a number people compare;
+    single_yoy the same against the same quarter a year before (单季净利润同比)."""
     if agg == "ttm":
         ytd = col(metric.column, report_alias(build, metric.table, period))
         if period.month == 12:
@@ -115,8 +116,11 @@ def _derived_figure(build: QueryBuild, metric: Metric, period: date, agg: str) -
         year_before = col(metric.column, report_alias(build, metric.table, _year_before(period)))
         trailing = exp.Sub(this=exp.Add(this=ytd, expression=last_annual), expression=year_before)
         return derived(exp.Paren(this=trailing)), f"{metric.column}_ttm"
-    previous_period = _year_before(period) if period.month == 3 else period
-    previous_period = quarter_end(previous_period.year, 12 if period.month == 3 else period.month - 3)
+    if agg == "single_yoy":  # the same quarter a year before
+        previous_period = _year_before(period)
+    else:
+        previous_period = _year_before(period) if period.month == 3 else period
+        previous_period = quarter_end(previous_period.year, 12 if period.month == 3 else period.month - 3)
     this_quarter = _quarter_alone(build, metric, period)
     previous = _quarter_alone(build, metric, previous_period)
     change = exp.Mul(
@@ -128,7 +132,7 @@ def _derived_figure(build: QueryBuild, metric: Metric, period: date, agg: str) -
         ),
         expression=number(100),
     )
-    return derived(change), f"{metric.column}_qoq"
+    return derived(change), f"{metric.column}_{agg}"
 
 
 def _year_before(period: date) -> date:

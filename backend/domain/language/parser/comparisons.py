@@ -189,8 +189,10 @@ def compare(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
         if other.kind == metric.kind and other.stored_unit == metric.stored_unit:  # 收盘价高于开盘价
             condition = Compare(metric.key, tokens[j].value, 0.0, time=time, other=other.key)
             return j + 2 - i, [synthetic("cond", condition, tokens[i : j + 2])]
-    if kind_at(tokens, j) == "doubled" and metric.key in GROWTH_RATES:  # 净利润同比翻倍: growth >= 100%
-        condition = Compare(metric.key, ">=", float(tokens[j].value), time=time, text=tokens[j].text)
+    if kind_at(tokens, j) == "doubled" and (metric.key in GROWTH_RATES or metric.key in YOY_OF):
+        # 净利润同比翻倍 / net profit doubled in 2024: its year-on-year growth >= 100%
+        grown = YOY_OF.get(metric.key, metric.key)
+        condition = Compare(grown, ">=", float(tokens[j].value), time=time, text=tokens[j].text)
         return j + 1 - i, [synthetic("cond", condition, tokens[i : j + 1])]
     parsed = comparison_tail(tokens, j)
     if parsed is None:
@@ -214,12 +216,19 @@ def compare(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     elif kind_at(tokens, end) == "vs_open" and metric.key == "close" and first.extra.get("unit") == "percent":
         metric = model.metrics["body_pct"]  # closing more than 8% above the open
         end += 1
-    if token.kind == "report_figure" and agg != "qoq":
+    if token.kind == "report_figure" and metric.key in GROWTH_RATES:
+        # 单季净利润同比增长 / standalone revenue up 30% YoY: the quarter alone against the same
+        # quarter a year before; a trailing figure's growth is not read
+        if token.extra["window"] != "single_quarter":
+            return None
+        metric, agg = model.metrics[metric_key], "single_yoy"
+    elif token.kind == "report_figure" and agg != "qoq":
         agg = token.extra["window"]
     if agg == "sum" and metric.key == "pct_chg":
         agg = None  # 累计涨幅 = the gain over the window
     comparison = _make_compare(metric, op, first, second, time, agg)
-    if direction == "down" and (metric.key in YOY_OF.values() or agg == "qoq") and comparison.value >= 0:
+    growth = metric.key in YOY_OF.values() or agg in {"qoq", "single_yoy"}
+    if direction == "down" and growth and comparison.value >= 0:
         # 营收同比下滑超过20%: a growth rate below −20%, not above +20%
         second_value = -comparison.value2 if comparison.value2 is not None else None
         comparison = replace(comparison, op=FLIPPED[op], value=-comparison.value, value2=second_value)

@@ -16,6 +16,8 @@ def group(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     if token.kind == "per" and _period_unit(tokens, i + 1) is not None:
         # 2025年每个月日均成交额 / per year over a window: the window's days grouped by month or year
         return 2, [synthetic("groupby", f"trade_{_period_unit(tokens, i + 1)}", tokens[i : i + 2])]
+    if token.kind == "every_period":  # monthly average turnover in 2025
+        return 1, [synthetic("groupby", f"trade_{token.value}", [token])]
     if token.kind == "per" and kind_at(tokens, i + 1) == "dim":
         return 2, [synthetic("groupby", tokens[i + 1].value, tokens[i : i + 2])]
     if token.kind == "per" and kind_at(tokens, i + 1) == "cond" and kind_at(tokens, i + 2) == "dim":
@@ -41,13 +43,18 @@ def listing_periods(model: SemanticModel, tokens: list[Token], i: int) -> Match 
     if kind_at(tokens, i) == "per" and _period_unit(tokens, i + 1) and kind_at(tokens, i + 2) == "listed":
         by = synthetic("groupby", f"list_{_period_unit(tokens, i + 1)}", tokens[i : i + 2])
         return 3, [tokens[i + 2], by]
-    if kind_at(tokens, i) == "listed" and kind_at(tokens, i + 1) == "per" and _period_unit(tokens, i + 2):
-        by = synthetic("groupby", f"list_{_period_unit(tokens, i + 2)}", tokens[i + 1 : i + 3])
-        j = i + 3
+    if kind_at(tokens, i) == "every_period" and kind_at(tokens, i + 1) == "listed":  # monthly IPO count
+        return 2, [tokens[i + 1], synthetic("groupby", f"list_{tokens[i].value}", [tokens[i]])]
+    per = kind_at(tokens, i + 1) == "per" and _period_unit(tokens, i + 2) is not None
+    if kind_at(tokens, i) == "listed" and (per or kind_at(tokens, i + 1) == "every_period"):
+        used = 2 if per else 1
+        unit = _period_unit(tokens, i + 2) if per else str(tokens[i + 1].value)
+        by = synthetic("groupby", f"list_{unit}", tokens[i + 1 : i + 1 + used])
+        j = i + 1 + used
         said_with = 2 if kind_at(tokens, j) in {"after", "before", "cmp"} else 0
         if said_with and kind_at(tokens, j + 1) in {"year", "month", "date"}:  # per year since 2020
-            return 3 + said_with, [tokens[i], *tokens[j : j + said_with], by]
-        return 3, [tokens[i], by]
+            return 1 + used + said_with, [tokens[i], *tokens[j : j + said_with], by]
+        return 1 + used, [tokens[i], by]
     return None
 
 

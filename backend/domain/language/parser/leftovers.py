@@ -52,11 +52,12 @@ def refuse_leftovers(tokens: list[Token], leftovers: list[int], screen: Screen) 
 def _restates(tokens: list[Token], index: int, screen: Screen) -> bool:
     token = tokens[index]
     if token.kind == "quantifier" and token.value == "each":  # 各行业分别有几家, 茅台和五粮液分别…
-        return screen.group_by is not None or _lists_named_stocks(screen)
+        return screen.group_by is not None or _lists_named_stocks(screen) or len(screen.aggregates) > 1
     if token.kind == "distribution":  # 涨停股按板块分布: a distribution is the grouping itself
         return screen.group_by is not None
     if token.kind == "per":  # 省份有哪些，各多少家: a 各 with no dimension after it repeats the grouping
-        return screen.group_by is not None and _next_kind(tokens, index) != "dim"
+        several = screen.group_by is not None or len(screen.aggregates) > 1  # 上涨家数和下跌家数各是多少
+        return several and _next_kind(tokens, index) != "dim"
     if token.kind == "quantifier":  # 连续三年ROE都在15%以上
         return any(_held_over_periods(condition) for condition in screen.where)
     if token.kind == "latest_period":  # 最近一期年报 (alone it is the time scope latest_report)

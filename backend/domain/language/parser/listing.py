@@ -28,6 +28,16 @@ def listing(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
             scope = _list_date_scope(token, direction, english=False, inclusive=inclusive)
             return j + 1 - i, [synthetic("cond", scope, tokens[i : j + 1])]
         return None
+    if token.kind == "listed" and _said_between(tokens, i + 1):
+        # monthly IPO count in 2022: the grouping and the count word stand between listed and its year
+        j = i + 1
+        while _said_between(tokens, j):
+            j += 1
+        rest = listing(model, [token, *tokens[j:]], 0)
+        if rest is None:
+            return None
+        used, produced = rest
+        return used + j - i - 1, [*produced, *tokens[i + 1 : j]]
     if token.kind == "listed" or (token.kind == "dim" and token.value == "list_date"):
         j = i + 1
         if kind_at(tokens, j) == "dim" and tokens[j].value == "list_date":
@@ -62,6 +72,11 @@ def listing(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
                 scope = Scope("listed_years", op=tokens[j].value, number=years)
                 return j + 3 - i, [synthetic("cond", scope, tokens[i : j + 3])]
     return None
+
+
+def _said_between(tokens: list[Token], j: int) -> bool:
+    """A listing-period grouping or a count word, which may stand between 上市/IPO and its period."""
+    return kind_at(tokens, j) == "groupby" or (kind_at(tokens, j) == "agg" and tokens[j].value == "count")
 
 
 def _list_date_scope(

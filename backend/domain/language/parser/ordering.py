@@ -91,6 +91,11 @@ def _rank_then_metric(model: SemanticModel, tokens: list[Token], i: int) -> Matc
         direction = "desc" if token.kind == "top" else "asc"
         limit = int(tokens[j + 1].value)
         j += 2
+        if kind_at(tokens, j) == "dim" and kind_at(tokens, j + 1) in {"per", "order"}:
+            ranked_dimension = tokens[j]  # the top 3 industries by total market cap: groups ranked
+            j += 1
+        elif _ends_phrase(tokens, j):  # 按省份统计公司数量，取前10 / …, top 10: the figure asked, ranked
+            return j - i, [synthetic("dir", direction, tokens[i:j]), tokens[i + 1]]
         if kind_at(tokens, j) == "super":
             direction = tokens[j].value
             j += 1
@@ -161,6 +166,11 @@ def _most_stocks(tokens: list[Token], i: int) -> Match | None:
         return None
     order = synthetic("orderspec", Order("agg:count:", str(tokens[i].value)), tokens[i : j + 1], limit=1)
     return j + 1 - i, [*tokens[i + 1 : j], order]
+
+
+def _ends_phrase(tokens: list[Token], j: int) -> bool:
+    """Nothing ranked follows: the question or its clause ends (a comma, 的股票 dropped as filler)."""
+    return j >= len(tokens) or (kind_at(tokens, j) == "and" and tokens[j].text in {",", "，", ";", "；"})
 
 
 def _names_the_ranked(tokens: list[Token], j: int) -> bool:

@@ -13,6 +13,8 @@ from backend.domain.language.parser.rewriting import Match, kind_at
 from backend.domain.language.semantic import SemanticModel
 
 WINDOWS = {"single": "single_quarter", "ttm": "ttm"}
+# a growth rate said in one word (净利润同比) is the year-on-year change of this figure
+GROWTH_OF = {"netprofit_yoy": "n_income_attr_p", "or_yoy": "revenue"}
 YEAR_TO_DATE_TABLES = {"income"}  # flows summed from the start of the fiscal year
 COMPARISON_TAIL = {"cmp", "number", "between", "betw_end", "to", "and"}
 
@@ -23,6 +25,12 @@ def report_window(model: SemanticModel, tokens: list[Token], i: int) -> Match | 
         # 单季净利润 / TTM revenue; 近四个季度净利润合计: the trailing sum is what TTM is
         used = 2 + (token.value == "ttm" and kind_at(tokens, i + 2) == "agg" and tokens[i + 2].value == "sum")
         return used, [_figure(tokens[i + 1], WINDOWS[token.value])]
+    growth = kind_at(tokens, i + 1) == "metric" and tokens[i + 1].value in GROWTH_OF
+    if token.kind == "single_quarter" and token.value == "single" and growth:
+        # 单季净利润同比增长: the quarter's own figure against the same quarter a year before
+        base = Token("metric", GROWTH_OF[tokens[i + 1].value], tokens[i + 1].text, tokens[i + 1].start)
+        said_yoy = Token("yoy", "yoy", "", tokens[i + 1].start)
+        return 2, [_figure(base, "single_quarter"), said_yoy]
     if _year_to_date(model, tokens, i):
         # earned more than 2 billion yuan in Q3 2024 alone: the window word follows the quarter
         j = i + 1
