@@ -14,13 +14,14 @@ from datetime import date
 # recent_weeks, recent_months, this_year, last_year, year_before, this_month, last_month,
 # this_week, last_week, year, month, quarter, annual, date_range, date_span, since (day onwards),
 # latest_report (the latest report period of any quarter, 最新一期财报), period_end (the last trading
-# day of a month or, month 12, a year: 2024年6月底, end of 2024). A quarter without its year (三季报)
+# day of a month or, month 12, a year: 2024年6月底, end of 2024), period_start (the first trading day of a
+# month or, month 1, a year: the first trading day of 2025). A quarter without its year (三季报)
 # is the latest report period of that quarter.
 TIME_LABELS = (
     "latest", "yesterday", "date", "recent_days", "recent_bars", "recent_weeks", "recent_months",
     "this_year", "last_year", "year_before", "this_month", "last_month", "this_week", "last_week",
     "year", "month", "quarter", "annual", "date_range", "date_span", "since", "latest_report",
-    "period_end",
+    "period_end", "period_start",
 )  # fmt: skip
 
 # times that name a report period (a figure of 2024, the Q3 report, the latest report)
@@ -39,7 +40,7 @@ class TimeSpec:
 
     @property
     def is_single_day(self) -> bool:
-        return self.label in {"latest", "yesterday", "date", "period_end"}
+        return self.label in {"latest", "yesterday", "date", "period_end", "period_start"}
 
 
 @dataclass(frozen=True)

@@ -325,7 +325,7 @@ def time_from_node(node: Node) -> TimeSpec:
         quarter=first_int("value:quarter"),
     )
     required = {"date": spec.day, "date_range": spec.end_day, "since": spec.day, "year": spec.year,
-                "month": spec.month, "period_end": spec.month}  # fmt: skip
+                "month": spec.month, "period_end": spec.month, "period_start": spec.month}  # fmt: skip
     if label in required and required[label] is None:
         raise QstError(f"time:{label} is missing its value")
     if label.startswith("recent_") and (spec.n is None or spec.n < 1):

@@ -46,6 +46,12 @@ def resolve_day(context: LanguageContext, spec: TimeSpec) -> date:
         if found is None:
             raise CompileError(f"the data has no trading day on or before {last_day.isoformat()}")
         return found
+    if spec.label == "period_start" and spec.year and spec.month:  # the first trading day of 2025
+        first_day = date(spec.year, spec.month, 1)
+        after = bisect.bisect_left(context.trade_dates, first_day)
+        if after == len(context.trade_dates) or context.trade_dates[after] > months_back(first_day, -1):
+            raise CompileError(f"the data has no trading day in {first_day.strftime('%Y-%m')}")
+        return context.trade_dates[after]
     return latest
 
 

@@ -237,10 +237,18 @@ def _order_by_direction_alone(model: SemanticModel, screen: Screen, direction: s
         screen.order = Order(screen.outputs[0], direction)
 
 
+EXTREME_OF = {"high": "max", "low": "min"}  # a window's high is its highest high, its low the lowest low
+CALENDAR_WINDOWS = {
+    "recent_days", "recent_bars", "recent_weeks", "recent_months", "this_year", "last_year", "year_before",
+    "this_month", "last_month", "this_week", "last_week", "year", "quarter", "month", "date_range", "since",
+}  # fmt: skip
+
+
 def _whole_set_aggregates(model: SemanticModel, found: _Collected) -> None:
     """'Total market cap of all bank stocks' → a sum; 'highest close of one stock' → a max (over the
-    ranking's window: Wuliangye's highest close so far this year)."""
-    screen, conditions = found.screen, found.conditions
+    ranking's window: Wuliangye's highest close so far this year), and its high (low) over a window →
+    the highest high (lowest low)."""
+    screen, conditions, times = found.screen, found.conditions, found.times
     plain = screen.order is None and not screen.aggregates and screen.group_by is None
     metrics = [name for name in screen.outputs if name in model.metrics]
     if found.all_of and plain and len(metrics) == 1:
@@ -248,6 +256,15 @@ def _whole_set_aggregates(model: SemanticModel, found: _Collected) -> None:
         screen.outputs.remove(metrics[0])
         return
     one_stock = [c for c, _is_scope, _ in conditions if isinstance(c, Scope) and c.kind == "stock"]
+    named = len(one_stock) == 1 and len(one_stock[0].values) == 1
+    extreme = EXTREME_OF.get(metrics[0]) if len(metrics) == 1 and screen.outputs == metrics else None
+    window = len(times) == 1 and times[0].value.label in CALENDAR_WINDOWS
+    if named and plain and extreme and window and len(conditions) == 1 and not found.per_day:
+        # 茅台今年的最高价 / Moutai's high this year: the window's highest high, not each day's
+        screen.aggregates.append(Aggregate(extreme, metrics[0]))
+        screen.outputs.remove(metrics[0])
+        screen.daily_values = True
+        return
     order = screen.order
     if (order is not None and screen.limit == 1 and len(one_stock) == 1 and len(one_stock[0].values) == 1
             and not screen.aggregates and order.metric in model.metrics):  # fmt: skip

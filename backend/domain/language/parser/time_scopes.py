@@ -29,7 +29,7 @@ def time_scope(model: SemanticModel, tokens: list[Token], i: int) -> Match | Non
     token = tokens[i]
     spec: TimeSpec | None = None
     used = 1
-    anchored = _since(tokens, i) or _last_day_of(tokens, i)  # days said around a named period
+    anchored = _since(tokens, i) or _day_of_period(tokens, i)  # days said around a named period
     if anchored is not None:
         spec, used = anchored
     elif token.kind == "between" and _day_range(tokens, i + 1) is not None:
@@ -90,17 +90,19 @@ def time_scope(model: SemanticModel, tokens: list[Token], i: int) -> Match | Non
     return used, [synthetic("timespec", spec, tokens[i : i + used])]
 
 
-def _last_day_of(tokens: list[Token], i: int) -> tuple[TimeSpec, int] | None:
-    """the last trading day of 2024 / 2024年最后一个交易日 / 2024年6月最后一个交易日 → period_end."""
-    if kind_at(tokens, i) == "last_day_of" and kind_at(tokens, i + 1) in {"year", "month"}:
-        period = tokens[i + 1]
-    elif kind_at(tokens, i) in {"year", "month"} and kind_at(tokens, i + 1) == "last_day_of":
-        period = tokens[i]
+def _day_of_period(tokens: list[Token], i: int) -> tuple[TimeSpec, int] | None:
+    """the last trading day of 2024 / 2024年最后一个交易日 / 2024年6月最后一个交易日 → period_end; the
+    first trading day of 2025 / 2025年第一个交易日 → period_start."""
+    if kind_at(tokens, i) == "day_of_period" and kind_at(tokens, i + 1) in {"year", "month"}:
+        which, period = tokens[i], tokens[i + 1]
+    elif kind_at(tokens, i) in {"year", "month"} and kind_at(tokens, i + 1) == "day_of_period":
+        which, period = tokens[i + 1], tokens[i]
     else:
         return None
+    label = "period_end" if which.value == "last" else "period_start"
     if period.kind == "year":
-        return TimeSpec("period_end", year=int(period.value), month=12), 2
-    return TimeSpec("period_end", year=period.value["year"], month=period.value["month"]), 2
+        return TimeSpec(label, year=int(period.value), month=12 if which.value == "last" else 1), 2
+    return TimeSpec(label, year=period.value["year"], month=period.value["month"]), 2
 
 
 def _names_annual_report(tokens: list[Token], j: int) -> bool:
