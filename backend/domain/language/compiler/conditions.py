@@ -66,6 +66,10 @@ def condition_expr(build: QueryBuild, condition: Condition, time: TimeSpec) -> e
     if isinstance(condition, Frequency):
         return in_query(col("ts_code", "b"), frequent_stocks(build, condition, time, condition_expr))
     if isinstance(condition, Technical) and condition.kind in {"limit_up", "limit_down"}:
+        if condition.time is None and not build.per_day and is_window(time):
+            # hit limit down in the past week: on any day of it, not on its last day only
+            once = Frequency(condition, ">=", 1)
+            return in_query(col("ts_code", "b"), frequent_stocks(build, once, time, condition_expr))
         return _price_limit(build, condition.kind == "limit_up", condition.time)
     if build.per_day:
         # a test over each stock's last bars is decided on the question's day, not on each day

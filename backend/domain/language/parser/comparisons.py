@@ -184,7 +184,12 @@ def compare(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     held = period_count(tokens, j)  # ROE连续三年超过15%: the comparison holds in each period
     if held is not None:
         j = held[2]
-    if kind_at(tokens, j) == "cmp" and kind_at(tokens, j + 1) == "metric" and tokens[j].value in OPS_ORDERED:
+    # 收盘价高于开盘价, 收盘价等于最高价: against another column of the same row
+    if (
+        kind_at(tokens, j) == "cmp"
+        and kind_at(tokens, j + 1) == "metric"
+        and tokens[j].value in {*OPS_ORDERED, "="}
+    ):
         other = model.metrics[tokens[j + 1].value]
         if other.kind == metric.kind and other.stored_unit == metric.stored_unit:  # 收盘价高于开盘价
             condition = Compare(metric.key, tokens[j].value, 0.0, time=time, other=other.key)

@@ -48,15 +48,20 @@ LONGEST_PERIOD_RUN = 10
 def counted_days(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     """A day's condition with how many days it held: cond cmp N次 / cmp N次 cond / cmp cond N次 /
     cond N次以上."""
-    condition = _day_condition(tokens, i)
+    condition = _day_condition(model, tokens, i)
     if condition is not None:
+        out_of = _out_of_window(tokens, i + 1)
+        if out_of is not None:  # closed up on at least 4 of the last 5 days
+            op, count, window, end = out_of
+            frequency = Frequency(condition, op, count, time=window)
+            return end - i, [synthetic("cond", frequency, tokens[i:end])]
         counted = _count(tokens, i + 1)
         if counted is None:
             return None
         op, count, end = counted
         return end - i, [synthetic("cond", Frequency(condition, op, count), tokens[i:end])]
     if kind_at(tokens, i) == "cmp" and tokens[i].value in COUNT_OPS:  # 至少涨停3次: the count around it
-        condition = _day_condition(tokens, i + 1)
+        condition = _day_condition(model, tokens, i + 1)
         times = _times(tokens, i + 2) if condition is not None else None
         if condition is not None and times is not None:
             frequency = Frequency(condition, tokens[i].value, times[0])
@@ -65,7 +70,7 @@ def counted_days(model: SemanticModel, tokens: list[Token], i: int) -> Match | N
     if counted is None:
         return None
     op, count, j = counted
-    condition = _day_condition(tokens, j)  # 至少两次跌停
+    condition = _day_condition(model, tokens, j)  # 至少两次跌停
     if condition is None:
         return None
     return j + 1 - i, [synthetic("cond", Frequency(condition, op, count), tokens[i : j + 1])]
@@ -75,15 +80,23 @@ def every_day(model: SemanticModel, tokens: list[Token], i: int) -> Match | None
     """cond every day / 每天都 cond: on each trading day of the window (unless days are counted)."""
     if any(token.kind in {"count", "agg", "aggmetric", "share"} for token in tokens):
         return None  # 每天有多少只涨停: a count per day, grouped by the assembly
-    if kind_at(tokens, i) == "per_day":
+    if kind_at(tokens, i) == "per_day" and not _after_a_run_of_days(tokens, i):
         j = i + 1 + (kind_at(tokens, i + 1) == "quantifier")
-        condition = _day_condition(tokens, j)
+        condition = _day_condition(model, tokens, j)
         if condition is not None:
-            return j + 1 - i, [synthetic("cond", Frequency(condition, "every"), tokens[i : j + 1])]
-    condition = _day_condition(tokens, i)
+            end = j + 1 + _is_all(tokens[j + 1]) if j + 1 < len(tokens) else j + 1  # 每天涨幅都超过2%
+            return end - i, [synthetic("cond", Frequency(condition, "every"), tokens[i:end])]
+    condition = _day_condition(model, tokens, i)
     if condition is not None and kind_at(tokens, i + 1) == "per_day":
         return 2, [synthetic("cond", Frequency(condition, "every"), tokens[i : i + 2])]
     return None
+
+
+def _after_a_run_of_days(tokens: list[Token], i: int) -> bool:
+    """连续3天每天…: the days are a run (连续 N天), which the sustained pass reads with the condition."""
+    said_as_window = kind_at(tokens, i - 2) == "consecutive" and kind_at(tokens, i - 1) == "timespec"
+    said_as_count = kind_at(tokens, i - 3) == "consecutive" and kind_at(tokens, i - 1) == "tunit"
+    return said_as_window or said_as_count
 
 
 def each_period(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
@@ -173,14 +186,42 @@ def _year_at(tokens: list[Token], i: int) -> int | None:
     return None
 
 
-def _day_condition(tokens: list[Token], i: int) -> Condition | None:
-    """A condition a single day decides: 涨停 / limit down, or closed up / down on the day."""
+def _day_condition(model: SemanticModel, tokens: list[Token], i: int) -> Condition | None:
+    """A condition a single day decides: 涨停 / limit down, closed up / down on the day, or a candle
+    said in a word (收阳: close above open, a comparison within the day's row)."""
     kind = kind_at(tokens, i)
     if kind == "price_limit":
         return Technical(str(tokens[i].value), 1)
     if kind in MOVES:
         return Compare("pct_chg", MOVES[kind], 0.0, text="0")
-    return None
+    said = tokens[i].value if kind == "cond" else None
+    return said if said is not None and _decided_by_the_day(model, said) else None
+
+
+def _decided_by_the_day(model: SemanticModel, condition: Condition) -> bool:
+    """A comparison of the day's own figures (收阳: close > open; 涨幅超过2%), or an AND of them."""
+    if isinstance(condition, BoolOp):
+        return condition.op == "and" and all(_decided_by_the_day(model, item) for item in condition.items)
+    if not isinstance(condition, Compare) or condition.time or condition.agg or condition.other_time:
+        return False
+    figures = [condition.metric] + ([condition.other] if condition.other else [])
+    return all(figure in model.metrics and model.metrics[figure].kind == "daily" for figure in figures)
+
+
+def _out_of_window(tokens: list[Token], i: int) -> tuple[str, int, TimeSpec, int] | None:
+    """cmp N (of) the last M days → (operator, N, the window, next index); N must fit in it."""
+    if kind_at(tokens, i) != "cmp" or tokens[i].value not in COUNT_OPS:
+        return None
+    if not is_plain_number(tokens[i + 1]) if i + 1 < len(tokens) else True:
+        return None
+    window = tokens[i + 2].value if kind_at(tokens, i + 2) == "timespec" else None
+    if window is None or window.label not in {"recent_days", "recent_bars"} or not window.n:
+        return None
+    count = tokens[i + 1].value
+    if not float(count).is_integer() or not 0 < count <= window.n:
+        return None
+    # the days counted are trading days, so are the days they are counted among
+    return tokens[i].value, int(count), TimeSpec("recent_bars", n=window.n), i + 3
 
 
 def _count(tokens: list[Token], i: int) -> tuple[str, int, int] | None:

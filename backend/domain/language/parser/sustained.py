@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from backend.domain.language.ir import Compare, Sustained
 from backend.domain.language.lexicon import Token
-from backend.domain.language.parser.rewriting import Match, kind_at, synthetic
+from backend.domain.language.parser.rewriting import Match, is_plain_number, kind_at, synthetic
 from backend.domain.language.semantic import SemanticModel
 
 PERIOD_OF_UNIT = {"year": "year", "annual_reports": "year", "report": "report", "quarter": "report",
@@ -49,17 +49,31 @@ def sustained(model: SemanticModel, tokens: list[Token], i: int) -> Match | None
 def _consecutive_days_then_condition(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     """连续3天涨幅超过5%: the time pass read 3天 as a window; with 连续 before it, the day's comparison
     holds on each of those trading days."""
-    window = tokens[i + 1].value if kind_at(tokens, i + 1) == "timespec" else None
-    if window is None or window.label not in {"recent_bars", "recent_days"} or not window.n:
+    days = _days_said(tokens, i + 1)
+    if days is None:
         return None
-    if tokens[i].kind != "consecutive" or kind_at(tokens, i + 2) != "cond":
+    j = i + (2 if kind_at(tokens, i + 1) == "timespec" else 3)
+    j += kind_at(tokens, j) == "per_day"  # 连续3天每天涨幅都超过3%: each of them, said again
+    j += kind_at(tokens, j) == "quantifier" and tokens[j].value == "all"
+    if tokens[i].kind != "consecutive" or kind_at(tokens, j) != "cond":
         return None
-    compare = tokens[i + 2].value
+    compare = tokens[j].value
     if not isinstance(compare, Compare) or compare.time or compare.agg or compare.other_time:
         return None
     if model.metrics[compare.metric].kind != "daily":
         return None
-    return 3, [synthetic("cond", Sustained(compare, int(window.n), "day"), tokens[i : i + 3])]
+    return j + 1 - i, [synthetic("cond", Sustained(compare, days, "day"), tokens[i : j + 1])]
+
+
+def _days_said(tokens: list[Token], j: int) -> int | None:
+    """3天 after 连续: read by the time pass as a window, or still a number and its day unit."""
+    if kind_at(tokens, j) == "timespec":
+        window = tokens[j].value
+        return window.n if window.label in {"recent_bars", "recent_days"} and window.n else None
+    if kind_at(tokens, j) == "number" and is_plain_number(tokens[j]) and tokens[j].value >= 1:
+        unit = tokens[j + 1] if kind_at(tokens, j + 1) == "tunit" else None
+        return int(tokens[j].value) if unit is not None and unit.value in {"day", "trading_day"} else None
+    return None
 
 
 def _each_of_recent_years(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:

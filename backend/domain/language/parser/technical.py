@@ -325,6 +325,8 @@ def _window_length(tokens: list[Token], j: int) -> tuple[int, int] | None:
             return n * 5, 2
         if unit == "month":
             return n * 21, 2
+        if unit == "year":  # 创近一年新高: a year of bars, as 250日 says it
+            return n * 250, 2
         if unit in {"day", "trading_day"}:
             return n, 2
         return None
