@@ -25,9 +25,8 @@ from backend.domain.language.context import LanguageContext
 from backend.domain.language.engine import BuiltinTranslator
 from backend.domain.language.llm.linking import link_schema
 from backend.domain.language.llm.roles import ParadigmAdapterRole
-from backend.domain.language.llm.settings import OnFailure
 from backend.domain.language.qst import QstError
-from backend.domain.language.translation import LlmCall
+from backend.domain.language.translation import LlmCall, OnFailure
 from backend.domain.market.errors import QueryRejected
 from backend.domain.paradigms.adaptation import (
     Adaptation,

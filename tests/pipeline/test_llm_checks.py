@@ -23,7 +23,7 @@ from pydantic import Field
 
 from backend.domain.language.context import LanguageContext
 from backend.domain.language.llm import JudgeRole, ReverseQuestionWriterRole
-from backend.domain.language.llm.settings import OnFailure
+from backend.domain.language.translation import OnFailure
 from backend.domain.market.store import MarketStore
 from backend.domain.pipeline.run import PipelineOutcome, PipelineSettings, Ports, run_pipeline
 from backend.domain.pipeline.validate.checklist import default_vocabulary

@@ -20,8 +20,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 
 from backend.domain.language.context import LanguageContext
 from backend.domain.language.llm import LlmTranslator, SqlGeneratorRole
-from backend.domain.language.llm.settings import OnFailure
-from backend.domain.language.translation import Translation
+from backend.domain.language.translation import OnFailure, Translation
 from backend.domain.market.store import MarketStore
 from backend.domain.pipeline.generators import BuiltinGenerator, FallbackGenerator, LlmGenerator
 from backend.domain.pipeline.run import PipelineOutcome, Ports, run_pipeline

@@ -30,7 +30,8 @@ from backend.domain.language.llm import (
     SqlGeneratorRole,
     build_translator,
 )
-from backend.domain.language.llm.settings import OnFailure, RoleSettings
+from backend.domain.language.llm.settings import RoleSettings
+from backend.domain.language.translation import OnFailure
 from backend.domain.market.store import MarketStore
 from backend.domain.pipeline.generators import BuiltinGenerator, FallbackGenerator, LlmGenerator
 from backend.domain.pipeline.run import PipelineOutcome, PipelineSettings, Ports, run_pipeline

@@ -12,6 +12,7 @@ from typing import Any
 
 import zss
 
+from backend.domain.labelled_tree import Node, QstError
 from backend.domain.language.ir import (
     TIME_LABELS,
     Aggregate,
@@ -32,8 +33,6 @@ from backend.domain.language.ir import (
     TopSubset,
     VersusGroup,
 )
-
-Node = dict[str, Any]
 
 OPERATORS = (">", ">=", "<", "<=", "=", "!=", "between", "in")
 OPS_ORDERED = (">", ">=", "<", "<=")
@@ -61,10 +60,6 @@ SCOPE_KINDS = (
     "listed_years",
     "name_marker",
 )
-
-
-class QstError(ValueError):
-    """A QST that does not follow the format."""
 
 
 def _node(label: str, *children: Node | None, **fields: Any) -> Node:

@@ -16,6 +16,12 @@ from datetime import date
 from typing import Any, Literal, Protocol
 
 TranslationStatus = Literal["ok", "not_understood", "error"]
+# What an LLM role's failure (endpoint error, garbage, timeout, prompt over budget) leaves in the answer:
+# `builtin` — the built-in engine does that role's work alone and the answer says the LLM failed;
+# `fail` — the failure stays in the answer (the generator, the QST parser, the paradigm adapter:
+# status error; a check role: an undecided check, so the answer cannot be verified). It lives here,
+# in the contract between engine and pipeline, so the pipeline can name it without the LLM package.
+OnFailure = Literal["builtin", "fail"]
 
 
 @dataclass(frozen=True)

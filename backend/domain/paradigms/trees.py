@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from backend.domain.language.qst import Node, QstError
+from backend.domain.labelled_tree import Node, QstError
 
 # Parents whose children form a set: AND/OR of conditions, and the IN-list of a scope.
 _SET_PARENTS = frozenset({"where", "having", "bool:and", "bool:or"})

@@ -13,9 +13,8 @@ from typing import Protocol, runtime_checkable
 
 from backend.domain.language.context import LanguageContext
 from backend.domain.language.engine import BuiltinTranslator
-from backend.domain.language.llm.settings import OnFailure
 from backend.domain.language.llm.translator import LlmTranslator
-from backend.domain.language.translation import GenerationRequest, SchemaContext, Translation
+from backend.domain.language.translation import GenerationRequest, OnFailure, SchemaContext, Translation
 
 
 def same_sql(left: str, right: str) -> bool:

@@ -12,8 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from backend.domain.language.llm.settings import OnFailure
-from backend.domain.language.translation import Generator, LlmCall
+from backend.domain.language.translation import Generator, LlmCall, OnFailure
 
 if TYPE_CHECKING:
     from backend.domain.pipeline.trace import RecordedEvent

@@ -11,14 +11,10 @@ from dataclasses import dataclass
 from typing import Literal, TypeVar, cast, get_args
 
 from backend.domain.language.llm.errors import LlmConfigurationError
+from backend.domain.language.translation import OnFailure
 
 Provider = Literal["builtin", "openai"]
 StructuredOutputMethod = Literal["function_calling", "json_schema", "json_mode"]
-# What a role's failure (endpoint error, garbage, timeout, prompt over budget) leaves in the answer:
-# `builtin` — the built-in engine does that role's work alone and the answer says the LLM failed;
-# `fail` — the failure stays in the answer (the generator, the QST parser, the paradigm adapter:
-# status error; a check role: an undecided check, so the answer cannot be verified).
-OnFailure = Literal["builtin", "fail"]
 
 ROLES = ("sql_generator", "qst_parser", "paradigm_adapter", "reverse_question_writer", "judge")
 

@@ -21,8 +21,8 @@ from backend.domain.language.llm.roles import (
     ReverseQuestionWriterRole,
     SqlGeneratorRole,
 )
-from backend.domain.language.llm.settings import LlmSettings, OnFailure
-from backend.domain.language.translation import LlmCall, SchemaContext, Translation
+from backend.domain.language.llm.settings import LlmSettings
+from backend.domain.language.translation import LlmCall, OnFailure, SchemaContext, Translation
 
 
 class LlmTranslator:

@@ -32,8 +32,7 @@ from backend.domain.language.llm.roles import (
     ReverseQuestionWriterRole,
     format_result_preview,
 )
-from backend.domain.language.llm.settings import OnFailure
-from backend.domain.language.translation import LlmCall
+from backend.domain.language.translation import LlmCall, OnFailure
 from backend.domain.pipeline.ports import MarketReader, ResultRows
 from backend.domain.pipeline.text import language_of, says
 from backend.domain.pipeline.validate.checklist import Attribution

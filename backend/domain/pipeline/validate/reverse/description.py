@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from backend.domain.language.qst import Node, QstError
+from backend.domain.labelled_tree import Node, QstError
 from backend.domain.paradigms.trees import to_tree
 from backend.domain.pipeline.validate.reverse.model import ReverseCheck
 from backend.domain.pipeline.validate.reverse.reading import Reading

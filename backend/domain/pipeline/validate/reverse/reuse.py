@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from backend.domain.language.qst import Node
+from backend.domain.labelled_tree import Node
 from backend.domain.pipeline.ports import ParadigmHit, ParadigmLibrary
 from backend.domain.pipeline.trace import ParadigmEvent
 from backend.domain.pipeline.validate.outcome import CheckResult
