@@ -552,9 +552,10 @@ def versus_other_period(model: SemanticModel, tokens: list[Token], i: int) -> Ma
     if kind_at(tokens, j) == "timespec":
         times.append(tokens[j].value)
         j += 1
-    if kind_at(tokens, j) not in {"metric", "change_word"}:
+    named_first = _figure_at(tokens, j)
+    if named_first is None:
         return None
-    metric = model.metrics[metric_of(tokens[j])]
+    metric = model.metrics[named_first]
     j += 1
     if not times and kind_at(tokens, j) == "timespec":
         times.append(tokens[j].value)
@@ -565,6 +566,8 @@ def versus_other_period(model: SemanticModel, tokens: list[Token], i: int) -> Ma
     j += emphasis
     if kind_at(tokens, j) == "cmp" and tokens[j].value in OPS_ORDERED:  # 高于 / exceeded, then the other
         op = tokens[j].value
+    elif kind_at(tokens, j) == "stand_above":  # (the low) stayed above yesterday's high
+        op = ">"
     elif kind_at(tokens, j) != "than":  # 比, the other, then the comparative
         return None
     j += 1
@@ -605,9 +608,10 @@ def versus_other_period(model: SemanticModel, tokens: list[Token], i: int) -> Ma
 def _other_price(model: SemanticModel, tokens: list[Token], j: int, metric: Metric) -> Metric | None:
     """Another price of the bar named after the other day (今日最低价高于昨日最高价): a day's price
     compared with a different price of another day, never left behind as a shown column."""
-    if kind_at(tokens, j) != "metric" or metric.kind != "daily":
+    named = _figure_at(tokens, j)
+    if named is None or metric.kind != "daily":
         return None
-    other = model.metrics[metric_of(tokens[j])]
+    other = model.metrics[named]
     same_unit = other.kind == "daily" and other.stored_unit == metric.stored_unit and not other.percent
     return other if same_unit and not metric.percent else None
 
@@ -655,11 +659,20 @@ def same_periods_again(model: SemanticModel, tokens: list[Token], i: int) -> Mat
 
 def _names(tokens: list[Token], j: int, metric: Metric) -> int:
     """1 if the token at j names the same figure again, else 0."""
-    named = kind_at(tokens, j) in {"metric", "change_word"} and metric_of(tokens[j]) in {
-        metric.key,
-        metric.column,
-    }
-    return int(named)
+    return int(_figure_at(tokens, j) in {metric.key, metric.column})
+
+
+BAR_EXTREMES = {"high": "high", "low": "low"}  # today's low above yesterday's high: the bar's prices
+
+
+def _figure_at(tokens: list[Token], j: int) -> str | None:
+    """The figure a word at j names: a metric word, a change word, or a bare high / low of a day
+    (read elsewhere as an N-day high when a window comes with it)."""
+    if kind_at(tokens, j) in {"metric", "change_word"}:
+        return metric_of(tokens[j])
+    if kind_at(tokens, j) in {"new_high", "new_low"}:
+        return BAR_EXTREMES.get(tokens[j].text)
+    return None
 
 
 def _difference(tokens: list[Token], j: int) -> tuple[Token | None, int]:
