@@ -13,7 +13,7 @@ from typing import Any
 
 from sqlglot import exp
 
-from backend.domain.language.compiler.aggregates import orders_by_aggregate
+from backend.domain.language.compiler.aggregates import DAY_COUNTS, orders_by_aggregate
 from backend.domain.language.compiler.errors import CompileError
 from backend.domain.language.compiler.shapes import build_query, lists_daily_values
 from backend.domain.language.compiler.sources import DAY_GROUPINGS
@@ -60,7 +60,7 @@ class Compiler:
         day = window.end if window else resolve_day(context, spec)
         build = QueryBuild(context, day, screen_time=spec, display_unit=screen.display_unit, window=window)
         by_day = screen.group_by in DAY_GROUPINGS  # rows are stock-days: by day, or counting days
-        by_day = by_day or any(aggregate.fn == "trading_days" for aggregate in screen.aggregates)
+        by_day = by_day or any(aggregate.fn in DAY_COUNTS for aggregate in screen.aggregates)
         build.per_day = (by_day or screen.daily_values) and window is not None
         if spec.label in REPORT_PERIOD_LABELS and _reads_reports_only(self.model, screen):
             # 2025年一季度…的沪深300成分股: the period dates the report, not the index's membership

@@ -34,6 +34,7 @@ from backend.domain.language.ir import Aggregate, Compare, Order, Screen, TimeSp
 
 AGGREGATE_ORDER_PREFIX = "agg:"  # Order.metric "agg:<fn>:<metric>" orders groups by an aggregate
 COMPUTED_AGGREGATES = {"avg", "sum", "median"}  # min/max/count return stored values or integers
+DAY_COUNTS = {"trading_days", "stock_days"}  # counts of the window's days / stock-day bars, row by row
 
 
 def orders_by_aggregate(order: Order | None) -> bool:
@@ -161,6 +162,8 @@ def _filtered(build: QueryBuild, aggregate: Aggregate, time: TimeSpec) -> exp.Ex
     (each condition its own column); share = those stocks in % of the whole set."""
     assert aggregate.where is not None
     holds = condition_expr(build, aggregate.where, time)
+    if aggregate.fn == "stock_days":  # 涨停家次: every stock-day bar where it held (one day: each stock)
+        return call("countIf", holds)
     stocks = exp.Count(this=exp.Distinct(expressions=[exp.If(this=holds, true=col("ts_code", "b"))]))
     if aggregate.fn == "share":
         every = exp.Count(this=exp.Distinct(expressions=[col("ts_code", "b")]))

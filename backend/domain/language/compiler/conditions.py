@@ -48,6 +48,9 @@ from backend.domain.language.ir import (
 )
 from backend.domain.market.taxonomy import DAILY_LIMIT_PCT
 
+# the extreme a day's own extreme price takes over a window (a ratio of the window's high and low)
+WINDOW_EXTREMES = {"high": "max", "low": "min"}
+
 
 def condition_expr(build: QueryBuild, condition: Condition, time: TimeSpec) -> exp.Expr:
     if isinstance(condition, BoolOp):
@@ -93,6 +96,8 @@ def _compare(build: QueryBuild, condition: Compare, time: TimeSpec) -> exp.Expr:
     metrics = build.model.metrics
     if condition.metric not in metrics:
         raise CompileError(f"unknown attribute {condition.metric!r}")
+    if condition.ratio:
+        return _ratio(build, condition, time)
     metric_time = reading_time(build, condition.metric, condition.time, time)
     expression, name = value(build, condition.metric, metric_time, condition.agg)
     build.add_column(name, expression)
@@ -106,18 +111,44 @@ def _compare(build: QueryBuild, condition: Compare, time: TimeSpec) -> exp.Expr:
         )
         other, other_name = value(build, condition.other, other_time, condition.agg)
         build.add_column(other_name, other)
-        if condition.ratio and (is_window(metric_time) or is_window(other_time)):
-            raise CompileError("a ratio of two measures is read on one day or report period, not a window")
-        if condition.ratio:  # 流通股占总股本比例低于60%: one measure in % of the other
-            share = exp.Div(this=exp.Mul(this=number(100), expression=expression.copy()),
-                            expression=call("nullIf", other.copy(), number(0)))  # fmt: skip
-            return comparison(derived(share), condition)
         if not condition.value:
             return OPS[condition.op](this=comparable(expression), expression=comparable(other))
         # 比2023年多10亿以上: the difference of the two values against the threshold
         difference = derived(exp.Paren(this=exp.Sub(this=expression.copy(), expression=other.copy())))
         return comparison(difference, condition)
     return comparison(expression, condition)
+
+
+def _ratio(build: QueryBuild, condition: Compare, time: TimeSpec) -> exp.Expr:
+    """One measure in % of another (流通股占总股本比例低于60%): 100 × A ÷ B on one day or report
+    period. Over a window only a day's extremes have one reading — the window's highest high over
+    its lowest low (近30天最高价比最低价高出120%); any other pair over a window is not read."""
+    assert condition.other is not None
+    if condition.other not in build.model.metrics:
+        raise CompileError(f"unknown attribute {condition.other!r}")
+    part_time = reading_time(build, condition.metric, condition.time, time)
+    whole_time = (
+        reading_time(build, condition.other, condition.other_time, time)
+        if condition.other_time
+        else part_time
+    )
+    over_window = is_window(part_time) or is_window(whole_time)
+    aggs = (
+        (WINDOW_EXTREMES.get(condition.metric), WINDOW_EXTREMES.get(condition.other))
+        if over_window
+        else (None, None)
+    )
+    if over_window and None in aggs:
+        raise CompileError(
+            "a ratio of two measures over a window is read only for its highest high and lowest low"
+        )
+    part, part_name = value(build, condition.metric, part_time, aggs[0])
+    whole, whole_name = value(build, condition.other, whole_time, aggs[1])
+    build.add_column(part_name, part)
+    build.add_column(whole_name, whole)
+    share = exp.Div(this=exp.Mul(this=number(100), expression=part.copy()),
+                    expression=call("nullIf", whole.copy(), number(0)))  # fmt: skip
+    return comparison(derived(share), condition)
 
 
 def _loss_to_profit(build: QueryBuild, condition: LossToProfit, time: TimeSpec) -> exp.Expr:

@@ -9,8 +9,9 @@ OP_WORDS = {">": "gt", ">=": "ge", "<": "lt", "<=": "le", "=": "eq", "!=": "ne",
 
 def aggregate_name(aggregate: Aggregate) -> str:
     """The output column of an aggregate: stock_count, up_count, avg_pe, share_pct_chg_gt_0, …"""
-    if aggregate.fn == "trading_days":
-        return "trading_days"
+    if aggregate.fn in {"trading_days", "stock_days"}:
+        counted = aggregate.where is not None
+        return f"{aggregate.fn}_{condition_slug(aggregate.where)}" if counted else aggregate.fn
     if aggregate.fn == "share":
         return f"share_{condition_slug(aggregate.where)}"
     if aggregate.fn == "count" or aggregate.metric is None:

@@ -169,6 +169,7 @@ def _collect(model: SemanticModel, tokens: list[Token]) -> _Collected:
                 found.times.append(synthetic("timespec", token.extra["time"], [token]))
         elif kind in {"count", "share"}:  # a count (of the stocks where its condition holds), a share
             fn = "trading_days" if token.extra.get("days") else kind  # how many trading days
+            fn = "stock_days" if token.extra.get("stock_days") else fn  # 涨停家次: stock-day bars
             aggregate = Aggregate(fn, None, token.extra.get("where"))
             if aggregate not in screen.aggregates:  # 数量…各多少家 asks for one count
                 screen.aggregates.append(aggregate)
