@@ -54,16 +54,19 @@ def _load_grammar() -> dict[str, dict[str, list[str]]]:
             for kind, values in data["words"].items()}  # fmt: skip
 
 
-def _load_filler() -> tuple[str, ...]:
+def _load_filler(group: str | None = None) -> tuple[str, ...]:
+    """The filler words, or those of one group of filler_words.yaml (normalised as the lexicon's)."""
     with FILLER_PATH.open(encoding="utf-8") as handle:
         data = yaml.safe_load(handle)
-    return tuple(str(word) for words in data["filler"].values() for word in words)
+    groups = [data["filler"][group]] if group else data["filler"].values()
+    return tuple(normalize_text(str(word)) for words in groups for word in words)
 
 
 # Grammar words: kind -> value -> surface words. Entity and metric words come from the model/data.
 GRAMMAR = _load_grammar()
 # Words the parser drops (filler_words.yaml); every other word must be read by a rule.
 FILLER = _load_filler()
+STOCK_NOUNS = frozenset(_load_filler("stock_nouns"))  # the filler words that name stocks (股票, companies)
 
 _DATE_PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]?"), "ymd"),

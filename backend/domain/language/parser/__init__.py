@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from backend.domain.language.context import LanguageContext
 from backend.domain.language.ir import Screen
-from backend.domain.language.lexicon import Token, tokenize
+from backend.domain.language.lexicon import STOCK_NOUNS, Token, tokenize
 from backend.domain.language.parser.aggregates import aggregate_metric, counts_each, distance_from_high
 from backend.domain.language.parser.assembly import assemble
 from backend.domain.language.parser.comparisons import (
@@ -109,33 +109,36 @@ class Parser:
 
     def parse(self, question: str) -> Screen:
         """The first reading of the question (NotUnderstood, naming the words, if it has none)."""
-        return self._read(self._tokens(question), Reading())
+        tokens, names_stocks = self._tokens(question)
+        return self._read(tokens, Reading(), names_stocks)
 
     def parse_readings(self, question: str) -> list[Screen]:
         """The question's distinct readings, best first: the first reading, then the same with one
         of the places it can be read two ways (readings.POINTS, in that order) flipped."""
-        tokens = self._tokens(question)
+        tokens, names_stocks = self._tokens(question)
         first = Reading()
-        screens = [self._read(tokens, first)]
+        screens = [self._read(tokens, first, names_stocks)]
         for point in sorted(first.met, key=POINTS.index):
             try:
-                screen = self._read(tokens, Reading(frozenset({point})))
+                screen = self._read(tokens, Reading(frozenset({point})), names_stocks)
             except NotUnderstood:
                 continue  # that way of reading it leaves words unread
             if screen not in screens:
                 screens.append(screen)
         return screens
 
-    def _read(self, tokens: list[Token], reading: Reading) -> Screen:
+    def _read(self, tokens: list[Token], reading: Reading, names_stocks: bool) -> Screen:
         tokens = reread_tokens(tokens, reading)
         for grammar_pass in GRAMMAR_PASSES:
             tokens = rewrite(self.model, tokens, grammar_pass)
-        return assemble(self.model, tokens, reading)
+        return assemble(self.model, tokens, reading, names_stocks=names_stocks)
 
-    def _tokens(self, question: str) -> list[Token]:
-        tokens = [
-            token for token in tokenize(question, self.context.lexicon, self.codes) if token.kind != "filler"
-        ]
+    def _tokens(self, question: str) -> tuple[list[Token], bool]:
+        """The question's tokens without filler, and whether a word for stocks was among the filler
+        (股票, companies: the rows asked for are stocks, not groups)."""
+        every = tokenize(question, self.context.lexicon, self.codes)
+        names_stocks = any(token.kind == "filler" and token.text in STOCK_NOUNS for token in every)
+        tokens = [token for token in every if token.kind != "filler"]
         _refuse_ambiguous_names(tokens, self.names)
         unknown = [token.text for token in tokens if token.kind == "unknown"]
         if unknown:
@@ -144,7 +147,7 @@ class Parser:
             raise NotUnderstood(
                 "the question asks for nothing the engine knows (no metric, entity or condition)"
             )
-        return tokens
+        return tokens, names_stocks
 
 
 def _refuse_ambiguous_names(tokens: list[Token], names: dict[str, str]) -> None:

@@ -71,13 +71,18 @@ class _Collected:
     per_day: bool = False
     all_of: bool = False
     has_count_unit: bool = False
+    names_stocks: bool = False  # a word for stocks was said (股票, stocks, 只): the rows are stocks
     leftovers: list[int] = field(default_factory=list)  # indexes of the tokens no rule consumed
     figure_indexes: list[int] = field(default_factory=list)  # report figures shown (单季净利润)
 
 
-def assemble(model: SemanticModel, tokens: list[Token], reading: Reading | None = None) -> Screen:
+def assemble(
+    model: SemanticModel, tokens: list[Token], reading: Reading | None = None, *, names_stocks: bool = False
+) -> Screen:
+    """`names_stocks`: a word for stocks was said (and dropped as filler): the rows are stocks."""
     reading = reading or Reading()
     found = _collect(model, tokens)
+    found.names_stocks = names_stocks or found.has_count_unit
     screen = found.screen
     _order_by_direction_alone(model, screen, found.pending_direction)
     _whole_set_aggregates(model, found)
@@ -320,7 +325,7 @@ def _order_groups_by_own_figure(model: SemanticModel, screen: Screen, found: _Co
     next to a dimension word, with no word for stocks, ranks the groups by their own figure — a
     money or share amount's total, any other figure's average (a count stays a count)."""
     order = screen.order
-    if order is None or order.agg is not None or found.has_count_unit or screen.group_by:
+    if order is None or order.agg is not None or found.names_stocks or screen.group_by:
         return
     beside = {found.order_index - 1, found.order_index + 1}
     if not any(index in beside for index in found.dim_indexes):
