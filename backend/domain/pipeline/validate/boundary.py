@@ -28,7 +28,7 @@ from backend.domain.pipeline.trace import CheckVerdictValue
 from backend.domain.pipeline.validate.checklist import Attribution, Constraint
 from backend.domain.pipeline.validate.checklist.kinds.number import NumberDetail
 from backend.domain.pipeline.validate.checklist.sqltree import Sql, close, columns_of, number_value
-from backend.domain.pipeline.validate.outcome import CheckResult
+from backend.domain.pipeline.validate.outcome import CheckResult, constraint_check
 
 _STRICT_OF = {exp.GT: True, exp.LT: True, exp.GTE: False, exp.LTE: False}
 _FLIPPED: dict[type[exp.Expr], type[exp.Binary]] = {
@@ -72,10 +72,6 @@ def _moves(question: str) -> tuple[bool, bool]:
         return False
 
     return asked(_RISE), asked(_FALL)
-
-
-def _ms(started: float) -> float:
-    return round((time.perf_counter() - started) * 1000, 3)
 
 
 def _comparisons(tree: exp.Expr) -> list[tuple[int, exp.Binary, exp.Expr, float, bool]]:
@@ -134,18 +130,16 @@ def _result(
     reason: str,
     started: float,
 ) -> CheckResult:
-    return CheckResult(
+    return constraint_check(
         check_id=f"boundary-{kind}",
-        stage="checklist",
-        level="constraint",
         kind=kind,
         text=text,
-        sql=query,
         criterion=criterion,
+        sql=query,
         verdict=verdict,
-        attribution=Attribution.CONDITION.value if verdict == "fail" else None,
+        blames=Attribution.CONDITION,
         reason=reason,
-        ms=_ms(started),
+        started=started,
     )
 
 

@@ -35,7 +35,7 @@ from backend.domain.pipeline.validate.checklist.kinds.date import DateDetail
 from backend.domain.pipeline.validate.checklist.kinds.entity import EntityDetail
 from backend.domain.pipeline.validate.checklist.kinds.window import WindowDetail
 from backend.domain.pipeline.validate.checklist.sqltree import Sql, number_value, under_not
-from backend.domain.pipeline.validate.outcome import CheckResult
+from backend.domain.pipeline.validate.outcome import CheckResult, constraint_check
 from backend.domain.pipeline.validate.reverse.subject import day_of
 from backend.domain.pipeline.validate.scope_days import base_day_check, membership_checks
 
@@ -63,10 +63,6 @@ def point_id(number: int, constraint: Constraint) -> str:
     return f"checklist-{number}-{constraint.kind.value}"
 
 
-def _ms(started: float) -> float:
-    return round((time.perf_counter() - started) * 1000, 3)
-
-
 def _grounded_result(
     point: str,
     constraint: Constraint,
@@ -83,18 +79,16 @@ def _grounded_result(
     """A data-grounded check of one checklist point; only a failure blames `blames`. `sql` is the
     query it ran (None: it read the candidate's tree against the evidence); `variant` tells apart two
     checks of the same point."""
-    return CheckResult(
+    return constraint_check(
         check_id=f"grounded-{point}-{variant}" if variant else f"grounded-{point}",
-        stage="checklist",
-        level="constraint",
         kind=kind,
         text=constraint.text,
-        sql=sql,
         criterion=criterion,
+        sql=sql,
         verdict=verdict,
-        attribution=blames.value if verdict == "fail" else None,
+        blames=blames,
         reason=reason,
-        ms=_ms(started),
+        started=started,
         point=point,
     )
 

@@ -30,7 +30,7 @@ from backend.domain.pipeline.text import Lang, says
 from backend.domain.pipeline.trace import CheckVerdictValue
 from backend.domain.pipeline.validate.checklist import Attribution
 from backend.domain.pipeline.validate.checklist.sqltree import Sql
-from backend.domain.pipeline.validate.outcome import CheckResult
+from backend.domain.pipeline.validate.outcome import CheckResult, constraint_check
 from backend.domain.pipeline.validate.reverse.subject import number_of
 
 _STOCK_KEYS = ("ts_code", "con_code")
@@ -80,10 +80,6 @@ def _counted(question: str) -> _Counted | None:
         return None
     found = {counted for pattern, counted in _COUNTED if pattern.search(question.lower())}
     return found.pop() if len(found) == 1 else None
-
-
-def _ms(started: float) -> float:
-    return round((time.perf_counter() - started) * 1000, 3)
 
 
 _TABLE_KEYS = {
@@ -167,18 +163,16 @@ def _result(
     reason: str,
     started: float,
 ) -> CheckResult:
-    return CheckResult(
+    return constraint_check(
         check_id=check_id,
-        stage="checklist",
-        level="constraint",
         kind="multiplicity",
         text=text,
-        sql=query,
         criterion=criterion,
+        sql=query,
         verdict=verdict,
-        attribution=Attribution.AGGREGATION.value if verdict == "fail" else None,
+        blames=Attribution.AGGREGATION,
         reason=reason,
-        ms=_ms(started),
+        started=started,
     )
 
 

@@ -3,6 +3,7 @@ result): what the answer, the trace and the correction round read."""
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Literal
 
@@ -61,3 +62,39 @@ class CheckResult:
             "ms": self.ms,
             "point": self.point,
         }
+
+
+def elapsed_ms(started: float) -> float:
+    """Milliseconds since `started` (a time.perf_counter() reading), as every check reports them."""
+    return round((time.perf_counter() - started) * 1000, 3)
+
+
+def constraint_check(
+    *,
+    check_id: str,
+    kind: str,
+    text: str,
+    criterion: str,
+    sql: str | None,
+    verdict: CheckVerdictValue,
+    blames: str,
+    reason: str,
+    started: float,
+    point: str | None = None,
+) -> CheckResult:
+    """A checklist-stage check of one constraint, made with data or the candidate's tree: `sql` is the
+    query it ran (None: none); only a failure blames `blames` (a checklist Attribution value)."""
+    return CheckResult(
+        check_id=check_id,
+        stage="checklist",
+        level="constraint",
+        kind=kind,
+        text=text,
+        sql=sql,
+        criterion=criterion,
+        verdict=verdict,
+        attribution=str(blames) if verdict == "fail" else None,
+        reason=reason,
+        ms=elapsed_ms(started),
+        point=point,
+    )

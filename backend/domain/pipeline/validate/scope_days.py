@@ -25,21 +25,17 @@ from backend.domain.market.errors import MarketError, StoreBusy
 from backend.domain.pipeline.ports import MarketReader
 from backend.domain.pipeline.text import Lang, says
 from backend.domain.pipeline.trace import CheckVerdictValue
-from backend.domain.pipeline.validate.checklist import Constraint
+from backend.domain.pipeline.validate.checklist import Attribution, Constraint
 from backend.domain.pipeline.validate.checklist.kinds.date import DateDetail
 from backend.domain.pipeline.validate.checklist.kinds.entity import EntityDetail
 from backend.domain.pipeline.validate.checklist.kinds.open_range import OpenRangeDetail, Way
 from backend.domain.pipeline.validate.checklist.kinds.period_return import PeriodReturnDetail
 from backend.domain.pipeline.validate.checklist.sqltree import Sql, date_value
 from backend.domain.pipeline.validate.checklist.vocabulary import Category
-from backend.domain.pipeline.validate.outcome import CheckResult
+from backend.domain.pipeline.validate.outcome import CheckResult, constraint_check
 from backend.domain.pipeline.validate.reverse.subject import day_of
 
 _DATE_COLUMNS = {"trade_date"}
-
-
-def _ms(started: float) -> float:
-    return round((time.perf_counter() - started) * 1000, 3)
 
 
 def _result(
@@ -52,18 +48,16 @@ def _result(
     reason: str,
     started: float,
 ) -> CheckResult:
-    return CheckResult(
+    return constraint_check(
         check_id=check_id,
-        stage="checklist",
-        level="constraint",
         kind=kind,
         text=text,
-        sql=query,
         criterion=criterion,
+        sql=query,
         verdict=verdict,
-        attribution="time_scope" if verdict == "fail" else None,
+        blames=Attribution.TIME_SCOPE,
         reason=reason,
-        ms=_ms(started),
+        started=started,
     )
 
 

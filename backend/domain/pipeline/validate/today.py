@@ -17,7 +17,7 @@ from sqlglot import exp
 from backend.domain.pipeline.text import Lang, says
 from backend.domain.pipeline.validate.checklist import Attribution
 from backend.domain.pipeline.validate.checklist.sqltree import Sql, date_value, is_date_column, strip
-from backend.domain.pipeline.validate.outcome import CheckResult
+from backend.domain.pipeline.validate.outcome import CheckResult, constraint_check
 
 _TODAY = re.compile(r"今天|今日|\btoday'?s?\b", re.IGNORECASE)
 # Any other day or span of days named: the SQL may rightly read days before the latest.
@@ -78,16 +78,14 @@ def today_check(question: str, sql: Sql, lang: Lang) -> CheckResult | None:
     if not picks or "latest" in picks or None in picks:
         return None
     started = time.perf_counter()
-    return CheckResult(
+    return constraint_check(
         check_id="today",
-        stage="checklist",
-        level="constraint",
         kind="today",
         text=says(lang, "“今天”是最新的交易日", "“today” is the latest trading day"),
-        sql=None,
         criterion=says(lang, "SQL 选取最新的交易日", "the SQL picks the latest trading day"),
+        sql=None,
         verdict="fail",
-        attribution=Attribution.TIME_SCOPE.value,
+        blames=Attribution.TIME_SCOPE,
         reason="the SQL picks the trading day before the latest one; the question asks for today",
-        ms=round((time.perf_counter() - started) * 1000, 3),
+        started=started,
     )
