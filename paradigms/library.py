@@ -158,24 +158,7 @@ class DatabaseParadigmLibrary:
             return None
 
     def learn(self, question: str, qst: QstTree, sql: str, *, status: str = "verified") -> str | None:
-        validation_status = LEARNED_STATUSES.get(status)
-        if validation_status is None:
-            return None
-        try:
-            if selectors.is_stored(dict(qst)):  # a re-asked question: nothing to template or lock
-                return None
-            outcome = services.insert_paradigm(
-                question=question,
-                qst=dict(qst),
-                sql=sql,
-                origin=self._origin,
-                validation_status=validation_status,
-                resolved_on=self._context.latest_trade_date,
-            )
-        except (QstError, QueryRejected, TemplateError, NothingToEvict, DatabaseError) as refusal:
-            logger.info("paradigm not learned: %s", refusal)
-            return None
-        return str(outcome.paradigm.pk) if outcome.created else None
+        return self._learn(question, qst, sql, status=status, kind=Kind.QUESTION)
 
     def lookup_reverse(self, trees: Sequence[QstTree]) -> list[ParadigmHit | None]:
         try:
@@ -216,11 +199,16 @@ class DatabaseParadigmLibrary:
         return None
 
     def learn_reverse(self, text: str, tree: QstTree, sql: str, *, status: str) -> str | None:
+        return self._learn(text, tree, sql, status=status, kind=Kind.REVERSE)
+
+    def _learn(self, text: str, tree: QstTree, sql: str, *, status: str, kind: Kind) -> str | None:
+        """The new paradigm's id, or None: not a learnable status, already stored (a re-asked question or
+        the same check again: nothing to template or lock), or refused (logged)."""
         validation_status = LEARNED_STATUSES.get(status)
         if validation_status is None:
             return None
         try:
-            if selectors.is_stored(dict(tree)):  # the same check again: nothing to template or lock
+            if selectors.is_stored(dict(tree)):
                 return None
             outcome = services.insert_paradigm(
                 question=text,
@@ -229,10 +217,10 @@ class DatabaseParadigmLibrary:
                 origin=self._origin,
                 validation_status=validation_status,
                 resolved_on=self._context.latest_trade_date,
-                kind=Kind.REVERSE,
+                kind=kind,
             )
         except (QstError, QueryRejected, TemplateError, NothingToEvict, DatabaseError) as refusal:
-            logger.info("reverse paradigm not learned: %s", refusal)
+            logger.info("%s paradigm not learned: %s", kind.value, refusal)
             return None
         return str(outcome.paradigm.pk) if outcome.created else None
 
