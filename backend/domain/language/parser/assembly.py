@@ -74,6 +74,7 @@ class _Collected:
     names_stocks: bool = False  # a word for stocks was said (股票, stocks, 只): the rows are stocks
     leftovers: list[int] = field(default_factory=list)  # indexes of the tokens no rule consumed
     figure_indexes: list[int] = field(default_factory=list)  # report figures shown (单季净利润)
+    having_indexes: list[int] = field(default_factory=list)  # filters on a group's figure (70% of stocks …)
 
 
 def assemble(
@@ -91,6 +92,7 @@ def assemble(
     _order_groups_by_own_figure(model, screen, found)
     _choose_group(screen, found, reading)
     _refuse_periods_without_aggregate(tokens, found)
+    _refuse_group_filters_without_groups(tokens, found)
     _order_each_stock_by_window_aggregate(model, screen)
     _place_limit(screen, found.limit_numbers, found.has_count_unit)
     conditions = attach_second_times(found.conditions, found.condition_starts, found.times)
@@ -182,6 +184,7 @@ def _collect(model: SemanticModel, tokens: list[Token]) -> _Collected:
             screen.aggregates.append(Aggregate(str(token.value), "pct_chg"))
         elif kind == "having":
             screen.having.append(token.value)
+            found.having_indexes.append(index)
         elif _asks_per_day(token):
             found.per_day = True
         elif kind == "all_of":
@@ -368,6 +371,16 @@ def _refuse_periods_without_aggregate(tokens: list[Token], found: _Collected) ->
             f"could not place: '{tokens[found.group_index].text}' (no rule reads these words; "
             "they change the meaning)"
         )
+
+
+def _refuse_group_filters_without_groups(tokens: list[Token], found: _Collected) -> None:
+    """A filter on a group's figure (more than 70% of stocks rose) with no group and nothing
+    computed filters nothing: 'within 5% of their 52-week high' read as a share of stocks would
+    list the stocks unfiltered, so its words are refused instead."""
+    screen = found.screen
+    if screen.having and screen.group_by is None and not screen.aggregates:
+        words = ", ".join(f"'{tokens[k].text}'" for k in found.having_indexes)
+        raise NotUnderstood(f"could not place: {words} (no rule reads these words; they change the meaning)")
 
 
 def _order_each_stock_by_window_aggregate(model: SemanticModel, screen: Screen) -> None:

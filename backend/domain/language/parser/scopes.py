@@ -20,6 +20,16 @@ OWN_DIMENSION = {"exchange": "exchange", "board": "market", "industry": "industr
                  "area": "area"}  # fmt: skip
 
 
+# words joining scopes into one list (和 reads as `to` first: 从…和…)
+JOINING = {"and", "or", "to"}
+
+# a pause ends an exclusion: 剔除ST股后，沪市主板… excludes ST only
+PAUSES = {",", "，", ";", "；"}
+
+# an exchange that is also a board of its own name: in a list of boards it names that board
+# (主板、创业板、科创板、北交所 lists four boards, not three boards on the BSE)
+EXCHANGE_AS_BOARD = {"BSE": "北交所"}
+
 # 剔除…后 / 除去…之后: the word closing an exclusion (after the excluded list, before the rest)
 CLOSING_AFTER = {"后", "之后", "以后"}
 
@@ -63,40 +73,72 @@ def scope_lists(model: SemanticModel, tokens: list[Token], i: int) -> Match | No
         return None
     merged: Scope = tokens[i].value
     j = i + 1
-    values = list(merged.values)
     while True:
-        joined = kind_at(tokens, j) in {"and", "or", "to"} and kind_at(tokens, j + 1) == "scope"
+        joined = kind_at(tokens, j) in JOINING and kind_at(tokens, j + 1) == "scope"
         if not joined and not (kind_at(tokens, j) == "scope" and merged.kind == "exchange"):  # 沪深北
             break
-        other: Scope = tokens[j + joined].value
+        other = _as_board_beside(tokens[j + joined].value, merged)
+        merged = _as_board_beside(merged, other)
         compatible = {merged.kind, other.kind} <= {"industry", "group"} or other.kind == merged.kind
         if not compatible:
             break
         j += joined
         if other.kind != merged.kind:
             # an industry and a group of industries: one list of industries
-            values = list(_industries_of(model, merged.kind, values)) + list(
-                _industries_of(model, other.kind, other.values)
-            )
-            merged = Scope("industry", values=tuple(values))
+            industries = _industries_of(model, merged.kind, merged.values)
+            merged = Scope("industry", values=industries + _industries_of(model, other.kind, other.values))
         else:
-            values.extend(other.values)
-            merged = Scope(merged.kind, values=tuple(values))
+            merged = Scope(merged.kind, values=merged.values + other.values)
         j += 1
     if j == i + 1:
         return None
     return j - i, [synthetic("scope", merged, tokens[i:j])]
 
 
+def _as_board_beside(item: Scope, neighbour: Scope) -> Scope:
+    """北交所 beside a board is the board 北交所."""
+    boards = [EXCHANGE_AS_BOARD.get(value) for value in item.values]
+    if item.kind == "exchange" and neighbour.kind == "board" and all(boards):
+        return Scope("board", values=tuple(str(board) for board in boards))
+    return item
+
+
 def scope_conditions(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     """A scope becomes a condition; `scope=True` keeps it AND-ed at the top level by the assembly."""
     if tokens[i].kind == "not" and kind_at(tokens, i + 1) == "scope":
-        # 剔除银行、证券后: the 后 closing the excluded list only says the rest is what remains
-        used = 2 + (kind_at(tokens, i + 2) in {"after", "bottom"} and tokens[i + 2].text in CLOSING_AFTER)
-        return used, [synthetic("cond", Not(tokens[i + 1].value), tokens[i : i + used])]
+        excluded = [synthetic("cond", Not(tokens[i + 1].value), tokens[i : i + 2])]
+        return _exclusion_continued(tokens, i, i + 2, excluded)
+    closed = tokens[i].text.endswith(tuple(CLOSING_AFTER))  # 剔除ST股后 closes its own list
+    if (
+        tokens[i].kind == "cond"
+        and _excludes_scope(tokens[i].value)
+        and not closed
+        and _joins_scope(tokens, i + 1)
+    ):
+        return _exclusion_continued(tokens, i, i + 1, [tokens[i]])  # 剔除ST和北交所
     if tokens[i].kind == "scope":
         return 1, [synthetic("cond", tokens[i].value, tokens[i : i + 1], scope=True)]
     return None
+
+
+def _exclusion_continued(tokens: list[Token], i: int, j: int, excluded: list[Token]) -> Match:
+    """剔除ST和北交所 / excluding banks and the BSE: scopes joined to an exclusion are excluded too
+    (a list of one kind was already merged into one scope; these are the scopes of other kinds).
+    `i` is where the exclusion starts, `j` where its first excluded item ends."""
+    while _joins_scope(tokens, j) and tokens[j].text not in PAUSES:
+        excluded.append(synthetic("cond", Not(tokens[j + 1].value), tokens[j : j + 2]))
+        j += 2
+    # 剔除银行、证券后: the 后 closing the excluded list only says the rest is what remains
+    j += kind_at(tokens, j) in {"after", "bottom"} and tokens[j].text in CLOSING_AFTER
+    return j - i, excluded
+
+
+def _joins_scope(tokens: list[Token], j: int) -> bool:
+    return kind_at(tokens, j) in JOINING and kind_at(tokens, j + 1) == "scope"
+
+
+def _excludes_scope(condition: object) -> bool:
+    return isinstance(condition, Not) and isinstance(condition.item, Scope)
 
 
 def _industries_of(model: SemanticModel, kind: str, values: Iterable[str]) -> tuple[str, ...]:

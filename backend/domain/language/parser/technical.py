@@ -26,6 +26,10 @@ def gap_details(model: SemanticModel, tokens: list[Token], i: int) -> Match | No
     """What is said of a gap: 跳空高开且缺口未回补 / gapped up and never filled the gap (the whole bar
     beyond the previous one); gapped up more than 3% (the open that far from the previous close)."""
     gap = tokens[i].value if tokens[i].kind == "cond" else None
+    if isinstance(gap, Technical) and gap.kind in UNFILLED_GAPS.values():
+        # 向上跳空缺口未回补: a window is a gap left open already; 缺口未回补 restates it
+        restated = kind_at(tokens, i + 1) == "gap_unfilled"
+        return (2, [synthetic("cond", gap, tokens[i : i + 2])]) if restated else None
     if not isinstance(gap, Technical) or gap.kind not in UNFILLED_GAPS:
         return None
     size = _gap_size(tokens, i + 1, upward=gap.kind == "gap_up")
