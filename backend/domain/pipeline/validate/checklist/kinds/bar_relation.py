@@ -1,10 +1,11 @@
-"""Two prices of one bar related by the question: 收于最高价 / closed at the high of the day → close = high;
-收于最低价 / closed at the low → close = low.
+"""Two prices of bars related by the question: 收于最高价 / closed at the high of the day → close = high;
+收于最低价 / closed at the low → close = low; 向上跳空 / gapped up → the low above the previous bar's
+high; 向下跳空 / gapped down → the high below the previous low.
 
-The SQL must compare the close with that price (close = high, close >= high, high - close <= 0, …).
-A condition that never brings the two together answers without it (the closed-at-the-high stocks
+The SQL must compare the two prices (close = high, close >= high, high - close <= 0, …).
+A condition that never brings them together answers without it (the closed-at-the-high stocks
 listed as every stock up more than 3%); the other price compared only with something else is
-undecidable.
+undecidable — a gap read from the open (open > previous high) is another, looser gap.
 """
 
 from __future__ import annotations
@@ -45,29 +46,46 @@ _CUES = (
         "low",
     ),
 )
+_GAPS = (
+    (re.compile(r"向上跳空"), "low", "high"),
+    (re.compile(r"向下跳空"), "high", "low"),
+)
+_PRICE_WORDS = {"open", "high", "low", "close"}
 _COMPARISONS = (exp.EQ, exp.GTE, exp.LTE, exp.GT, exp.LT, exp.NEQ)
 
 
 @dataclass(frozen=True)
 class BarRelationDetail:
     kind: ClassVar[Kind] = Kind.BAR_RELATION
-    other: str  # the price the close is at: high or low
+    other: str  # the price `price` is related to: high or low
+    price: str = "close"
 
     def check(self, sql: Sql) -> Finding:
         compared_elsewhere = False
         for node in sql.tree.find_all(*_COMPARISONS):
-            left, right = columns_of(node.this), columns_of(node.expression)
-            apart = ("close" in left and self.other in right) or ("close" in right and self.other in left)
+            left, right = _prices(node.this), _prices(node.expression)
+            apart = (self.price in left and self.other in right) or (
+                self.price in right and self.other in left
+            )
             # high - close <= 0, close / high >= 1: both prices on one side, a constant on the other
             together = any(
-                {"close", self.other} <= side and not other for side, other in ((left, right), (right, left))
+                {self.price, self.other} <= side and not other
+                for side, other in ((left, right), (right, left))
             )
             if apart or together:
-                return passed(f"the SQL compares close with {self.other}")
+                return passed(f"the SQL compares {self.price} with {self.other}")
             compared_elsewhere = compared_elsewhere or self.other in left | right
         if compared_elsewhere:
-            return undecided(f"{self.other} is compared, but not with close as the tree reads it")
-        return failed(Attribution.CONDITION, f"no condition relates close to {self.other}")
+            return undecided(f"{self.other} is compared, but not with {self.price} as the tree reads it")
+        return failed(Attribution.CONDITION, f"no condition relates {self.price} to {self.other}")
+
+
+def _prices(node: exp.Expr) -> set[str]:
+    """The columns a side reads, with the price words of derived names (prev_high → high); the stored
+    pre_close is a price of its own."""
+    names = columns_of(node)
+    derived = {word for name in names - {"pre_close"} for word in name.split("_") if word in _PRICE_WORDS}
+    return names | derived
 
 
 def extract(question: Question) -> list[Constraint]:
@@ -79,4 +97,15 @@ def extract(question: Question) -> list[Constraint]:
         span = question.span(match.start(), match.end())
         text = question.says(f"“{span.text}”：close = {other}", f"“{span.text}”: close = {other}")
         found.append(Constraint(span, text, question.lang, BarRelationDetail(other)))
+    for pattern, price, previous in _GAPS:
+        match = pattern.search(question.text)
+        if match is None:
+            continue
+        span = question.span(match.start(), match.end())
+        sign = ">" if price == "low" else "<"
+        text = question.says(
+            f"“{span.text}”：{price} {sign} 前一根K线的 {previous}",
+            f"“{span.text}”: {price} {sign} the previous bar's {previous}",
+        )
+        found.append(Constraint(span, text, question.lang, BarRelationDetail(previous, price)))
     return found

@@ -4,6 +4,9 @@ The condition must hold on all the days (years, periods) at once, which takes an
 them: HAVING count() = N / countIf(…) = N / min(…) > 0, arrayAll, … A SQL with no aggregate,
 window, array test, self-join or per-stock subquery filters row by row: it lists each day on which
 the condition held instead of the stocks for which it held every day.
+Growth every year over a year range ("grew revenue every year from 2020 through 2024") is measured
+in the first year against the year before it: a SQL that reads neither that year nor a stored
+year-over-year rate compares one year fewer than asked (or reads the range otherwise: undecidable).
 """
 
 from __future__ import annotations
@@ -41,15 +44,29 @@ _ALWAYS = re.compile(
 )
 # "each of the last N …" is a quantifier unless a statistic is asked per period (then it groups).
 _EACH = re.compile(rf"\b(?:in|on|for) each of the (?:last|past) {COUNT}\b|\beach (?:trading )?day\b")
+_YEAR_RANGE = re.compile(
+    r"\b(?:from|between)\s+(?P<en>\d{4})\s+(?:through|to|until|and)\s+\d{4}\b"
+    r"|(?P<zh>\d{4})\s*年?\s*(?:到|至|-|—|~)\s*\d{4}\s*年"
+)
+_GROWTH = re.compile(
+    r"增长|增加|上升|提高|提升|\b(?:grew|grow|grows|growing|growth|increased?|increasing|rose|rising)\b"
+)
 _ALL_TESTS = {"arrayall", "arrayexists", "arraycount", "hasall", "arraymin", "arraymax", "grouparray"}
 
 
 @dataclass(frozen=True)
 class EveryPeriodDetail:
     kind: ClassVar[Kind] = Kind.EVERY_PERIOD
+    growth_from: int = 0  # the first year of a range over which growth is asked every year, or 0
 
     def check(self, sql: Sql) -> Finding:
         if any(select.args.get("having") for select in sql.selects) or sql.functions & _ALL_TESTS:
+            base = self.growth_from - 1
+            if self.growth_from and not _reads_year(sql, base) and not _reads_growth_rate(sql):
+                return undecided(
+                    f"growth in {self.growth_from} is measured against {base}, which the SQL does not "
+                    "read (nor a stored year-over-year rate)"
+                )
             return passed("the condition is tested over all periods at once (HAVING or an array test)")
         if _aggregates(sql) or _combines_rows(sql):
             return undecided(
@@ -96,6 +113,26 @@ def _combines_rows(sql: Sql) -> bool:
     return per_stock >= 2
 
 
+def _reads_year(sql: Sql, year: int) -> bool:
+    """A date of the year, the year as a number (toYear(end_date) >= 2019) or as a string."""
+    return (
+        any(day.year == year for day in sql.dates)
+        or year in sql.numbers
+        or any(str(year) in text for text in sql.strings)
+    )
+
+
+def _reads_growth_rate(sql: Sql) -> bool:
+    return any("yoy" in column.name.lower() for column in sql.tree.find_all(exp.Column))
+
+
+def _growth_from(question: Question) -> int:
+    years = _YEAR_RANGE.search(question.text)
+    if years is None or _GROWTH.search(question.text) is None:
+        return 0
+    return int(years["en"] or years["zh"])
+
+
 def extract(question: Question) -> list[Constraint]:
     cue = _ALWAYS.search(question.text)
     each = _EACH.search(question.text)
@@ -107,4 +144,4 @@ def extract(question: Question) -> list[Constraint]:
     text = question.says(
         f"“{span.text}”：条件须在每一期都成立", f"“{span.text}”: the condition must hold on every period"
     )
-    return [Constraint(span, text, question.lang, EveryPeriodDetail())]
+    return [Constraint(span, text, question.lang, EveryPeriodDetail(_growth_from(question)))]

@@ -35,6 +35,12 @@ _CUE = re.compile(
     r"|outside(?: of)?|non)\b"
 )
 _FILLER = re.compile(r"(?:\s|the\b|a\b|an\b|any\b|of\b)*")
+# A verb of exclusion takes a list (剔除ST和北交所, excluding banks and brokers); 非 / not take one
+# entity only (非ST和创业板股票 may keep ChiNext).
+_LIST_CUE = re.compile(
+    r"不含|不包含|不包括|排除|剔除|除去|去除|去掉|除了|excluding|exclude|except|other than"
+)
+_LIST_JOIN = re.compile(r"\s*(?:和|与|及|以及|、|,|，|and\b|or\b)(?:\s|the\b|a\b|an\b|any\b|of\b)*")
 _NEGATING_FUNCTIONS = {"notin", "notlike", "notilike", "notequals"}
 
 
@@ -46,8 +52,10 @@ def negated_hits(question: Question) -> list[tuple[int, Hit]]:
             continue
         position = _FILLER.match(question.text, cue.end())
         hit = question.hit_at(position.end() if position else cue.end(), *ENTITY_CATEGORIES)
-        if hit is not None:
+        while hit is not None:
             found.append((cue.start(), hit))
+            joined = _LIST_CUE.fullmatch(cue.group()) and _LIST_JOIN.match(question.text, hit.end)
+            hit = question.hit_at(joined.end(), *ENTITY_CATEGORIES) if joined else None
     return found
 
 

@@ -56,7 +56,7 @@ _ABOVE = (
 )
 _BELOW = (
     "低于|小于|少于|不足|不到|不超过|不高于|less than|lower than|smaller than|fewer than|below|under|at most"
-    "|no more than|not more than"
+    "|no more than|not more than|within"
 )
 # Words that keep the boundary out (超过30 is not 30) or in (至少30 is 30); 以上/以下 and "between" say
 # neither for sure.
@@ -97,7 +97,7 @@ def _patterns(units: tuple[str, ...], tails: tuple[str, ...]) -> _Patterns:
 
     return _Patterns(
         compared=re.compile(rf"(?P<word>{_ABOVE}|{_BELOW})\s*(?:了|约|about |around )?\s*{amount()}"),
-        postfix=re.compile(rf"{amount()}\s*(?P<word>以上|以下)"),
+        postfix=re.compile(rf"{amount()}\s*(?P<word>以上|以下|以内)"),
         between=re.compile(
             rf"(?:在|介于|between)\s*{amount('1')}\s*(?:到|至|和|与|~|-|and)\s*{amount('2')}\s*(?:之间)?"
         ),
@@ -335,7 +335,7 @@ def _shown(value: float) -> str:
 
 
 def _side(word: str) -> Side:
-    return Side.BELOW if re.fullmatch(_BELOW + "|以下", word) else Side.ABOVE
+    return Side.BELOW if re.fullmatch(_BELOW + "|以下|以内", word) else Side.ABOVE
 
 
 _NEGATED_BEFORE = re.compile(
