@@ -149,6 +149,12 @@ class MarketStore:
             try:
                 with self._handles.lease() as client:
                     result = self._execute(client, marked_sql, parameters, settings)
+            except QueryFailed as failure:
+                # The kill waits for a free handle: on a busy store the query may reach its time limit
+                # first. The client asked to stop it, so that is what happened to it.
+                if context.cancel.cancelled and not isinstance(failure, QueryCancelled):
+                    raise QueryCancelled("the query was cancelled: the client has gone") from failure
+                raise
             finally:
                 unregister()
             if context.cancel.cancelled:
