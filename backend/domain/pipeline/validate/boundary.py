@@ -21,14 +21,13 @@ from collections.abc import Sequence
 
 from sqlglot import exp
 
-from backend.domain.market.errors import MarketError, StoreBusy
 from backend.domain.pipeline.ports import MarketReader
 from backend.domain.pipeline.text import Lang, says
 from backend.domain.pipeline.trace import CheckVerdictValue
 from backend.domain.pipeline.validate.checklist import Attribution, Constraint
 from backend.domain.pipeline.validate.checklist.kinds.number import NumberDetail
 from backend.domain.pipeline.validate.checklist.sqltree import Sql, close, columns_of, number_value
-from backend.domain.pipeline.validate.outcome import CheckResult, constraint_check
+from backend.domain.pipeline.validate.outcome import CheckResult, constraint_check, own_rows
 
 _STRICT_OF = {exp.GT: True, exp.LT: True, exp.GTE: False, exp.LTE: False}
 _FLIPPED: dict[type[exp.Expr], type[exp.Binary]] = {
@@ -112,13 +111,10 @@ def _upward(node: exp.Binary, number_left: bool) -> bool:
     return above != number_left
 
 
-def _rows(reader: MarketReader, query: str) -> list[str] | str:
-    try:
-        return sorted(repr(tuple(row)) for row in reader.query(query).rows)
-    except StoreBusy:
-        raise
-    except MarketError as error:
-        return f"a query failed: {error}"
+def _answer(reader: MarketReader, query: str) -> list[str] | str:
+    """The query's rows in a comparable order, or why it could not run."""
+    rows = own_rows(reader, query)
+    return rows if isinstance(rows, str) else sorted(repr(row) for row in rows)
 
 
 def _result(
@@ -183,7 +179,7 @@ def boundary_check(
         "按问题的边界（超过/至少）重算，结果不变",
         "recomputed with the question's boundary, the result is the same",
     )
-    mine, theirs = _rows(reader, candidate), _rows(reader, corrected)
+    mine, theirs = _answer(reader, candidate), _answer(reader, corrected)
     if isinstance(mine, str) or isinstance(theirs, str):
         reason = mine if isinstance(mine, str) else str(theirs)
         return _result("boundary", text, criterion, corrected, "undecidable", reason, started)

@@ -24,13 +24,12 @@ from dataclasses import dataclass
 
 from sqlglot import exp
 
-from backend.domain.market.errors import MarketError, StoreBusy
 from backend.domain.pipeline.ports import MarketReader
 from backend.domain.pipeline.text import Lang, says
 from backend.domain.pipeline.trace import CheckVerdictValue
 from backend.domain.pipeline.validate.checklist import Attribution
 from backend.domain.pipeline.validate.checklist.sqltree import Sql
-from backend.domain.pipeline.validate.outcome import CheckResult, constraint_check
+from backend.domain.pipeline.validate.outcome import CheckResult, constraint_check, own_rows
 from backend.domain.pipeline.validate.reverse.subject import number_of
 
 _STOCK_KEYS = ("ts_code", "con_code")
@@ -176,16 +175,6 @@ def _result(
     )
 
 
-def _rows(reader: MarketReader, query: str) -> list[tuple[object, ...]] | str:
-    """The reverse query's rows, or why it could not run."""
-    try:
-        return [tuple(row) for row in reader.query(query).rows]
-    except StoreBusy:
-        raise
-    except MarketError as error:
-        return f"the reverse query failed: {error}"
-
-
 def count_check(question: str, sql: Sql, reader: MarketReader, lang: Lang) -> CheckResult | None:
     counted = _counted(question)
     recount = _recount_sql(sql, counted) if counted is not None else None
@@ -199,7 +188,7 @@ def count_check(question: str, sql: Sql, reader: MarketReader, lang: Lang) -> Ch
         "每一行的计数 = 同样的行里不同对象的个数",
         f"each count = the different {counted.what} among its rows",
     )
-    rows = _rows(reader, query)
+    rows = own_rows(reader, query)
     if isinstance(rows, str):
         return _result("multiplicity-count", text, criterion, query, "undecidable", rows, started)
     for row in rows:
@@ -236,7 +225,7 @@ def list_check(question: str, sql: Sql, reader: MarketReader, lang: Lang) -> Che
     )
     text = says(lang, "答案列出的每一行是否互不相同？", "Is each listed row a different one?")
     criterion = says(lang, "行数 = 不同的行数", "rows = different rows")
-    rows = _rows(reader, query)
+    rows = own_rows(reader, query)
     if isinstance(rows, str):
         return _result("multiplicity-list", text, criterion, query, "undecidable", rows, started)
     listed, different = (number_of(cell) for cell in rows[0]) if rows else (None, None)
@@ -293,7 +282,7 @@ def repeat_check(sql: Sql, reader: MarketReader, lang: Lang) -> CheckResult | No
     query = recount.sql(dialect="clickhouse")
     text = says(lang, "汇总读取的每一行是否只出现一次？", "Does the sum or average read each row once?")
     criterion = says(lang, "行数 = 不同的行数", f"rows = different rows of {alias}")
-    rows = _rows(reader, query)
+    rows = own_rows(reader, query)
     if isinstance(rows, str):
         return _result("multiplicity-repeat", text, criterion, query, "undecidable", rows, started)
     for row in rows:

@@ -7,6 +7,8 @@ import time
 from dataclasses import dataclass
 from typing import Literal
 
+from backend.domain.market.errors import MarketError, StoreBusy
+from backend.domain.pipeline.ports import MarketReader
 from backend.domain.pipeline.trace import CheckStage, CheckVerdict, CheckVerdictValue
 
 CheckLevel = Literal["syntax", "execution", "constraint", "result"]
@@ -98,3 +100,14 @@ def constraint_check(
         ms=elapsed_ms(started),
         point=point,
     )
+
+
+def own_rows(reader: MarketReader, query: str) -> list[tuple[object, ...]] | str:
+    """The rows of a check's own query, or why it could not run (the check then cannot decide). A busy
+    store is not the check's to judge: StoreBusy propagates."""
+    try:
+        return [tuple(row) for row in reader.query(query).rows]
+    except StoreBusy:
+        raise
+    except MarketError as error:
+        return f"the check's query failed: {error}"
