@@ -215,8 +215,8 @@ def _over_top(question: Question, match: re.Match[str], same_cues: list[int]) ->
     later mention names the key again, not an aggregate over the cut rows."""
     for constraint in top_k.extract(question):
         assert isinstance(constraint.detail, top_k.TopKDetail)
-        if any(start < constraint.span.start for start in same_cues):
-            continue
+        if constraint.detail.ranks_groups or any(start < constraint.span.start for start in same_cues):
+            continue  # the top groups are ranked by the aggregate: it is each group's own figure
         before = constraint.span.end <= match.start()
         if question.lang is Lang.ZH and before:
             return constraint.detail.k

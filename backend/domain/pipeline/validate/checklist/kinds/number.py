@@ -38,7 +38,7 @@ from backend.domain.pipeline.validate.checklist.sqltree import (
     number_value,
     strip,
 )
-from backend.domain.pipeline.validate.checklist.vocabulary import MetricInfo, Vocabulary
+from backend.domain.pipeline.validate.checklist.vocabulary import Category, Hit, MetricInfo, Vocabulary
 
 
 class Side(StrEnum):
@@ -356,10 +356,40 @@ def _strictness(question: Question, match: re.Match[str]) -> bool | None:
     return True if _STRICT.fullmatch(match["word"]) else None
 
 
+# "营收和净利润同比增长都超过30%", "both revenue growth and profit growth above 30%": one threshold
+# for each metric of the pair.
+_PAIRED_GAP = re.compile(r"\s*(?:同比)?(?:增长率?|增速|增幅|growth)?\s*(?:和|与|及|以及|、|and|,)\s*")
+_BOTH_AFTER = re.compile(r"都|均|\b(?:both|each)\b")
+_BOTH_BEFORE = re.compile(r"\bboth\s*$")
+
+
+def _paired(question: Question, bound: tuple[Hit, MetricInfo], start: int) -> tuple[Hit, MetricInfo] | None:
+    """The metric joined to the bound one by "and" when both/都 says the threshold holds for each."""
+    hit = bound[0]
+    earlier = [other for other in question.hits_of(Category.METRIC) if other.end <= hit.start]
+    if not earlier or not _PAIRED_GAP.fullmatch(question.text[earlier[-1].end : hit.start]):
+        return None
+    first = earlier[-1]
+    both = _BOTH_AFTER.search(question.text, hit.end, start) or _BOTH_BEFORE.search(
+        question.text[max(0, first.start - 8) : first.start]
+    )
+    return (first, question.vocabulary.metrics[first.key]) if both else None
+
+
+def _bound(question: Question, start: int) -> tuple[Hit, MetricInfo] | None:
+    return question.metric_before(start, 6 if question.lang is Lang.ZH else 25)
+
+
 def _constraint(
-    question: Question, start: int, end: int, quantity: Quantity, side: Side, strict: bool | None = None
+    question: Question,
+    start: int,
+    end: int,
+    quantity: Quantity,
+    side: Side,
+    strict: bool | None = None,
+    bound: tuple[Hit, MetricInfo] | None = None,
 ) -> Constraint:
-    bound = question.metric_before(start, 6 if question.lang is Lang.ZH else 25)
+    bound = bound or _bound(question, start)
     metric = bound[1] if bound is not None else None
     falling = bound is not None and _FALLING.search(question.text, bound[0].end, start) is not None
     stored = _stored(quantity, metric, falling) if metric is not None and len(metric.columns) == 1 else None
@@ -417,18 +447,15 @@ def extract(question: Question) -> list[Constraint]:
         if not match["unit"] and not match["tail"] and _TIME_AFTER.match(text, match.end()):
             continue
         quantity = _quantity(match["num"], match["unit"] or "", match["tail"] or "", vocabulary)
-        if quantity is not None:
-            found.append(
-                (
-                    match.start(),
-                    _constraint(
-                        question,
-                        match.start(),
-                        match.end(),
-                        quantity,
-                        _side(match["word"]),
-                        _strictness(question, match),
-                    ),
-                )
-            )
+        if quantity is None:
+            continue
+        side, strict = _side(match["word"]), _strictness(question, match)
+        found.append(
+            (match.start(), _constraint(question, match.start(), match.end(), quantity, side, strict))
+        )
+        bound = _bound(question, match.start())
+        pair = _paired(question, bound, match.start()) if bound is not None else None
+        if pair is not None:
+            paired = _constraint(question, match.start(), match.end(), quantity, side, strict, pair)
+            found.append((match.start(), paired))
     return [constraint for _, constraint in sorted(found, key=lambda item: item[0])]

@@ -51,7 +51,7 @@ _RANKED_ZH = re.compile(
 )
 _RANKED_EN = re.compile(rf"\b(?:which|what|the|top)\s+(?:{COUNT}\s+)?")
 _SUPERLATIVE_AFTER_EN = re.compile(
-    r"^s?\s+(?:had|has|have|with|that had|that have|showed|saw)\s+the\s+"
+    r"^s?(?:\s+\([^()]*\))?\s+(?:had|has|have|with|that had|that have|showed|saw)\s+the\s+"
     r"(?:highest|largest|biggest|greatest|most|lowest|smallest|least|best|worst)\b"
 )
 _DAILY_STATISTIC = re.compile(r"\bdaily (?:average|total|mean|sum|count|number)\b")
@@ -156,6 +156,11 @@ def _constraint(question: Question, start: int, end: int, column: str, ranked: b
     return Constraint(span, text, question.lang, PerGroupDetail(column, ranked))
 
 
+def _group_detail(constraint: Constraint) -> PerGroupDetail:
+    assert isinstance(constraint.detail, PerGroupDetail)
+    return constraint.detail
+
+
 def extract(question: Question) -> list[Constraint]:
     found: dict[str, Constraint] = {}
     for cue in _CUE.finditer(question.text):
@@ -173,7 +178,8 @@ def extract(question: Question) -> list[Constraint]:
                 first = next(hit for hit in before if _ENTITY_COLUMNS[hit.category] == column)
                 found[column] = _constraint(question, first.start, cue.end(), column)
     for start, column, end in _ranked_groups(question):
-        if column not in found:
+        # "Which 5 industries had the highest …? Show each industry …": the groups are what is ranked.
+        if column not in found or not _group_detail(found[column]).ranked:
             found[column] = _constraint(question, start, end, column, ranked=True)
     per_day = _PER_DAY_ZH.search(question.text) if question.asks_statistic() else None
     english = _PER_DAY_EN.search(question.text)

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import ClassVar
 
+from sqlglot import exp
+
 from backend.domain.pipeline.validate.checklist.kinds import per_group
 from backend.domain.pipeline.validate.checklist.model import (
     Attribution,
@@ -43,14 +45,14 @@ class Side(StrEnum):
     LOW = "low"
 
 
-_LOW_WORDS = {"最低", "最小", "最少", "lowest", "smallest", "least", "worst", "bottom"}
+_LOW_WORDS = {"最低", "最小", "最少", "lowest", "smallest", "least", "worst", "bottom", "fewest"}
 # A count followed by a time word or % is a window or a share, not a number of rows (前5日, top 10%).
 _TIME_UNIT = (
     r"\s*(?:个?交易日|日|天|年|期|个报告期|季度|个季度|月|个月|周|%|percent\b"
     r"|(?:trading )?days?\b|years?\b|weeks?\b|months?\b|quarters?\b)"
 )
 _SUPERLATIVE_ZH = r"最高|最大|最多|最低|最小|最少"
-_SUPERLATIVE_EN = r"highest|largest|biggest|greatest|best|top|lowest|smallest|worst|least"
+_SUPERLATIVE_EN = r"highest|largest|biggest|greatest|best|top|lowest|smallest|worst|least|most|fewest"
 _EXPLICIT = (
     # The count is taken whole before the time-word test: 前10日 must not match as 前1.
     re.compile(
@@ -58,8 +60,10 @@ _EXPLICIT = (
     ),
     re.compile(rf"(?P<sup>{_SUPERLATIVE_ZH})\s*的?\s*(?P<n>{COUNT})\s*(?:只|个|家|支|名)"),
     re.compile(rf"\b(?P<sup>top|bottom)\s+(?P<n>{COUNT})\b(?!{_TIME_UNIT})"),
+    # "the 3 largest", "its three largest stocks", "which 5 areas (regions of registration) have the most"
     re.compile(
-        rf"(?:^|\b(?:the|which|what)\s+)(?P<n>{COUNT})\s+(?!{_TIME_UNIT})(?:[a-z0-9]+\s+){{0,5}}?(?P<sup>{_SUPERLATIVE_EN})\b"
+        rf"(?:^|\b(?:the|which|what|its|their)\s+)(?P<n>{COUNT})\s+(?!{_TIME_UNIT})"
+        rf"(?:[a-z0-9]+\s+|\([^()]*\)\s+){{0,5}}?(?P<sup>{_SUPERLATIVE_EN})\b"
     ),
 )
 _IMPLICIT = (
@@ -69,6 +73,8 @@ _IMPLICIT = (
         rf"(?:had|has|have|with|that had|that has|that have)\s+the\s+(?P<sup>{_SUPERLATIVE_EN})\b"
     ),
 )
+# "the most stocks" ranks by a count of rows; "most" before anything else is an adjective's degree.
+_COUNTED = re.compile(r"\s+(?:\w+\s+)?(?:stocks|companies|firms|shares|constituents|members|listings)\b")
 # "gainers" and "losers" name the metric with the superlative: the biggest losers fell the most.
 _MOVERS = re.compile(r"\s*(?P<word>gainers?|losers?|decliners?|advancers?)\b")
 _TIE_BREAKS = {"ts_code", "name", "symbol", "con_code"}
@@ -84,6 +90,8 @@ class TopKDetail:
     descending: bool | None  # the stored column's order asked for; None without a metric
     gain: bool  # a gain may be ranked as a ratio of later to earlier price
     group: str  # "" or the column whose groups each get their own top k
+    ranks_groups: bool = False  # the k are groups (the 5 industries with …): one figure per group
+    counts: bool = False  # ranked by a number of rows (the areas with the most stocks): a count key
 
     def check(self, sql: Sql) -> Finding:
         rankings = [r for r in sql.rankings if not all(_not_a_measure(key) for key in r.keys)]
@@ -112,6 +120,8 @@ class TopKDetail:
         return failed(Attribution.TOP_K, f"no ORDER BY … LIMIT {self.k}{where}")
 
     def _metric_key(self, ranking: Ranking) -> OrderKey | None:
+        if self.counts:
+            return next((key for key in ranking.keys if _counts_rows(key.expression)), None)
         for key in ranking.keys:
             if self.columns & columns_of(key.expression) or direction(
                 key.expression, self.columns, self.gain
@@ -129,7 +139,7 @@ class TopKDetail:
         key = self._metric_key(ranking)
         if key is None or self.descending is None:
             return undecided("the ranking key cannot be related to the metric the question ranks by")
-        moves = direction(key.expression, self.columns, self.gain)
+        moves = 1 if self.counts else direction(key.expression, self.columns, self.gain)
         if moves is None:
             return undecided("which way the ranking key moves with the metric is not read")
         descending = key.descending if moves > 0 else not key.descending
@@ -142,6 +152,14 @@ class TopKDetail:
         if ranking.limit is None:
             return undecided("the rank is never cut at a fixed count")
         return passed(f"ORDER BY … {'DESC' if descending else 'ASC'} LIMIT {self.k}")
+
+
+def _counts_rows(expression: exp.Expr) -> bool:
+    """count() / count(x) / uniqExact(x), alone: a key that grows with the number of rows."""
+    node = expression.this if isinstance(expression, exp.Paren) else expression
+    return isinstance(node, exp.Count) or (
+        isinstance(node, exp.Anonymous) and node.name.lower() in {"uniq", "uniqexact"}
+    )
 
 
 def _not_a_measure(key: OrderKey) -> bool:
@@ -164,22 +182,32 @@ def _metric(question: Question, start: int, end: int) -> tuple[MetricInfo | None
     return (bound[1] if bound else None), False
 
 
-def _detail(question: Question, k: int, superlative: str, start: int, end: int, group: str) -> TopKDetail:
+def _detail(
+    question: Question, k: int, superlative: str, start: int, end: int, group: str, ranks_groups: bool
+) -> TopKDetail:
     side = Side.LOW if superlative in _LOW_WORDS else Side.HIGH
+    if superlative in {"most", "fewest"} and _COUNTED.match(question.text, end):
+        return TopKDetail(k, side, frozenset(), side is Side.HIGH, False, group, ranks_groups, counts=True)
     metric, falling = _metric(question, start, end)
     if metric is None:
-        return TopKDetail(k, side, frozenset(), None, gain=False, group=group)
+        return TopKDetail(k, side, frozenset(), None, False, group, ranks_groups)
     high = side is Side.HIGH
     descending = high != (metric.negated or falling)
     gain = metric.columns == frozenset({"pct_chg"})
-    return TopKDetail(k, side, metric.columns, descending, gain, group)
+    return TopKDetail(k, side, metric.columns, descending, gain, group, ranks_groups)
 
 
 def extract(question: Question) -> list[Constraint]:
+    read_groups = [c for c in per_group.extract(question) if isinstance(c.detail, per_group.PerGroupDetail)]
     groups = [
         (c.span.start, c.detail.column)
-        for c in per_group.extract(question)
+        for c in read_groups
         if isinstance(c.detail, per_group.PerGroupDetail) and not c.detail.ranked
+    ]
+    ranked_spans = [
+        range(c.span.start, c.span.end)
+        for c in read_groups
+        if isinstance(c.detail, per_group.PerGroupDetail) and c.detail.ranked
     ]
     found: list[Constraint] = []
     taken: list[range] = []
@@ -192,9 +220,13 @@ def extract(question: Question) -> list[Constraint]:
                 continue
             # 各行业涨幅前三 ranks within each industry; 市值前100的公司里，各行业… groups one ranking.
             owners = [column for start, column in groups if question.lang is Lang.EN or start < match.start()]
-            group = owners[0] if len(owners) == 1 else ""
+            ranks_groups = any(
+                span.start < match.end() and match.start() < span.stop for span in ranked_spans
+            )
+            # the groups ranked are not also the groups each ranking runs within
+            group = owners[0] if len(owners) == 1 and not ranks_groups else ""
             taken.append(range(match.start(), match.end()))
-            detail = _detail(question, k, match["sup"], match.start(), match.end("sup"), group)
+            detail = _detail(question, k, match["sup"], match.start(), match.end("sup"), group, ranks_groups)
             span = question.span(match.start(), match.end())
             order = {True: "降序", False: "升序", None: ""}[detail.descending]
             order_en = {True: "descending", False: "ascending", None: "ranked"}[detail.descending]
