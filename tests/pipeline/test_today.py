@@ -1,5 +1,6 @@
-"""今天 / today is the latest trading day: a SQL that picks the day before it fails; what the tree
-cannot tell (a day written out, a range, the latest day picked too, another day named) is no check."""
+"""今天 / today / the latest trading day is the latest trading day alone: a SQL that picks the day
+before it, counts days back from it or reads every day fails; what the tree cannot tell (a day written
+out, a range, the latest day picked too, another day named) is no check."""
 
 from __future__ import annotations
 
@@ -50,6 +51,43 @@ SNAPSHOT = f"(SELECT max(trade_date) FROM market.index_weight WHERE trade_date <
             "Which stocks gapped up today?",
             "SELECT t.ts_code FROM market.daily AS t INNER JOIN market.daily AS p ON p.ts_code = t.ts_code "
             f"WHERE t.trade_date = {LATEST} AND p.trade_date = {EARLIER} AND t.low > p.high",
+            None,
+        ),
+        # the latest trading day named as such: the same day, and it alone
+        (
+            "Which stocks fell more than 5% on the latest trading day?",
+            f"{PICK}{EARLIER} AND pct_chg < -5",
+            "fail",
+        ),
+        (
+            "最新交易日换手率超过20%的股票",
+            "SELECT DISTINCT ts_code FROM market.daily_basic "
+            f"WHERE trade_date >= {LATEST} - 3 AND turnover_rate > 20",
+            "fail",
+        ),
+        (
+            "Which industries have the most stocks below book value on the latest trading day?",
+            "SELECT s.industry, count() AS n FROM market.daily_basic AS b JOIN market.stock_basic AS s "
+            "ON s.ts_code = b.ts_code WHERE b.pb < 1 GROUP BY s.industry ORDER BY n DESC LIMIT 1",
+            "fail",
+        ),
+        (
+            "Which industries have the most stocks below book value on the latest trading day?",
+            "SELECT s.industry, count() AS n FROM market.daily_basic AS b JOIN market.stock_basic AS s "
+            f"ON s.ts_code = b.ts_code WHERE b.trade_date = {LATEST} AND b.pb < 1 GROUP BY s.industry "
+            "ORDER BY n DESC LIMIT 1",
+            None,
+        ),
+        # the latest bar per stock picked by ordering, or a window the question names: not read
+        (
+            "最新交易日换手率超过20%的股票",
+            "SELECT ts_code FROM market.daily_basic WHERE turnover_rate > 20 "
+            "ORDER BY trade_date DESC LIMIT 1 BY ts_code",
+            None,
+        ),
+        (
+            "Which stocks closed at a 60-day high on the latest trading day?",
+            f"SELECT ts_code FROM market.daily WHERE trade_date >= {LATEST} - 90",
             None,
         ),
     ],

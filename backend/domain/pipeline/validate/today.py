@@ -1,10 +1,15 @@
-"""The day a question names as today (今天 / 今日 / today) is the latest trading day.
+"""The day a question names as today (今天 / 今日 / 最新交易日 / today / the latest trading day) is the
+latest trading day, and it is the only day asked when the question names no other day or span.
 
-A SQL that picks the trading day before it — `trade_date = (SELECT max(trade_date) … WHERE
-trade_date < (SELECT max(trade_date) …))` — answers about yesterday. Judged on the SQL tree only when
-the question names no other day (昨日, yesterday, a date, a window) and the SQL picks its days only
-that way: a day written as a literal, a range or a list of days, or the latest day picked beside the
-earlier one (today's gain over yesterday's close) leave it unjudged (no check), never guessed.
+Judged on the SQL tree, and only a failure becomes a check:
+- **an earlier day**: `trade_date = (SELECT max(trade_date) … WHERE trade_date < (SELECT max(…)))`
+  answers about yesterday;
+- **a span up to it**: `trade_date >= (SELECT max(trade_date) …) - 7` reads the last days, not the day;
+- **every day**: a daily table (daily, daily_basic) whose trade_date its query never mentions reads
+  the whole history.
+A day written as a literal, a list of days, the latest day picked beside the earlier one (today's gain
+over yesterday's close), or a question naming another day or span (昨日, a date, a window, a 60-day
+high) leave it unjudged (no check), never guessed.
 """
 
 from __future__ import annotations
@@ -19,13 +24,21 @@ from backend.domain.pipeline.validate.checklist import Attribution
 from backend.domain.pipeline.validate.checklist.sqltree import Sql, date_value, is_date_column, strip
 from backend.domain.pipeline.validate.outcome import CheckResult, constraint_check
 
-_TODAY = re.compile(r"今天|今日|\btoday'?s?\b", re.IGNORECASE)
-# Any other day or span of days named: the SQL may rightly read days before the latest.
-_OTHER_DAYS = re.compile(
-    r"昨|前一|上一|前日|前天|近|最近|过去|连续|以来|之前|以前|\d{4}|\d+\s*(?:日|天|周|月|年)"
-    r"|\b(?:yesterday|previous|prior|before|last|past|since|ago|week|month|year|days)\b",
+_TODAY = re.compile(
+    r"今天|今日|最新(?:一个|的)?交易日|最近一个交易日"
+    r"|\btoday'?s?\b|\b(?:the\s+)?(?:latest|most recent)\s+trading\s+(?:day|session)\b",
     re.IGNORECASE,
 )
+# Any other day or span of days named: the SQL may rightly read days before the latest.
+_OTHER_DAYS = re.compile(
+    r"昨|前一|上一|前日|前天|近|最近|过去|连续|以来|之前|以前|均线|\d{4}"
+    r"|[\d一二两三四五六七八九十百]+\s*个?(?:交易日|日|天|周|月|年)"
+    r"|\b(?:yesterday|previous|prior|before|last|past|since|ago|week|month|year|days|moving average)\b"
+    r"|\d+[- ](?:trading[- ])?(?:day|session|week|month|year)s?\b",
+    re.IGNORECASE,
+)
+# Tables with one row per stock and trading day.
+_DAY_TABLES = {"daily", "daily_basic"}
 
 
 def _date_column(node: exp.Expr) -> bool:
@@ -62,30 +75,86 @@ def _inside_pick(node: exp.Expr) -> bool:
     return False
 
 
-def today_check(question: str, sql: Sql, lang: Lang) -> CheckResult | None:
-    if not _TODAY.search(question) or _OTHER_DAYS.search(question):
-        return None
+def _span_before_latest(node: exp.Expr) -> bool:
+    """d >= (the latest day) - 7, d BETWEEN (the latest day) - 7 AND …: days counted back from it."""
+    bounds = [node.args.get("low")] if isinstance(node, exp.Between) else [node.expression]
+    return any(
+        isinstance(strip(bound), exp.Sub) and _latest_pick(strip(bound).this) == "latest"
+        for bound in bounds
+        if bound is not None
+    )
+
+
+def _unrestricted_day_tables(sql: Sql) -> list[str]:
+    """Daily tables read in a SELECT that never mentions their trade_date (not in a condition, a
+    projection, an ordering or a join key): every day of their history is read."""
+    found = []
+    for select in sql.selects:
+        tables = [
+            source
+            for source in select.find_all(exp.Table)
+            if source.name.lower() in _DAY_TABLES and source.find_ancestor(exp.Select) is select
+        ]
+        if not tables:
+            continue
+        mentions = [
+            column
+            for column in select.find_all(exp.Column)
+            if column.name.lower() == "trade_date" and column.find_ancestor(exp.Select) is select
+        ]
+        unqualified = any(not column.table for column in mentions)
+        using = any(join.args.get("using") for join in select.args.get("joins") or [])
+        for table in tables:
+            named = unqualified or using or any(column.table == table.alias_or_name for column in mentions)
+            if not named:
+                found.append(table.alias_or_name)
+    return found
+
+
+def _finding(sql: Sql) -> str | None:
+    """Why the SQL does not read the latest day alone, or None when the tree cannot tell or it does."""
     picks: list[str | None] = []
     for node in sql.nodes():
         if isinstance(node, exp.EQ | exp.In | exp.GT | exp.GTE | exp.LT | exp.LTE | exp.Between):
             if not _date_column(strip(node.this)) or _inside_pick(node):
                 continue
+            trading_days = strip(node.this).name.lower() == "trade_date"
+            if (
+                isinstance(node, exp.GT | exp.GTE | exp.Between)
+                and trading_days
+                and _span_before_latest(node)
+            ):
+                return "the SQL reads a span of days counted back from the latest; the question asks one day"
             if not isinstance(node, exp.EQ):
                 return None  # a range or list of days: not this check's to read
             if date_value(node.expression) is not None:
                 return None  # a day written out: the latest day or not, only the data says
             picks.append(_latest_pick(node.expression))
+    unrestricted = _unrestricted_day_tables(sql)
+    if unrestricted:
+        return f"the SQL reads every trading day of {', '.join(unrestricted)}; the question asks one day"
     if not picks or "latest" in picks or None in picks:
+        return None
+    return "the SQL picks the trading day before the latest one; the question asks for the latest"
+
+
+def today_check(question: str, sql: Sql, lang: Lang) -> CheckResult | None:
+    if not _TODAY.search(question) or _OTHER_DAYS.search(_TODAY.sub(" ", question)):
+        return None
+    reason = _finding(sql)
+    if reason is None:
         return None
     started = time.perf_counter()
     return constraint_check(
         check_id="today",
         kind="today",
-        text=says(lang, "“今天”是最新的交易日", "“today” is the latest trading day"),
-        criterion=says(lang, "SQL 选取最新的交易日", "the SQL picks the latest trading day"),
+        text=says(lang, "“今天 / 最新交易日”是最新的一个交易日", "“today” is the latest trading day alone"),
+        criterion=says(
+            lang, "SQL 只读取最新的一个交易日", "the SQL reads the latest trading day and no other"
+        ),
         sql=None,
         verdict="fail",
         blames=Attribution.TIME_SCOPE,
-        reason="the SQL picks the trading day before the latest one; the question asks for today",
+        reason=reason,
         started=started,
     )
