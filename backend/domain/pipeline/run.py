@@ -47,6 +47,8 @@ from backend.domain.pipeline.trace import (
     StepStarted,
     Trace,
 )
+from backend.domain.pipeline.validate.answer_scale import answer_scale_check
+from backend.domain.pipeline.validate.answer_total import answer_total_check
 from backend.domain.pipeline.validate.answer_unit import money_unit_check
 from backend.domain.pipeline.validate.boundary import boundary_checks
 from backend.domain.pipeline.validate.checklist import Constraint, Vocabulary, extract_constraints
@@ -227,8 +229,10 @@ class _Run:
                 self.constraints, parsed, self.evidence, self.ports.reader, self.ports.database, self.lang
             )
             unit = money_unit_check(self.question, parsed, self.lang)
+            scale = answer_scale_check(self.question, parsed, self.ports.vocabulary, self.lang)
+            total = answer_total_check(self.question, parsed, self.ports.vocabulary, self.lang)
             today = today_check(self.question, parsed, self.lang)
-            attempt.checks += [check for check in (unit, today) if check is not None]
+            attempt.checks += [check for check in (unit, scale, total, today) if check is not None]
             if attempt.result is not None:  # the candidate ran: its own rows can be recounted
                 attempt.checks += multiplicity_checks(self.question, parsed, self.ports.reader, self.lang)
                 attempt.checks += boundary_checks(

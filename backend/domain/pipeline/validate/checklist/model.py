@@ -34,6 +34,8 @@ class Kind(StrEnum):
     ANNUAL_REPORT = "annual_report"
     BAR_RELATION = "bar_relation"
     CROSSING = "crossing"
+    COLUMN = "column"
+    DAY_MOVE = "day_move"
 
 
 class Outcome(StrEnum):

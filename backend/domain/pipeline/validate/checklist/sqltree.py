@@ -35,6 +35,7 @@ _RANK_FUNCTIONS = (exp.RowNumber, exp.Rank, exp.DenseRank)
 # Aggregates and wrappers that move with their first argument: max(x) is larger when x is.
 _MONOTONE = (exp.Avg, exp.Sum, exp.Max, exp.Min, exp.AnyValue, exp.ArgMax, exp.ArgMin, exp.Median, exp.Round)
 _MONOTONE_NAMES = {"anylast", "avgif", "sumif", "maxif", "minif", "anyif", "avgornull", "sumornull"}
+_COUNT_NAMES = {"count", "countif", "uniq", "uniqexact", "countdistinct"}
 
 
 class SqlUnreadable(Exception):
@@ -404,6 +405,11 @@ class Sql:
         return Ranking(select=select, keys=keys, limit=cut, offset=0, by=by)
 
 
+def _is_count(node: exp.Expr) -> bool:
+    node = strip(node)
+    return isinstance(node, exp.Count) or function_name(node) in _COUNT_NAMES
+
+
 def linear_factor(node: exp.Expr, column: str) -> float | None:
     """k when `node` is k × the column, possibly under an aggregate or a rounding; None otherwise."""
     node = strip(node)
@@ -418,6 +424,8 @@ def linear_factor(node: exp.Expr, column: str) -> float | None:
         inner = linear_factor(node.this, column)
         return None if inner is None else -inner
     if isinstance(node, exp.Mul | exp.Div):
+        if isinstance(node, exp.Div) and _is_count(node.expression):
+            return linear_factor(node.this, column)  # sum(x) / count(): an average keeps the unit
         right = number_value(node.expression)
         if right is not None and right != 0:
             inner = linear_factor(node.this, column)

@@ -32,7 +32,9 @@ class Category(StrEnum):
 @dataclass(frozen=True)
 class MetricInfo:
     key: str
+    table: str
     columns: frozenset[str]  # the stored column, or the columns of a derived metric's formula
+    derived: bool  # computed by a formula, not stored
     negated: bool  # 跌幅 = -pct_chg: "more" of it is a lower stored value
     percent: bool
     unit_kind: str  # money / shares / "" (ratio or price)
@@ -177,9 +179,11 @@ def vocabulary_from_model(model: SemanticModel) -> Vocabulary:
     metrics = {
         key: MetricInfo(
             key=key,
+            table=metric.table,
             columns=frozenset(_IDENTIFIER.findall(metric.expression))
             if metric.expression
             else frozenset({metric.column}),
+            derived=bool(metric.expression),
             negated=metric.negated,
             percent=metric.percent,
             unit_kind=metric.unit_kind,

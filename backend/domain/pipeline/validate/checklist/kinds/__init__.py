@@ -9,9 +9,11 @@ from backend.domain.pipeline.validate.checklist.kinds import (
     aggregate,
     annual_report,
     bar_relation,
+    column,
     count,
     crossing,
     date,
+    day_move,
     distinct,
     entity,
     every_period,
@@ -49,4 +51,6 @@ EXTRACTORS: tuple[Extractor, ...] = (
     annual_report.extract,
     bar_relation.extract,
     crossing.extract,
+    column.extract,
+    day_move.extract,
 )

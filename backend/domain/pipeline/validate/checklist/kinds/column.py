@@ -1,0 +1,145 @@
+"""A measure the question names is read from its own column, not from a neighbouring one.
+
+Neighbours are the stored columns of the same table in the same unit (semantic model): pe and pe_ttm,
+total_mv and circ_mv, close and pre_close/open/high/low, netprofit_yoy and or_yoy, n_income and
+n_income_attr_p. A SQL that reads a neighbour the question does not name and never the named column
+answers about another measure (static P/E for TTM P/E, revenue growth for profit growth, the
+previous close for the close). A measure with a formula (振幅 = (high − low) / pre_close) must read
+every column of its formula: one left out with no same-unit column read in its place (the range
+divided by the low), or none of them but a stored neighbour (abs(pct_chg) for the amplitude), is
+another measure. A named measure the SQL computes otherwise (a gain from two closes) is not judged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from sqlglot import exp
+
+from backend.domain.pipeline.validate.checklist.model import (
+    Attribution,
+    Constraint,
+    Finding,
+    Kind,
+    failed,
+    passed,
+    undecided,
+)
+from backend.domain.pipeline.validate.checklist.question import Question
+from backend.domain.pipeline.validate.checklist.sqltree import Sql
+from backend.domain.pipeline.validate.checklist.vocabulary import Category, MetricInfo, Vocabulary
+
+# Words for the price in general (股价, share price): they name no one price of the bar, so a SQL
+# reading the high or the low for them reads no neighbour in place of the close.
+_GENERIC_PRICE = frozenset(
+    {
+        "股价",
+        "价格",
+        "现价",
+        "最新价",
+        "price",
+        "share price",
+        "stock price",
+        "priced",
+        "priced at",
+        "trading at",
+    }
+)
+
+
+def _unit(metric: MetricInfo) -> tuple[bool, str, str]:
+    return metric.percent, metric.unit_kind, metric.stored_unit
+
+
+def _stored(vocabulary: Vocabulary) -> list[MetricInfo]:
+    return [metric for metric in vocabulary.metrics.values() if not metric.derived]
+
+
+def _columns_read(sql: Sql) -> frozenset[str]:
+    """Columns the SQL reads from its tables (a name the query defines as an alias is not one)."""
+    aliases = {
+        node.alias.lower()
+        for node in sql.tree.find_all(exp.Alias)
+        if not (isinstance(node.this, exp.Column) and node.this.name.lower() == node.alias.lower())
+    }
+    return frozenset(c.name.lower() for c in sql.tree.find_all(exp.Column)) - aliases
+
+
+@dataclass(frozen=True)
+class ColumnDetail:
+    kind: ClassVar[Kind] = Kind.COLUMN
+    metric: str
+    columns: frozenset[str]  # the stored column, or the formula's columns
+    neighbours: frozenset[str]  # stored columns of the same table and unit the question does not name
+    stand_ins: frozenset[str] = frozenset()  # for a formula: same-unit columns that may replace one of it
+
+    def check(self, sql: Sql) -> Finding:
+        read = _columns_read(sql)
+        if self.columns <= read:
+            return passed(f"the SQL reads {', '.join(sorted(self.columns))}")
+        instead = sorted(read & self.neighbours)
+        if not read & self.columns:
+            if instead:
+                return failed(
+                    Attribution.ENTITY_MAPPING,
+                    f"the SQL reads {', '.join(instead)} and never {'/'.join(sorted(self.columns))}, "
+                    f"which the question names ({self.metric})",
+                )
+            return passed(f"{self.metric} is computed otherwise; no neighbouring column is read in its place")
+        missing = ", ".join(sorted(self.columns - read))
+        if read & self.stand_ins:
+            return undecided(f"{missing} of {self.metric}'s formula may be read through another column")
+        return failed(
+            Attribution.ENTITY_MAPPING, f"{self.metric} needs {missing} too; the SQL computes another measure"
+        )
+
+
+def _detail(metric: MetricInfo, named: frozenset[str], vocabulary: Vocabulary) -> ColumnDetail | None:
+    same_table = [other for other in _stored(vocabulary) if other.table == metric.table]
+    neighbours = frozenset(
+        column
+        for other in same_table
+        if _unit(other) == _unit(metric)
+        for column in other.columns
+        if column not in named
+    )
+    stand_ins: frozenset[str] = frozenset()
+    if metric.derived:
+        units = {_unit(other) for other in same_table if other.columns <= metric.columns}
+        stand_ins = frozenset(
+            column
+            for other in same_table
+            if _unit(other) in units
+            for column in other.columns
+            if column not in metric.columns
+        )
+    if not neighbours and not metric.derived:
+        return None
+    return ColumnDetail(metric.key, metric.columns, neighbours, stand_ins)
+
+
+def extract(question: Question) -> list[Constraint]:
+    vocabulary = question.vocabulary
+    hits = [
+        hit
+        for hit in question.hits_of(Category.METRIC)
+        if question.text[hit.start : hit.end] not in _GENERIC_PRICE
+    ]
+    named = frozenset(
+        column for hit in question.hits_of(Category.METRIC) for column in vocabulary.metrics[hit.key].columns
+    )
+    found: list[Constraint] = []
+    seen: set[str] = set()
+    for hit in hits:
+        if hit.key in seen:
+            continue
+        seen.add(hit.key)
+        detail = _detail(vocabulary.metrics[hit.key], named, vocabulary)
+        if detail is None:
+            continue
+        span = question.span(hit.start, hit.end)
+        of = "/".join(sorted(detail.columns))
+        text = question.says(f"“{span.text}”：读取 {of}", f"“{span.text}”: read from {of}")
+        found.append(Constraint(span, text, question.lang, detail))
+    return found
