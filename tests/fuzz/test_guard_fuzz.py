@@ -4,12 +4,14 @@ reading does not see as one read-only SELECT over allowed tables."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from backend.domain.market.errors import QueryRejected
-from backend.domain.market.guard import check_read_only
+from backend.domain.market.guard import check_read_only, require_read_only
 from tests.fuzz.conftest import FUZZ
 from tests.fuzz.oracle import assert_single_read
 from tests.fuzz.sql_grammar import attack, mixture, safe_query
@@ -46,3 +48,21 @@ def test_mixtures_are_refused_or_are_one_read(sql: str) -> None:
 def test_arbitrary_text_only_ever_raises_query_rejected(text: str) -> None:
     if _accepted(text):
         assert_single_read(text, tables="any database but the internal ones")
+
+
+def _verdict(check: Callable[[str], object], sql: str) -> str | None:
+    try:
+        check(sql)
+    except QueryRejected as refusal:
+        return str(refusal)
+    return None
+
+
+@FUZZ
+@given(st.one_of(safe_query(), attack(), mixture()))
+def test_the_remembered_verdict_is_the_full_checks(sql: str) -> None:
+    """The store's guard (require_read_only: passed texts are remembered) says what the full check
+    says, the first time and again from memory."""
+    full = _verdict(check_read_only, sql)
+    assert _verdict(require_read_only, sql) == full
+    assert _verdict(require_read_only, sql) == full

@@ -47,3 +47,5 @@ def test_latency_only_times_both_ways_of_each_question_side_by_side(
         assert (
             row["checks"] >= 2 and row["parallel_ms"] > 0 and row["sequential_ms"] > 0 and row["guard_ms"] > 0
         )
+        assert row["parallel_cores"] > 0 and row["sequential_cores"] > 0
+    assert set(timing["reverse_checks_cores_median"]) == {"parallel", "sequential"}

@@ -16,9 +16,17 @@ refused. FINAL and SAMPLE are reads and pass (ClickHouse itself refuses them on 
 Replacing engine or a sampling key). `{name:Type}` parameters pass except type Identifier, which
 can name any table. FORMAT is refused because the driver chooses the wire format. Refused functions
 and why: guard_rules/functions.py.
+
+The store asks through `require_read_only`, which remembers the texts the guard passed (exact text,
+bounded by total length): the rules are pure functions of the text, so the same text cannot be judged
+differently, and the engine's SQL guarded when it is compiled, a question asked again or a reverse
+check seen before is not parsed twice. Refusals are never remembered: they are judged every time.
 """
 
 from __future__ import annotations
+
+import threading
+from collections import OrderedDict
 
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
@@ -30,6 +38,43 @@ from backend.domain.market.guard_rules.parsed import ParsedStatement
 
 DIALECT = "clickhouse"
 MAX_SQL_CHARS = 100_000
+REMEMBERED_CHARS = 4_000_000  # passed texts kept (about 4 MB): a few hundred answers' reverse checks
+
+
+class PassedTexts:
+    """Texts the guard passed, least recently used first out once their total length is over
+    `max_chars` (a text longer than that alone is not kept). Safe to share between threads."""
+
+    def __init__(self, max_chars: int) -> None:
+        self._max_chars = max_chars
+        self._texts: OrderedDict[str, None] = OrderedDict()
+        self._chars = 0
+        self._lock = threading.Lock()
+
+    def __contains__(self, sql: str) -> bool:
+        with self._lock:
+            if sql not in self._texts:
+                return False
+            self._texts.move_to_end(sql)
+            return True
+
+    def add(self, sql: str) -> None:
+        with self._lock:
+            if sql in self._texts or len(sql) > self._max_chars:
+                return
+            self._texts[sql] = None
+            self._chars += len(sql)
+            while self._chars > self._max_chars:
+                oldest, _ = self._texts.popitem(last=False)
+                self._chars -= len(oldest)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._texts.clear()
+            self._chars = 0
+
+
+_passed = PassedTexts(REMEMBERED_CHARS)
 
 
 def _refuse_if(reason: str | None) -> None:
@@ -69,7 +114,8 @@ def _parse(sql: str, sql_tokens: list[Token]) -> exp.Expr:
 
 
 def check_read_only(sql: str) -> exp.Query:
-    """Return the parsed statement, or raise QueryRejected saying why it is refused."""
+    """Return the parsed statement, or raise QueryRejected saying why it is refused. A text that
+    passes is remembered for `require_read_only`."""
     _refuse_if(text.empty_text(sql))
     _refuse_if(text.oversized_text(sql, MAX_SQL_CHARS))
     _refuse_if(text.invisible_characters(sql))
@@ -82,4 +128,16 @@ def check_read_only(sql: str) -> exp.Query:
     for rule in TREE_RULES:
         _refuse_if(rule(statement))
     assert isinstance(tree, exp.Query)  # statement_kind has refused everything else
+    _passed.add(sql)
     return tree
+
+
+def require_read_only(sql: str) -> None:
+    """Raise QueryRejected as `check_read_only` would; a text it passed before is not parsed again."""
+    if sql not in _passed:
+        check_read_only(sql)
+
+
+def forget_passed() -> None:
+    """Judge every text afresh from now on (benchmarks timing a first ask; tests)."""
+    _passed.clear()

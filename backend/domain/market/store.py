@@ -25,7 +25,7 @@ from backend.domain.market.config import StoreConfig
 from backend.domain.market.embedded import close_embedded, open_embedded
 from backend.domain.market.errors import QueryCancelled, QueryFailed, StoreUnavailable
 from backend.domain.market.execution import AdmissionObserver, FairAdmission, HandlePool, current_context
-from backend.domain.market.guard import check_read_only
+from backend.domain.market.guard import require_read_only
 
 logger = logging.getLogger(__name__)
 
@@ -122,12 +122,12 @@ class MarketStore:
 
     def query(self, sql: str, parameters: Mapping[str, Any] | None = None) -> QueryResult:
         """Run one analyst read statement through the guard, with the configured limits."""
-        check_read_only(sql)
+        require_read_only(sql)
         return self._run(sql, parameters, drop_row_limit=False)
 
     def internal_query(self, sql: str, parameters: Mapping[str, Any] | None = None) -> QueryResult:
         """Read for VeriScreen's own bookkeeping (stats, loaders): still read-only, no row limit."""
-        check_read_only(sql)
+        require_read_only(sql)
         return self._run(sql, parameters, drop_row_limit=True)
 
     def _run(self, sql: str, parameters: Mapping[str, Any] | None, drop_row_limit: bool) -> QueryResult:

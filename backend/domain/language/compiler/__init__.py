@@ -38,7 +38,7 @@ from backend.domain.language.ir import (
 )
 from backend.domain.language.qst import qst_to_screen
 from backend.domain.language.semantic import SemanticModel
-from backend.domain.market.guard import DIALECT, check_read_only
+from backend.domain.market.guard import DIALECT, require_read_only
 
 
 class Compiler:
@@ -73,7 +73,7 @@ class Compiler:
             build.warnings.append(f"{day.isoformat()} is after the latest trading day in the data")
         _check_known(self.model, screen)
         query = build_query(screen, build)
-        check_read_only(query.sql(dialect=DIALECT))
+        require_read_only(query.sql(dialect=DIALECT))
         return query, build.warnings
 
 

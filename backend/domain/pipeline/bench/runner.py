@@ -25,7 +25,7 @@ from backend.domain.language.translation import GenerationRequest, Translation
 from backend.domain.language_bench.compare import ResultTable, compare_results
 from backend.domain.language_bench.dataset import DevItem
 from backend.domain.market.errors import MarketError
-from backend.domain.market.guard import check_read_only
+from backend.domain.market.guard import check_read_only, forget_passed
 from backend.domain.market.store import MarketStore
 from backend.domain.pipeline.bench.mutant_set import MutantSetItem
 from backend.domain.pipeline.bench.mutants import ERROR_TYPES, Mutant, mutate, round_trip
@@ -255,23 +255,41 @@ def engine_answers(ports: Ports, items: Sequence[DevItem], gold: dict[str, Resul
     }
 
 
+@dataclass(frozen=True)
+class Timed:
+    ms: float  # median wall time of the timed runs
+    cores: float  # median of this process's CPU time over wall time: the cores the run actually got
+
+
 def _alternated(
-    first: Callable[[], object], second: Callable[[], object], repeats: int
-) -> tuple[float, float]:
-    """The median wall times (ms) of two ways of doing the same work, in turns: once each untimed
-    (warms the store's caches for both alike), then `repeats` rounds whose order flips every round
-    (first-second, second-first, …), so that the machine's load drifting during the run falls on
-    both sides alike rather than on whichever always runs first."""
+    first: Callable[[], object],
+    second: Callable[[], object],
+    repeats: int,
+    fresh: Callable[[], None] = lambda: None,
+) -> tuple[Timed, Timed]:
+    """Two ways of doing the same work, in turns: once each untimed (warms the store's caches for
+    both alike), then `repeats` rounds whose order flips every round (first-second, second-first, …),
+    so that the machine's load drifting during the run falls on both sides alike rather than on
+    whichever always runs first. `fresh` runs before every timed run (the guard forgets the texts it
+    passed, so each run guards its SQL as a first ask does). The cores a run got tell whether the
+    machine had a second core to give at all: threads cannot gain on a side that got one."""
     works = (first, second)
     times: tuple[list[float], list[float]] = ([], [])
+    cores: tuple[list[float], list[float]] = ([], [])
     for work in works:
         work()
     for round_number in range(repeats):
         for side in (0, 1) if round_number % 2 == 0 else (1, 0):
-            started = time.perf_counter()
+            fresh()
+            started, cpu_started = time.perf_counter(), time.process_time()
             works[side]()
-            times[side].append((time.perf_counter() - started) * 1000)
-    return statistics.median(times[0]), statistics.median(times[1])
+            wall = time.perf_counter() - started
+            times[side].append(wall * 1000)
+            cores[side].append((time.process_time() - cpu_started) / wall if wall > 0 else 0.0)
+    return (
+        Timed(statistics.median(times[0]), statistics.median(cores[0])),
+        Timed(statistics.median(times[1]), statistics.median(cores[1])),
+    )
 
 
 def _summary(values: Sequence[float]) -> dict[str, float]:
@@ -316,12 +334,14 @@ def latency(
             partial(run_pipeline, item.question, ports),
             partial(run_pipeline, item.question, ports, plain),
             repeats,
+            fresh=forget_passed,
         )
-        with_validation.append(validated)
-        without_validation.append(unvalidated)
+        with_validation.append(validated.ms)
+        without_validation.append(unvalidated.ms)
     per_question: list[dict[str, object]] = []
     parallel: list[float] = []
     sequential: list[float] = []
+    cores: dict[str, list[float]] = {"parallel": [], "sequential": []}
     for item in items:
         if item.id not in gold:
             continue
@@ -334,16 +354,21 @@ def latency(
             partial(run_checks, checks, store, r0, workers=workers),
             partial(run_checks, checks, store, r0, workers=1),
             repeats,
+            fresh=forget_passed,
         )
-        parallel.append(side_by_side)
-        sequential.append(one_by_one)
+        parallel.append(side_by_side.ms)
+        sequential.append(one_by_one.ms)
+        cores["parallel"].append(side_by_side.cores)
+        cores["sequential"].append(one_by_one.cores)
         per_question.append(
             {
                 "item": item.id,
                 "checks": len(checks),
-                "parallel_ms": round(side_by_side, 2),
-                "sequential_ms": round(one_by_one, 2),
-                "ratio": round(side_by_side / one_by_one, 3),
+                "parallel_ms": round(side_by_side.ms, 2),
+                "sequential_ms": round(one_by_one.ms, 2),
+                "ratio": round(side_by_side.ms / one_by_one.ms, 3),
+                "parallel_cores": round(side_by_side.cores, 2),
+                "sequential_cores": round(one_by_one.cores, 2),
                 "guard_ms": round(_guard_ms(checks), 2),
             }
         )
@@ -359,6 +384,9 @@ def latency(
             round(statistics.median(p / s for p, s in zip(parallel, sequential, strict=True)), 3)
             if sequential
             else None
+        ),
+        "reverse_checks_cores_median": (
+            {side: round(statistics.median(got), 2) for side, got in cores.items()} if sequential else None
         ),
         "reverse_checks_per_question": per_question,
         "workers": workers,
@@ -576,10 +604,13 @@ def latency_lines(timing: dict[str, Any]) -> list[str]:
         f"{timing['reverse_checks_sequential']}; ratio parallel/sequential (total) "
         f"{timing['parallel_over_sequential_total']}, median per question "
         f"{timing['parallel_over_sequential_median']}",
+        f"CPU cores this process got in the reverse checks (median per question) "
+        f"{timing['reverse_checks_cores_median']}: threads gain only where the parallel side got over one",
     ]
     lines += [
         f"  {row['item']:<12} {row['checks']:>2} checks  parallel {row['parallel_ms']:>8.1f} ms  sequential "
-        f"{row['sequential_ms']:>8.1f} ms  ratio {row['ratio']:.3f}  guard {row['guard_ms']:>7.1f} ms"
+        f"{row['sequential_ms']:>8.1f} ms  ratio {row['ratio']:.3f}  cores {row['parallel_cores']:.2f}/"
+        f"{row['sequential_cores']:.2f}  guard {row['guard_ms']:>7.1f} ms"
         for row in timing["reverse_checks_per_question"]
     ]
     return lines
