@@ -58,6 +58,7 @@ from backend.domain.pipeline.validate.checklist_stage import (
     check_candidate_execution,
     check_candidate_syntax,
 )
+from backend.domain.pipeline.validate.fanout import fanout_checks
 from backend.domain.pipeline.validate.grounded import grounded_checks
 from backend.domain.pipeline.validate.llm_checks import LlmCheckRoles, run_llm_checks
 from backend.domain.pipeline.validate.multiplicity import multiplicity_checks
@@ -235,6 +236,7 @@ class _Run:
             attempt.checks += [check for check in (unit, scale, total, today) if check is not None]
             if attempt.result is not None:  # the candidate ran: its own rows can be recounted
                 attempt.checks += multiplicity_checks(self.question, parsed, self.ports.reader, self.lang)
+                attempt.checks += fanout_checks(parsed, self.ports.reader, self.lang)
                 attempt.checks += boundary_checks(
                     self.question, self.constraints, parsed, self.ports.reader, self.lang
                 )

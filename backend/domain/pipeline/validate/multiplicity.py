@@ -238,7 +238,7 @@ def list_check(question: str, sql: Sql, reader: MarketReader, lang: Lang) -> Che
 
 
 # The columns that name one row of a stored table.
-_ROW_KEYS = {
+ROW_KEYS = {
     "daily": ("ts_code", "trade_date"),
     "daily_basic": ("ts_code", "trade_date"),
     "income": ("ts_code", "end_date"),
@@ -256,13 +256,13 @@ def _aggregated_table(select: exp.Select) -> tuple[str, tuple[str, ...]] | None:
     tables = {
         source.alias_or_name: source.name.lower()
         for source in select.find_all(exp.Table)
-        if source.find_ancestor(exp.Select) is select and source.name.lower() in _ROW_KEYS
+        if source.find_ancestor(exp.Select) is select and source.name.lower() in ROW_KEYS
     }
     for projection in select.expressions:
         for aggregate in projection.find_all(exp.Sum, exp.Avg):
             aliases = {column.table for column in aggregate.find_all(exp.Column)}
             if len(aliases) == 1 and (alias := aliases.pop()) in tables:
-                return alias, _ROW_KEYS[tables[alias]]
+                return alias, ROW_KEYS[tables[alias]]
     return None
 
 
