@@ -36,6 +36,8 @@ class Kind(StrEnum):
     CROSSING = "crossing"
     COLUMN = "column"
     DAY_MOVE = "day_move"
+    PER_PERIOD = "per_period"
+    WHOLE_SET = "whole_set"
 
 
 class Outcome(StrEnum):

@@ -83,7 +83,11 @@ class Question:
         return zh if self.lang is Lang.ZH else en
 
     def asks_statistic(self) -> bool:
-        return _STATISTIC.search(self.text) is not None
+        return self.statistic_cue() is not None
+
+    def statistic_cue(self) -> re.Match[str] | None:
+        """The first word asking for a statistic (数量, average, how many)."""
+        return _STATISTIC.search(self.text)
 
     def statistic_before(self, position: int) -> bool:
         """Whether a statistic is asked of what comes at `position` ("total amount … on each of the last

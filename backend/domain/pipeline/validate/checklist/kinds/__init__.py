@@ -22,9 +22,11 @@ from backend.domain.pipeline.validate.checklist.kinds import (
     open_range,
     order,
     per_group,
+    per_period,
     percentage,
     period_return,
     top_k,
+    whole_set,
     window,
 )
 from backend.domain.pipeline.validate.checklist.model import Constraint
@@ -38,6 +40,7 @@ EXTRACTORS: tuple[Extractor, ...] = (
     open_range.extract,
     window.extract,
     per_group.extract,
+    per_period.extract,
     top_k.extract,
     aggregate.extract,
     distinct.extract,
@@ -53,4 +56,5 @@ EXTRACTORS: tuple[Extractor, ...] = (
     crossing.extract,
     column.extract,
     day_move.extract,
+    whole_set.extract,
 )

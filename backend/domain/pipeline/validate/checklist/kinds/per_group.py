@@ -29,7 +29,7 @@ from backend.domain.pipeline.validate.checklist.sqltree import Sql, columns_of, 
 from backend.domain.pipeline.validate.checklist.vocabulary import Category
 
 # Dimensions a question groups by; per stock (code, name) is every screen's grain, not a grouping.
-_GROUP_DIMENSIONS = {"industry", "exchange", "market", "area", "list_year", "list_date"}
+GROUP_DIMENSIONS = {"industry", "exchange", "market", "area", "list_year", "list_date"}
 _ENTITY_COLUMNS = {
     Category.INDUSTRY: "industry",
     Category.INDUSTRY_GROUP: "industry",
@@ -68,9 +68,9 @@ class PerGroupDetail:
 
     def check(self, sql: Sql) -> Finding:
         for select in sql.selects:
-            keys = [columns_of(key) for key in _group_keys(sql, select)]
+            keys = [columns_of(key) for key in group_keys(sql, select)]
             if any(self.column in columns for columns in keys):
-                extra = set().union(*keys) & _GROUP_DIMENSIONS - self.named - {self.column}
+                extra = set().union(*keys) & GROUP_DIMENSIONS - self.named - {self.column}
                 if extra:
                     return failed(
                         Attribution.GROUPING,
@@ -89,7 +89,7 @@ class PerGroupDetail:
         return failed(Attribution.GROUPING, f"no GROUP BY, PARTITION BY or LIMIT … BY on {self.column}")
 
 
-def _group_keys(sql: Sql, select: exp.Select) -> list[exp.Expr]:
+def group_keys(sql: Sql, select: exp.Select) -> list[exp.Expr]:
     """The SELECT's GROUP BY keys, through positions (GROUP BY 1) and aliases."""
     group = select.args.get("group")
     keys = []
@@ -104,7 +104,7 @@ def _group_keys(sql: Sql, select: exp.Select) -> list[exp.Expr]:
 def _grouping_expressions(sql: Sql) -> list[exp.Expr]:
     found: list[exp.Expr] = []
     for select in sql.selects:
-        found.extend(_group_keys(sql, select))
+        found.extend(group_keys(sql, select))
         limit = select.args.get("limit")
         if isinstance(limit, exp.Limit):
             found.extend(sql.resolve(item, select) for item in limit.expressions)
@@ -120,7 +120,7 @@ def _dimension_after(question: Question, position: int) -> str | None:
             position += 1
         dimension = question.hit_at(position, Category.DIMENSION)
         if dimension is not None:
-            groups = dimension.key in _GROUP_DIMENSIONS
+            groups = dimension.key in GROUP_DIMENSIONS
             return question.vocabulary.dimension_columns[dimension.key] if groups else None
         entity = question.hit_at(position, *_ENTITIES)
         word = re.match(r"[a-z]+", text[position:])
@@ -139,7 +139,7 @@ def _ranked_groups(question: Question) -> list[tuple[int, str, int]]:
     english = question.lang is Lang.EN
     for cue in (_RANKED_EN if english else _RANKED_ZH).finditer(question.text):
         dimension = question.hit_at(cue.end(), Category.DIMENSION)
-        if dimension is None or dimension.key not in _GROUP_DIMENSIONS or question.covered(cue.start()):
+        if dimension is None or dimension.key not in GROUP_DIMENSIONS or question.covered(cue.start()):
             continue
         rest = question.text[dimension.end :]
         top_by = cue.group().startswith("top") and re.match(r"^s?\s+(?:ranked\s+)?by\b", rest)
@@ -187,7 +187,7 @@ def extract(question: Question) -> list[Constraint]:
     per_day = per_day or _DAILY_STATISTIC.search(question.text)
     if per_day is not None and "trade_date" not in found:
         found["trade_date"] = _constraint(question, per_day.start(), per_day.end(), "trade_date")
-    named = frozenset(found) | _named_dimensions(question)
+    named = frozenset(found) | named_dimensions(question)
     constraints = [
         dataclasses.replace(c, detail=dataclasses.replace(c.detail, named=named))
         for c in found.values()
@@ -208,7 +208,7 @@ _LOOSE_HINTS = {
 }
 
 
-def _named_dimensions(question: Question) -> frozenset[str]:
+def named_dimensions(question: Question) -> frozenset[str]:
     """The group columns of every dimension and entity word of the question, or named loosely."""
     columns = {column for column, hint in _LOOSE_HINTS.items() if hint.search(question.text)}
     columns |= {

@@ -1,0 +1,89 @@
+"""A statistic asked of the whole set — 多少 / 平均 / how many / total, with no per-group cue — is one
+figure: an answer that groups by a dimension the question never names (industry, exchange, board,
+region, not even loosely: 沪深, sector) splits it into one figure per group. A count of a dimension's
+own values (几个行业, how many industries) grouped by that dimension counts inside each value instead
+of counting the values. Only the answer's own SELECT is judged (inner groupings may build the figure);
+a SQL made of several queries is undecidable.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import ClassVar
+
+from sqlglot import exp
+
+from backend.domain.pipeline.validate.checklist.kinds import per_group, per_period
+from backend.domain.pipeline.validate.checklist.model import (
+    Attribution,
+    Constraint,
+    Finding,
+    Kind,
+    failed,
+    passed,
+    undecided,
+)
+from backend.domain.pipeline.validate.checklist.question import Question
+from backend.domain.pipeline.validate.checklist.sqltree import Sql, columns_of
+
+# Dimensions whose values a question may count, by the words that name them.
+_COUNTED_WORDS = {
+    "industry": r"行业|industries|sectors",
+    "exchange": r"交易所|exchanges",
+    "market": r"\bboards",
+    "area": r"地区|省份|省市|regions|areas|provinces",
+}
+_SPLITTING = {"industry", "exchange", "market", "area"}
+
+
+def _counted_pattern(words: str) -> re.Pattern[str]:
+    return re.compile(
+        rf"(?:几个|多少个)\s*(?:不同的?)?(?:{words})|(?:{words})(?:的)?(?:有|共有|一共有)?(?:几个|多少个|数量|个数)"
+        rf"|\b(?:how many|number of)\s+(?:different\s+|distinct\s+)?(?:{words})\b"
+    )
+
+
+_COUNTED = {column: _counted_pattern(words) for column, words in _COUNTED_WORDS.items()}
+
+
+@dataclass(frozen=True)
+class WholeSetDetail:
+    kind: ClassVar[Kind] = Kind.WHOLE_SET
+    named: frozenset[str]  # group columns the question names (a word, an entity, loosely)
+    counted: str  # "" or the dimension whose values are counted
+
+    def check(self, sql: Sql) -> Finding:
+        if not isinstance(sql.tree, exp.Select):
+            return undecided("the SQL combines several queries; what each groups by is not read")
+        keys = set().union(*(columns_of(key) for key in per_group.group_keys(sql, sql.tree)))
+        if self.counted and self.counted in keys:
+            return failed(
+                Attribution.GROUPING,
+                f"the answer counts inside each {self.counted}; the question counts {self.counted} values",
+            )
+        unasked = sorted(keys & _SPLITTING - self.named)
+        if unasked:
+            return failed(
+                Attribution.GROUPING,
+                f"the answer is split by {', '.join(unasked)}, which the question never names",
+            )
+        return passed("the answer is not split by a dimension the question does not name")
+
+
+def extract(question: Question) -> list[Constraint]:
+    counted = next((column for column, pattern in _COUNTED.items() if pattern.search(question.text)), "")
+    cue = _COUNTED[counted].search(question.text) if counted else question.statistic_cue()
+    if cue is None or per_group.extract(question) or per_period.extract(question):
+        return []
+    span = question.span(*cue.span())
+    text = (
+        question.says(f"{span.text}：统计 {counted} 的个数", f"{span.text}: the number of {counted} values")
+        if counted
+        else question.says(
+            f"{span.text}：一个总体数字，不按未提及的维度分组",
+            f"{span.text}: one figure for the whole set, not split by an unnamed dimension",
+        )
+    )
+    detail = WholeSetDetail(per_group.named_dimensions(question), counted)
+    return [Constraint(span, text, question.lang, detail)]
