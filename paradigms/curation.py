@@ -49,7 +49,8 @@ def edit_sql(paradigm_id: int, sql: str) -> Paradigm:
     Raises Paradigm.DoesNotExist, CurationRefused, and MarketError when the market cannot be read."""
     paradigm = Paradigm.objects.get(pk=paradigm_id)
     if paradigm.kind == Kind.REVERSE:
-        # Its SQL is reused only while it is the SQL its rule writes (validate/reverse/reuse.py).
+        # A rule's check always runs the SQL its rule writes (the paradigm only records it), and an
+        # LLM check's SQL is what the writer wrote for a validated answer (validate/reverse/reuse.py).
         raise CurationRefused(
             "a reverse check's SQL is its rule's: delete the paradigm instead of editing it"
         )

@@ -8,15 +8,19 @@
   of it (the pipeline decides). A hit counts a use; nothing within τ counts a miss;
 - `learn`: stores a verified or corrected run's (question, QST, SQL) — the SQL that passed, the
   corrected one after a correction — with LFU eviction at capacity (services.insert_paradigm);
-- `lookup_reverse` / `learn_reverse`: the same for one reverse check, keyed by its tree
-  (validate/reverse/description.py) among the reverse paradigms only; reuse is slot filling only.
+- `lookup_reverse`: for the trees of LLM reverse checks to be written, the nearest reverse paradigm
+  whose template fills (slot filling only) and passes the guard; nothing counted;
+- `record_reverse`: after an answer's final status, the paradigm holding each rule-written check
+  (its filled template is exactly the rule's SQL), the uses and misses of all the checks in one
+  transaction (services.record_lookups), and the passed checks of a verified or corrected answer
+  that no paradigm holds learned (reverse paradigms only, with an LLM check's spec).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 from django.conf import settings
 from django.db import DatabaseError
@@ -38,8 +42,8 @@ from backend.domain.paradigms.adaptation import (
 )
 from backend.domain.paradigms.eviction import NothingToEvict
 from backend.domain.paradigms.matching import Match
-from backend.domain.paradigms.templates import TemplateError
-from backend.domain.pipeline.ports import ParadigmHit, QstTree
+from backend.domain.paradigms.templates import TemplateError, TemplateMismatch, fill_template
+from backend.domain.pipeline.ports import ParadigmHit, QstTree, RecordedCheck, ReverseRun
 from paradigms import selectors, services
 from paradigms.models import Kind, Origin, Paradigm, ValidationStatus
 
@@ -164,29 +168,16 @@ class DatabaseParadigmLibrary:
         try:
             matches = [selectors.nearest_paradigms(dict(tree), kind=Kind.REVERSE) for tree in trees]
             stored = selectors.paradigms_by_id([match.paradigm_id for found in matches for match in found])
-            hits = [
-                self._first_filled(tree, found, stored) for tree, found in zip(trees, matches, strict=True)
-            ]
-            used = services.record_lookups(
-                [hit.paradigm_id for hit in hits if hit is not None],
-                misses=sum(hit is None for hit in hits),
-                kind=Kind.REVERSE,
-            )
         except DatabaseError as error:
             logger.info("paradigm library unavailable: %s", error)
             return [None for _ in trees]
-        return [
-            _hit(hit.paradigm, hit.distance, hit.adaptation)
-            if hit is not None and hit.paradigm_id in used
-            else None
-            for hit in hits
-        ]
+        return [self._first_filled(tree, found, stored) for tree, found in zip(trees, matches, strict=True)]
 
     def _first_filled(
         self, tree: QstTree, matches: list[Match], stored: dict[int, Paradigm]
-    ) -> _Filled | None:
+    ) -> ParadigmHit | None:
         """The nearest paradigm whose template fills from the tree (slot filling only) and passes
-        the guard."""
+        the guard, as an adapted hit carrying the stored check's spec."""
         for match in matches:
             paradigm = stored.get(match.paradigm_id)
             if paradigm is None:
@@ -195,13 +186,70 @@ class DatabaseParadigmLibrary:
                 adaptation = self._adapt(paradigm, tree, paradigm.question, None)
             except NotAdapted:
                 continue
-            return _Filled(paradigm, match.distance, adaptation)
+            return replace(_hit(paradigm, match.distance, adaptation), spec=dict(paradigm.check_spec))
         return None
 
-    def learn_reverse(self, text: str, tree: QstTree, sql: str, *, status: str) -> str | None:
-        return self._learn(text, tree, sql, status=status, kind=Kind.REVERSE)
+    def record_reverse(
+        self, runs: Sequence[ReverseRun], *, used: Sequence[str], misses: int, status: str
+    ) -> list[RecordedCheck]:
+        try:
+            holders = iter(self._holders([run for run in runs if run.matched]))
+            found = [next(holders) if run.matched else None for run in runs]
+            unheld = sum(run.matched and holder is None for run, holder in zip(runs, found, strict=True))
+            counted = services.record_lookups(
+                [int(holder[0]) for holder in found if holder is not None] + [int(pk) for pk in used],
+                misses=misses + unheld,
+                kind=Kind.REVERSE,
+            )
+        except DatabaseError as error:
+            logger.info("paradigm library unavailable: %s", error)
+            return [RecordedCheck() for _ in runs]
+        recorded = []
+        for run, holder in zip(runs, found, strict=True):
+            held = holder if holder is not None and int(holder[0]) in counted else None
+            learned = (
+                self._learn(run.text, run.tree, run.sql, status=status, kind=Kind.REVERSE, spec=run.spec)
+                if run.learn and held is None
+                else None
+            )
+            recorded.append(RecordedCheck(held, learned))
+        return recorded
 
-    def _learn(self, text: str, tree: QstTree, sql: str, *, status: str, kind: Kind) -> str | None:
+    def _holders(self, runs: Sequence[ReverseRun]) -> list[tuple[str, float] | None]:
+        """For each rule-written check, the nearest stored reverse paradigm whose template, filled from
+        the check's tree, is exactly the SQL the rule wrote (id, distance); None when none is."""
+        matches = [selectors.nearest_paradigms(dict(run.tree), kind=Kind.REVERSE) for run in runs]
+        stored = selectors.paradigms_by_id([match.paradigm_id for found in matches for match in found])
+        market_day = self._context.latest_trade_date
+        holders: list[tuple[str, float] | None] = []
+        for run, found in zip(runs, matches, strict=True):
+            holder = None
+            for match in found:
+                paradigm = stored.get(match.paradigm_id)
+                if paradigm is None:
+                    continue
+                try:
+                    filled = fill_template(
+                        selectors.paradigm_template(paradigm), dict(run.tree), market_day=market_day
+                    )
+                except TemplateMismatch:
+                    continue
+                if filled == run.sql:
+                    holder = (str(paradigm.pk), match.distance)
+                    break
+            holders.append(holder)
+        return holders
+
+    def _learn(
+        self,
+        text: str,
+        tree: QstTree,
+        sql: str,
+        *,
+        status: str,
+        kind: Kind,
+        spec: Mapping[str, object] | None = None,
+    ) -> str | None:
         """The new paradigm's id, or None: not a learnable status, already stored (a re-asked question or
         the same check again: nothing to template or lock), or refused (logged)."""
         validation_status = LEARNED_STATUSES.get(status)
@@ -218,22 +266,12 @@ class DatabaseParadigmLibrary:
                 validation_status=validation_status,
                 resolved_on=self._context.latest_trade_date,
                 kind=kind,
+                check_spec=spec,
             )
         except (QstError, QueryRejected, TemplateError, NothingToEvict, DatabaseError) as refusal:
             logger.info("%s paradigm not learned: %s", kind.value, refusal)
             return None
         return str(outcome.paradigm.pk) if outcome.created else None
-
-
-@dataclass(frozen=True)
-class _Filled:
-    paradigm: Paradigm
-    distance: float
-    adaptation: Adaptation
-
-    @property
-    def paradigm_id(self) -> int:
-        return int(self.paradigm.pk)
 
 
 def _hit(paradigm: Paradigm, distance: float, adaptation: Adaptation) -> ParadigmHit:

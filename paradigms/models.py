@@ -41,6 +41,9 @@ class Paradigm(models.Model):
     sql_template = models.TextField(help_text="SQL with {slot_N:Type} parameters in place of literals")
     slots = models.JSONField(default=list, help_text="typed slots tied to the QST's value nodes")
     fixed_dates = models.JSONField(default=list, help_text="dates of the SQL that no slot explains")
+    check_spec = models.JSONField(
+        default=dict, blank=True, help_text="an LLM reverse check's criterion, point and the size of its set"
+    )
     resolved_on = models.DateField(
         null=True, blank=True, help_text="market day the SQL's dates were resolved on"
     )

@@ -209,6 +209,7 @@ def exported_paradigms(ids: list[int] | None = None) -> list[ExchangedParadigm]:
             pinned=paradigm.pinned,
             resolved_on=paradigm.resolved_on,
             kind=paradigm.kind,
+            check=paradigm.check_spec or None,
         )
         for paradigm in queryset
     ]

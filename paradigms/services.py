@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import uuid
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date
 
@@ -83,10 +84,11 @@ def insert_paradigm(
     pinned: bool = False,
     capacity: int | None = None,
     kind: Kind = Kind.QUESTION,
+    check_spec: Mapping[str, object] | None = None,
 ) -> InsertOutcome:
     """Store a (question, QST, SQL) triple — or, with `kind` reverse, a (reverse question, check tree,
     SQL) triple — evicting by LFU when the library is full. Both kinds share the capacity and the
-    eviction order.
+    eviction order. `check_spec`: an LLM reverse check's criterion, point and set size.
 
     Raises QstError (QST or tree not in the format), QueryRejected (SQL refused by the guard),
     TemplateError (SQL not templatable) and NothingToEvict (full, and every paradigm that could go is
@@ -124,6 +126,7 @@ def insert_paradigm(
             node_count=to_tree(qst).size,
             shape_signature=shape_signature(qst),
             qst_signature=signature,
+            check_spec=dict(check_spec or {}),
             **_template_fields(template),
         )
         _count_day(today, insertions=1, evictions=len(victims))
@@ -254,9 +257,9 @@ def _load_reverse_seed(
     checks = write_checks(subject)
     results = run_checks(checks, store, answer, workers=1)
     passed = [
-        (check, tree)
-        for check, tree, result in zip(checks, reuse.trees(checks, subject), results, strict=True)
-        if tree is not None and result.verdict == "pass"
+        (described.check, described.tree)
+        for described, result in zip(reuse.describe_all(checks, subject), results, strict=True)
+        if described.tree is not None and result.verdict == "pass"
     ]
     if not passed:
         report.failed.append(f"{entry.source}: no reverse check written for it passes")
@@ -364,6 +367,7 @@ def import_paradigms(entries: list[ExchangedParadigm]) -> ImportReport:
                 resolved_on=entry.resolved_on,
                 pinned=entry.pinned,
                 kind=Kind(entry.kind),
+                check_spec=entry.check,
             )
         except (QstError, QueryRejected, TemplateError, NothingToEvict) as error:
             report.failed.append(f"entry {number} ({entry.question[:40]}): {error}")

@@ -1,13 +1,15 @@
-"""Reverse checks through the paradigm library (issue 10 item 5): a miss learns the check's tree and
-SQL; the same check of a similar question is a hit whose adapted SQL is the SQL the rule writes (same
-result); reverse paradigms never match questions and are evicted by the same LFU rules; the adapted
-check keeps its rule's criterion, which reads only r0 and the check's own result."""
+"""Reverse checks through the paradigm library (issue 10 items 5 and 1 of its reopening): rule-written
+checks are never looked up on the answer's path; after the final status one record counts, for each,
+a use of the paradigm holding it (its template fills to the rule's SQL) or a miss, and learns the
+answer's passed checks no paradigm holds. The answer is the one written without a library. Reverse
+paradigms never match questions and are evicted by the same LFU rules."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import pytest
 from django.core.management import call_command
@@ -18,7 +20,14 @@ from backend.domain.language.qst import Node
 from backend.domain.market.store import MarketStore
 from backend.domain.paradigms.templates import extract_template
 from backend.domain.pipeline.generators import BuiltinGenerator
-from backend.domain.pipeline.ports import NoParadigmLibrary, ParadigmHit, ParadigmLibrary, QstTree
+from backend.domain.pipeline.ports import (
+    NoParadigmLibrary,
+    ParadigmHit,
+    ParadigmLibrary,
+    QstTree,
+    RecordedCheck,
+    ReverseRun,
+)
 from backend.domain.pipeline.run import PipelineOutcome, Ports, run_pipeline
 from backend.domain.pipeline.validate.checklist import default_vocabulary, extract_constraints
 from backend.domain.pipeline.validate.outcome import CheckResult
@@ -57,7 +66,11 @@ def _events(outcome: PipelineOutcome, query: str) -> list[tuple[object, object]]
     ]
 
 
-def test_a_miss_learns_and_a_similar_question_reuses_what_the_rule_would_write(
+def _seq(outcome: PipelineOutcome, predicate: Callable[[dict[str, Any]], bool]) -> list[Any]:
+    return [event["seq"] for event in outcome.trace.to_list() if predicate(event)]
+
+
+def test_rule_checks_are_recorded_after_the_final_status_and_the_answer_is_unchanged(
     demo_store: MarketStore, paradigm_context: LanguageContext, capsys: pytest.CaptureFixture[str]
 ) -> None:
     library = DatabaseParadigmLibrary(paradigm_context)
@@ -74,19 +87,33 @@ def test_a_miss_learns_and_a_similar_question_reuses_what_the_rule_would_write(
 
     variant = _ask(VARIANT, demo_store, paradigm_context, library)
     alone = _ask(VARIANT, demo_store, paradigm_context, NoParadigmLibrary())
+    # The answer is the one written without the library: status, rows, every check.
+    assert variant.status == alone.status == "verified"
+    assert variant.answer is not None and alone.answer is not None
+    assert variant.answer.result is not None and alone.answer.result is not None
+    assert variant.answer.result.rows == alone.answer.result.rows
     reused, written = _reverse_checks(variant), _reverse_checks(alone)
     assert [(c.check_id, c.sql, c.verdict, c.reason) for c in reused] == [
         (c.check_id, c.sql, c.verdict, c.reason) for c in written
     ]
+    # Each check is recorded as a use of the paradigm holding it (a literal moved: distance 0.25)…
     distances = []
     for check in reused:
-        events = _events(variant, check.check_id)
-        assert [outcome for outcome, _ in events] == ["hit", "adapted"], check.check_id
-        distances.append(events[0][1])
-    assert 0.25 in distances  # the threshold moved: a literal filled into the stored template
-    violation = next(c for c in reused if c.kind == "filter_violation")
-    assert violation.sql is not None and "f.pe > 20" in violation.sql
+        [(outcome, distance)] = _events(variant, check.check_id)
+        assert outcome == "hit", check.check_id
+        distances.append(distance)
+    assert 0.25 in distances
     assert Paradigm.objects.filter(kind=Kind.REVERSE).count() == len(checks)  # nothing new to learn
+    today = services.library_today()
+    assert sum(selectors.uses_in_window(p.pk, today) for p in learned) == len(checks)
+    # …after the checks were decided and before the run's final event, in one library step.
+    is_reverse_event = lambda e: e["type"] == "paradigm" and e["query"] != "question"  # noqa: E731
+    verdicts = _seq(variant, lambda e: e["type"] == "check_verdict")
+    recorded = _seq(variant, is_reverse_event)
+    [finished] = _seq(variant, lambda e: e["type"] == "run_finished")
+    assert max(verdicts) < min(recorded) and max(recorded) < finished
+    steps = [(e["step"], e["summary"]) for e in variant.trace.to_list() if e["type"] == "step_finished"]
+    assert steps[-1] == ("paradigm", f"reverse checks: {len(checks)} hits, 0 misses, 0 learned")
 
     call_command("paradigms", "stats", "--json")
     stats = json.loads(capsys.readouterr().out)
@@ -169,8 +196,8 @@ def test_a_stored_reverse_template_fills_a_new_answer_s_codes(paradigm_context: 
     hit, miss, none = DatabaseParadigmLibrary(paradigm_context).lookup_reverse([tree, other, far])
     assert hit is not None and hit.adapted and hit.distance == 0.25 and hit.sql == sql
     assert miss is None and none is None
-    stats = selectors.library_stats()
-    assert (stats["reverse_hits"], stats["reverse_misses"]) == (1, 2)
+    stats = selectors.library_stats()  # a lookup counts nothing: the record after the answer does
+    assert (stats["reverse_hits"], stats["reverse_misses"]) == (0, 0)
 
 
 def test_the_lookups_of_an_answer_are_counted_together() -> None:
@@ -195,18 +222,46 @@ def test_a_code_list_a_single_value_also_reads_binds_nothing() -> None:
 
 
 @dataclass
-class FixedLibrary(NoParadigmLibrary):
-    """Answers every reverse lookup with one paradigm whose filled SQL is `sql` (None: the check's own)."""
+class SpyLibrary(NoParadigmLibrary):
+    """Records what the pipeline asks of the library; every rule-written check is held by paradigm 7,
+    except those whose SQL is in `unheld`, which are learned as 8."""
 
-    sql: str | None = None
-    learned: list[tuple[str, str]] = field(default_factory=list)
+    unheld: set[str] = field(default_factory=set)
+    looked_up: list[int] = field(default_factory=list)
+    records: list[tuple[list[ReverseRun], str]] = field(default_factory=list)
 
     def lookup_reverse(self, trees: Sequence[QstTree]) -> list[ParadigmHit | None]:
-        return [ParadigmHit("7", "stored", self.sql or "", 0.25, adapted=True, how="filled") for _ in trees]
+        self.looked_up.append(len(trees))
+        return [None for _ in trees]
 
-    def learn_reverse(self, text: str, tree: QstTree, sql: str, *, status: str) -> str | None:
-        self.learned.append((text, sql))
-        return "8"
+    def record_reverse(
+        self, runs: Sequence[ReverseRun], *, used: Sequence[str], misses: int, status: str
+    ) -> list[RecordedCheck]:
+        self.records.append((list(runs), status))
+        return [
+            RecordedCheck(None, "8" if run.learn else None)
+            if run.sql in self.unheld
+            else RecordedCheck(("7", 0.0))
+            for run in runs
+        ]
+
+
+def test_rule_written_checks_are_never_looked_up_only_recorded_once(
+    demo_store: MarketStore, paradigm_context: LanguageContext
+) -> None:
+    library = SpyLibrary()
+    outcome = _ask(QUESTION, demo_store, paradigm_context, library)
+    alone = _ask(QUESTION, demo_store, paradigm_context, NoParadigmLibrary())
+    checks = _reverse_checks(outcome)
+    assert [(c.check_id, c.sql, c.verdict) for c in checks] == [
+        (c.check_id, c.sql, c.verdict) for c in _reverse_checks(alone)
+    ]
+    assert library.looked_up == []  # no LLM checks here: the library is never asked on the way
+    [(runs, status)] = library.records
+    assert status == "verified"
+    assert [(run.sql, run.matched, run.learn) for run in runs] == [(c.sql, True, True) for c in checks]
+    for check in checks:
+        assert _events(outcome, check.check_id) == [("hit", 0.0)]
 
 
 def _subject(store: MarketStore, context: LanguageContext) -> Subject:
@@ -217,51 +272,38 @@ def _subject(store: MarketStore, context: LanguageContext) -> Subject:
     return Subject(reading, store.query(translation.sql), store.database)
 
 
-def test_the_adapted_check_keeps_its_rule_s_independent_criterion(
+def test_only_passed_checks_of_the_answer_are_offered_for_learning(
     demo_store: MarketStore, paradigm_context: LanguageContext
 ) -> None:
     subject = _subject(demo_store, paradigm_context)
-    written = write_checks(subject)
-    assert written
-    # A hit whose filled SQL is the rule's: only the SQL comes from the library; the criterion is
-    # the rule's own function of (r0, own result), so no check can see another's outcome.
-    for check in written:
-        [item] = reuse.look_up([check], subject, FixedLibrary(check.sql))
-        assert item.adapted and item.check == replace(check, sql=check.sql)
-        assert item.check.decide is check.decide
-    results = run_checks([check for check in written], demo_store, subject.result, workers=1)
-    adapted = [reuse.look_up([check], subject, FixedLibrary(check.sql))[0].check for check in written]
-    assert [r.verdict for r in run_checks(adapted, demo_store, subject.result, workers=3)] == [
-        r.verdict for r in results
-    ]
-    # A filled SQL that is not the rule's (a literal bound in the wrong place) is not run.
-    [item] = reuse.look_up(written[:1], subject, FixedLibrary("SELECT 1"))
-    assert not item.adapted and item.check is written[0]
-    [event] = item.events(results[0], 0)
-    assert (event.outcome, event.query) == ("hit", results[0].check_id)
-
-
-def test_only_passed_checks_without_adapted_sql_are_learned(
-    demo_store: MarketStore, paradigm_context: LanguageContext
-) -> None:
-    subject = _subject(demo_store, paradigm_context)
-    checks = write_checks(subject)[:3]
-    results = run_checks(checks, demo_store, subject.result, workers=1)
+    described = reuse.describe_all(write_checks(subject)[:3], subject)
+    results = run_checks([item.check for item in described], demo_store, subject.result, workers=1)
     assert len(results) == 3 and all(result.verdict == "pass" for result in results)
-    missed = [reuse.LibraryCheck(check, {"label": f"reverse:{check.rule}"}) for check in checks]
-    missed[1] = replace(missed[1], adapted=True)
     undecided = replace(results[2], verdict="undecidable")
-    library = FixedLibrary()
-    events = reuse.learn(
-        list(zip(missed, [results[0], results[1], undecided], strict=True)),
+    checked = list(zip(described, [results[0], results[1], undecided], strict=True))
+    library = SpyLibrary(unheld={described[0].check.sql, described[2].check.sql})
+    events, summary = reuse.record(
+        [
+            reuse.AttemptChecks(0, False, checked, None),  # a rejected candidate: counted, never learned
+            reuse.AttemptChecks(1, True, checked, None),  # the answer of a corrected run
+        ],
         library,
-        status="verified",
-        round_number=0,
+        status="corrected",
     )
-    assert library.learned == [(checks[0].text, checks[0].sql)]
-    assert [(event.outcome, event.paradigm_id, event.query) for event in events] == [
-        ("learned", "8", results[0].check_id)
+    [(runs, status)] = library.records
+    assert status == "corrected"
+    assert [run.learn for run in runs] == [False, False, False, True, True, False]
+    ids = [result.check_id for result in results]
+    assert [(e.outcome, e.paradigm_id, e.query, e.round) for e in events] == [
+        ("miss", None, ids[0], 0),
+        ("hit", "7", ids[1], 0),
+        ("miss", None, ids[2], 0),
+        ("miss", None, ids[0], 1),
+        ("learned", "8", ids[0], 1),
+        ("hit", "7", ids[1], 1),
+        ("miss", None, ids[2], 1),
     ]
+    assert summary == "reverse checks: 2 hits, 4 misses, 1 learned"
 
 
 def test_curation_shows_the_kind_refuses_edits_and_moves_reverse_paradigms_whole() -> None:

@@ -128,7 +128,7 @@ def test_reverse_seeds_store_every_rule_s_checks_and_similar_questions_reuse_the
     again = services.load_seed_paradigms(entries, paradigm_context, demo_store)
     assert (again.created, again.unchanged) == (0, report.created + report.unchanged)
 
-    # Cold start: the reverse checks of a question like a seed's are hits on the seeds.
+    # Cold start: the reverse checks of a question like a seed's are held by the seeds (a use each).
     ports = Ports(
         demo_store,
         BuiltinGenerator(paradigm_context),
@@ -139,9 +139,9 @@ def test_reverse_seeds_store_every_rule_s_checks_and_similar_questions_reuse_the
     outcome = run_pipeline("市盈率低于12的银行股", ports)
     assert outcome.status == "verified" and outcome.answer is not None
     reverse = [check.check_id for check in outcome.answer.checks if check.stage == "reverse"]
-    adapted = {
+    held = {
         event["query"]
         for event in outcome.trace.to_list()
-        if event["type"] == "paradigm" and event["outcome"] == "adapted"
+        if event["type"] == "paradigm" and event["outcome"] == "hit"
     }
-    assert reverse and set(reverse) <= adapted
+    assert reverse and set(reverse) <= held

@@ -12,7 +12,7 @@ from backend.domain.language.translation import GenerationRequest, Translation
 from backend.domain.market.errors import QueryFailed, StoreBusy
 from backend.domain.market.store import MarketStore, QueryResult
 from backend.domain.pipeline.generators import BuiltinGenerator
-from backend.domain.pipeline.ports import ParadigmHit, QstTree
+from backend.domain.pipeline.ports import ParadigmHit, QstTree, RecordedCheck, ReverseRun
 from backend.domain.pipeline.run import PipelineSettings, Ports, run_pipeline
 from backend.domain.pipeline.validate.checklist import default_vocabulary
 
@@ -203,8 +203,10 @@ class RecordingLibrary:
     def lookup_reverse(self, trees: Sequence[QstTree]) -> list[ParadigmHit | None]:
         return [None for _ in trees]
 
-    def learn_reverse(self, text: str, tree: QstTree, sql: str, *, status: str) -> str | None:
-        return None
+    def record_reverse(
+        self, runs: Sequence[ReverseRun], *, used: Sequence[str], misses: int, status: str
+    ) -> list[RecordedCheck]:
+        return [RecordedCheck() for _ in runs]
 
 
 def test_paradigm_hit_feeds_corrections_and_verified_answers_are_learned(demo_store: MarketStore) -> None:

@@ -10,6 +10,7 @@ that a library moves between installations as it was curated.
         validation_status: verified
         pinned: false
         resolved_on: 2026-11-30
+        check: {criterion: same_stocks, point: condition, of: 3}   # an LLM-written reverse check only
 """
 
 from __future__ import annotations
@@ -23,7 +24,9 @@ import yaml
 from backend.domain.language.qst import Node
 
 _REQUIRED = ("question", "qst", "sql")
-_FIELDS = frozenset({*_REQUIRED, "kind", "validation_status", "pinned", "resolved_on", "origin", "id"})
+_FIELDS = frozenset(
+    {*_REQUIRED, "kind", "validation_status", "pinned", "resolved_on", "origin", "id", "check"}
+)
 _KINDS = ("question", "reverse")
 
 
@@ -40,9 +43,10 @@ class ExchangedParadigm:
     pinned: bool
     resolved_on: date | None
     kind: str = "question"
+    check: dict[str, Any] | None = None  # an LLM reverse check's criterion, point and set size
 
     def to_mapping(self) -> dict[str, Any]:
-        return {
+        mapping = {
             "question": self.question,
             "kind": self.kind,
             "qst": self.qst,
@@ -51,6 +55,7 @@ class ExchangedParadigm:
             "pinned": self.pinned,
             "resolved_on": self.resolved_on,
         }
+        return mapping if self.check is None else {**mapping, "check": self.check}
 
 
 def _entry(data: Any, number: int) -> ExchangedParadigm:
@@ -76,6 +81,9 @@ def _entry(data: Any, number: int) -> ExchangedParadigm:
     kind = data.get("kind", "question")
     if kind not in _KINDS:
         raise ExchangeFileError(f"{where}: kind must be one of {', '.join(_KINDS)}")
+    check = data.get("check")
+    if check is not None and not isinstance(check, dict):
+        raise ExchangeFileError(f"{where}: check must be a mapping")
     return ExchangedParadigm(
         question=data["question"].strip(),
         qst=data["qst"],
@@ -84,6 +92,7 @@ def _entry(data: Any, number: int) -> ExchangedParadigm:
         pinned=pinned,
         resolved_on=resolved_on,
         kind=kind,
+        check=check,
     )
 
 

@@ -9,7 +9,7 @@ with evidence and guidance); it is re-exported here so that the pipeline's needs
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from backend.domain.language.translation import Generator, LlmCall, OnFailure
@@ -25,7 +25,9 @@ __all__ = [
     "ParadigmHit",
     "ParadigmLibrary",
     "QstTree",
+    "RecordedCheck",
     "ResultRows",
+    "ReverseRun",
 ]
 
 QstTree = Mapping[str, object]
@@ -53,8 +55,9 @@ class MarketReader(Protocol):
 
 @dataclass(frozen=True)
 class ParadigmHit:
-    """A stored, verified paradigm near the question (tree edit distance within τ), or near a reverse
-    check's tree (then always adapted, by slot filling).
+    """A stored, verified paradigm near the question (tree edit distance within τ), or near an LLM
+    reverse check's tree (then always adapted, by slot filling; `spec` holds the stored check's
+    criterion, point and the size of the set it was written in).
 
     `adapted`: `sql` is the paradigm's SQL adapted to this question (slots filled, or rewritten by the
     adapter role); it replaces sql0 and is validated like any generated SQL. Otherwise `sql` is the
@@ -73,6 +76,34 @@ class ParadigmHit:
     llm_calls: tuple[LlmCall, ...] = ()  # the adapter role's calls
     adapter_failure: str = ""
     adapter_on_failure: OnFailure = "builtin"
+    spec: Mapping[str, object] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ReverseRun:
+    """A reverse check that ran, for the library's record after the final status.
+
+    `matched`: a rule-written check — the library looks for the stored paradigm that holds it (its
+    template fills to exactly this SQL) and counts a use of it, or a miss. An LLM-written check is not
+    matched: its lookup happened before the writer was asked. `learn`: store it when no paradigm holds
+    it (it passed in the answer of a verified or corrected run). `spec`: an LLM check's criterion,
+    point and set size, stored with it."""
+
+    text: str
+    tree: QstTree
+    sql: str
+    matched: bool = True
+    learn: bool = False
+    spec: Mapping[str, object] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RecordedCheck:
+    """What the record did for one ReverseRun: the paradigm holding it (id, distance), and the id
+    it was stored under when it was learned."""
+
+    holder: tuple[str, float] | None = None
+    learned: str | None = None
 
 
 class ParadigmLibrary(Protocol):
@@ -89,15 +120,19 @@ class ParadigmLibrary(Protocol):
         ...
 
     def lookup_reverse(self, trees: Sequence[QstTree]) -> list[ParadigmHit | None]:
-        """For each reverse check's tree (validate/reverse/description.py), in order: the stored
-        reverse check nearest it whose SQL template fills from it and passes the guard (an adapted
-        hit), or None (a miss). One call for all the checks of an answer, so that their uses and misses
-        are counted together. Reverse paradigms never match questions, nor questions reverse ones."""
+        """For each tree of a reverse check to be written (validate/reverse/llm_description.py), in
+        order: the stored reverse check nearest it whose SQL template fills from it and passes the guard
+        (an adapted hit), or None. Nothing is counted here: `record_reverse` counts. Reverse paradigms
+        never match questions, nor questions reverse ones."""
         ...
 
-    def learn_reverse(self, text: str, tree: QstTree, sql: str, *, status: str) -> str | None:
-        """Store a reverse check (its reverse question, tree and SQL) of an answer that ended `status`
-        verified or corrected; its new id, or None when it was not stored."""
+    def record_reverse(
+        self, runs: Sequence[ReverseRun], *, used: Sequence[str], misses: int, status: str
+    ) -> list[RecordedCheck]:
+        """The library's record of an answer's reverse checks, after its final status: for each run,
+        in order, the paradigm holding it (a use) or none (a miss), and its new id when learned;
+        `used` — paradigms whose SQL LLM checks ran (a use each), `misses` — LLM lookups that found
+        nothing. `status` is the run's final status (learning needs verified or corrected)."""
         ...
 
 
@@ -116,8 +151,10 @@ class NoParadigmLibrary:
     def lookup_reverse(self, trees: Sequence[QstTree]) -> list[ParadigmHit | None]:
         return [None for _ in trees]
 
-    def learn_reverse(self, text: str, tree: QstTree, sql: str, *, status: str) -> str | None:
-        return None
+    def record_reverse(
+        self, runs: Sequence[ReverseRun], *, used: Sequence[str], misses: int, status: str
+    ) -> list[RecordedCheck]:
+        return [RecordedCheck() for _ in runs]
 
 
 class EventSink(Protocol):

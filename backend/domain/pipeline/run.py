@@ -98,8 +98,10 @@ class Attempt:
     result: ResultRows | None = None
     error: MarketError | None = None
     checks: list[CheckResult] = field(default_factory=list)
-    # the built-in reverse checks with what the paradigm library gave for each, and their results
-    library_checks: list[tuple[reuse.LibraryCheck, CheckResult]] = field(default_factory=list)
+    # the built-in reverse checks with their trees and results, and what the library did for the
+    # LLM's checks: the paradigm library records them after the final status
+    library_checks: list[tuple[reuse.DescribedCheck, CheckResult]] = field(default_factory=list)
+    llm_library: reuse.LlmLibraryUse | None = None
 
     @property
     def failed(self) -> list[CheckResult]:
@@ -247,7 +249,7 @@ class _Run:
         if attempt.result is not None and self.reading is not None:
             started = self._step("reverse_checks", round_number)
             subject = Subject(self.reading, attempt.result, self.ports.database)
-            described = reuse.look_up(write_checks(subject), subject, self.ports.library)
+            described = reuse.describe_all(write_checks(subject), subject)
             reverse = run_checks(
                 [item.check for item in described],
                 self.ports.reader,
@@ -255,10 +257,7 @@ class _Run:
                 workers=self.settings.workers,
             )
             attempt.library_checks = list(zip(described, reverse, strict=True))
-            for item, check in attempt.library_checks:
-                for event in item.events(check, round_number):
-                    self.trace.record(event)
-            reverse += self._llm_checks(attempt.result, round_number, sql)
+            reverse += self._llm_checks(attempt, round_number, sql)
             for check in reverse:
                 self.trace.record(check.event(round_number))
             attempt.checks += reverse
@@ -267,20 +266,25 @@ class _Run:
             self._done("reverse_checks", round_number, started, "failed" if failed else "ok", summary)
         return attempt
 
-    def _llm_checks(self, r0: ResultRows, round_number: int, sql: str) -> list[CheckResult]:
-        if self.ports.llm_checks is None:
+    def _llm_checks(self, attempt: Attempt, round_number: int, sql: str) -> list[CheckResult]:
+        if self.ports.llm_checks is None or attempt.result is None:
             return []
+        # The key the library finds the LLM's checks under: the question's reading.
+        qst = self.qst or next((item.qst for item in self.generations if item.qst is not None), None)
         found = run_llm_checks(
             self.ports.llm_checks,
             self.question,
             sql,
-            r0,
+            attempt.result,
             [constraint.text for constraint in self.constraints],
             self.ports.reader,
             self.ports.database,
             round_number=round_number,
             workers=self.settings.workers,
+            library=self.ports.library,
+            qst=qst,
         )
+        attempt.llm_library = found.library
         self.check_llm_calls += found.calls
         self.role_warnings += [warning for warning in found.warnings if warning not in self.role_warnings]
         return found.results
@@ -426,18 +430,34 @@ class _Run:
 
     def _learn(self, translation: Translation | None, attempt: Attempt, status: FinalStatus) -> None:
         """A verified or corrected answer goes into the paradigm library, keyed by the QST the
-        lookup saw (so that asking again finds it) with the SQL that passed — the corrected one —
-        and so do its reverse checks that passed without a paradigm's SQL."""
-        for event in reuse.learn(
-            attempt.library_checks, self.ports.library, status=status, round_number=attempt.round
-        ):
-            self.trace.record(event)
+        lookup saw (so that asking again finds it) with the SQL that passed — the corrected one.
+        Its reverse checks are learned by the record after the final status (_record_reverse)."""
         qst = self.qst if self.qst is not None else (translation.qst if translation is not None else None)
         if qst is None:
             return
         learned = self.ports.library.learn(self.question, qst, attempt.sql, status=status)
         if learned is not None:
             self.trace.record(ParadigmEvent(outcome="learned", paradigm_id=learned, distance=None, detail=""))
+
+    def _record_reverse(self, status: FinalStatus, answer: Attempt | None, attempts: list[Attempt]) -> None:
+        """After the final status, one call of the library records every attempt's reverse checks:
+        uses and misses, and the answer's passed checks learned when it is verified or corrected.
+        Nothing it does can change the answer, which is decided already."""
+        learning = status in ("verified", "corrected")
+        checks = [
+            reuse.AttemptChecks(
+                item.round, learning and item is answer, item.library_checks, item.llm_library
+            )
+            for item in attempts
+        ]
+        if not any(item.ruled or item.llm is not None for item in checks):
+            return
+        round_number = answer.round if answer is not None else 0
+        started = self._step("paradigm", round_number)
+        events, summary = reuse.record(checks, self.ports.library, status=status)
+        for event in events:
+            self.trace.record(event)
+        self._done("paradigm", round_number, started, "ok", summary)
 
     def _error(
         self, first: Attempt, translation: Translation | None, attempts: list[Attempt]
@@ -484,6 +504,7 @@ class _Run:
             *self.role_warnings,
             *(warnings or []),
         ]
+        self._record_reverse(status, answer, attempts or [])
         self.timings["total"] = _ms(self.started)
         self.trace.record(
             RunFinished(

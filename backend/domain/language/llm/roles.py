@@ -91,10 +91,13 @@ class ReverseQuestion(BaseModel):
         return value.strip()
 
 
+MAX_REVERSE_QUESTIONS = 6  # the most checks one writer call adds
+
+
 class ReverseQuestions(BaseModel):
     """One reverse question per error-prone point of the original question."""
 
-    questions: list[ReverseQuestion] = Field(min_length=1, max_length=6)
+    questions: list[ReverseQuestion] = Field(min_length=1, max_length=MAX_REVERSE_QUESTIONS)
 
     @field_validator("questions")
     @classmethod

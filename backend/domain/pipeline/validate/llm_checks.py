@@ -7,6 +7,15 @@ rows. The judge, for a check whose criterion is `judge`, sees the question, that
 results: never another check, its SQL or its verdict. They run on the same runner as the built-in
 checks, in parallel, in any order.
 
+Through the paradigm library (issue 10 item 5): before the writer is asked, the trees its checks
+would be stored under (description.describe_llm: the question's QST, the answer's columns and row
+count class, the database, the check's place) are looked up. When the library holds the whole set a
+writer wrote for such an answer — every one of its checks found and filled from the new tree, passing
+the guard and reading only the market tables — those checks run with their stored criterion and point,
+and the writer is not called. Otherwise the writer writes, and its checks that pass in the answer of a
+verified or corrected run are learned (reuse.record), unless a check's SQL holds a value read off the
+answer's rows that the tree does not carry: such a check holds for this answer only.
+
 An LLM check can only take from an answer: a pass of its own decides no point another check left
 undecided (its point is its own), and a role that fails never passes anything. Per role,
 `on_failure` says what a failure (endpoint error, garbage, timeout, prompt over budget) leaves:
@@ -17,26 +26,39 @@ check (the built-in checks decide alone) and a warning naming the failure.
 from __future__ import annotations
 
 import math
+import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import date
+from decimal import Decimal
 
+import sqlglot
+from pydantic import ValidationError
+from sqlglot import exp
+
+from backend.domain.labelled_tree import Node
 from backend.domain.language.context import LanguageContext
+from backend.domain.language.llm.calling import UnusableOutput
 from backend.domain.language.llm.errors import LlmError, LlmPromptTooLarge
 from backend.domain.language.llm.linking import link_schema
 from backend.domain.language.llm.roles import (
+    MAX_REVERSE_QUESTIONS,
     MECHANICAL_CRITERIA,
     CheckCriterion,
     JudgeRole,
     ReverseQuestion,
     ReverseQuestionWriterRole,
+    accept_sql,
     format_result_preview,
 )
 from backend.domain.language.translation import LlmCall, OnFailure
-from backend.domain.pipeline.ports import MarketReader, ResultRows
+from backend.domain.paradigms.trees import value_nodes
+from backend.domain.pipeline.ports import MarketReader, ParadigmHit, ParadigmLibrary, ResultRows, ReverseRun
 from backend.domain.pipeline.text import language_of, says
 from backend.domain.pipeline.validate.checklist import Attribution
 from backend.domain.pipeline.validate.outcome import CheckResult
+from backend.domain.pipeline.validate.reverse.description import LLM_RULE, describe_llm
 from backend.domain.pipeline.validate.reverse.model import (
     Decide,
     Judgement,
@@ -45,11 +67,13 @@ from backend.domain.pipeline.validate.reverse.model import (
     holds,
     unknown,
 )
+from backend.domain.pipeline.validate.reverse.reuse import LlmLibraryUse
 from backend.domain.pipeline.validate.reverse.runner import run_checks
 
 PREVIEW_ROWS = 10  # rows of each result shown to a role: enough to judge, small enough for a 4k context
 SHORT_PREVIEW_ROWS = 3  # the writer's preview when the prompt with 10 rows is over the budget
 _RELATIVE_TOLERANCE = 1e-6
+_ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
 @dataclass(frozen=True)
@@ -70,6 +94,7 @@ class LlmChecks:
     results: list[CheckResult] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     calls: list[LlmCall] = field(default_factory=list)
+    library: LlmLibraryUse = field(default_factory=LlmLibraryUse)
 
 
 def _ts_codes(rows: ResultRows) -> set[object] | None:
@@ -205,6 +230,72 @@ def _writer_failure(question: str, round_number: int, reason: str) -> CheckResul
     )
 
 
+def _stored_checks(
+    library: ParadigmLibrary, trees: Sequence[Node], database: str, criteria: Sequence[CheckCriterion]
+) -> list[tuple[ReverseQuestion, ParadigmHit]] | None:
+    """The whole set of checks stored for these trees, each filled from its tree and accepted as the
+    writer's own output would be (guard, market tables, a criterion allowed now); None — a miss — when
+    the first names no set, or any check of its set is missing or unusable."""
+    hits = library.lookup_reverse(trees)
+    size = hits[0].spec.get("of") if hits[0] is not None else None
+    if not isinstance(size, int) or not 1 <= size <= len(hits):
+        return None
+    found = []
+    for hit in hits[:size]:
+        if hit is None or hit.spec.get("criterion") not in criteria:
+            return None
+        try:
+            stored = ReverseQuestion.model_validate(
+                {
+                    "question": hit.question,
+                    "point": hit.spec.get("point"),
+                    "sql": accept_sql(hit.sql, database),
+                    "criterion": hit.spec["criterion"],
+                }
+            )
+        except (ValidationError, UnusableOutput):
+            return None
+        found.append((stored, hit))
+    return found
+
+
+def _comparable(value: object) -> tuple[str, object]:
+    if isinstance(value, bool):
+        return ("other", value)
+    if isinstance(value, int | float | Decimal):
+        return ("number", float(value))
+    if isinstance(value, date):
+        return ("text", value.isoformat())
+    return ("text", value) if isinstance(value, str) else ("other", repr(value))
+
+
+def holds_answer_values(sql: str, tree: Node, r0: ResultRows) -> bool:
+    """Whether the SQL holds a literal equal to a value of the answer's rows that the tree does not
+    carry (a value the writer read off the preview): such a check is true of this answer only, and a
+    later answer would run it with stale values. ISO dates apart: the dates of a stored template that
+    no slot carries are only reused on the market day they were written on (templates.py)."""
+    carried: set[tuple[str, object]] = set()
+    for _path, node in value_nodes(tree):
+        literal = node["value"]
+        carried.update(_comparable(item) for item in (literal if isinstance(literal, list) else [literal]))
+    cells = {_comparable(cell) for row in r0.rows for cell in row}
+    try:
+        parsed = sqlglot.parse_one(sql, read="clickhouse")
+    except sqlglot.errors.SqlglotError:
+        return True
+    for literal in parsed.find_all(exp.Literal):
+        text = str(literal.this)
+        if literal.is_string and _ISO_DATE.match(text):
+            continue
+        try:
+            value = _comparable(text if literal.is_string else float(text))
+        except ValueError:
+            continue
+        if value in cells and value not in carried:
+            return True
+    return False
+
+
 def run_llm_checks(
     roles: LlmCheckRoles,
     question: str,
@@ -216,9 +307,22 @@ def run_llm_checks(
     *,
     round_number: int,
     workers: int,
+    library: ParadigmLibrary,
+    qst: Mapping[str, object] | None,
 ) -> LlmChecks:
+    """The LLM's checks of one attempt: a stored set when the library holds one for the trees of
+    `qst` and this answer (no writer call), else the writer's; `qst` None: the writer's, unrecorded."""
     found = LlmChecks()
     criteria = (*MECHANICAL_CRITERIA, "judge") if roles.judge is not None else MECHANICAL_CRITERIA
+    trees = [describe_llm(qst, r0, database, nth) for nth in range(MAX_REVERSE_QUESTIONS)] if qst else []
+    stored = _stored_checks(library, trees, database, criteria) if trees else None
+    if stored is not None:
+        kept = _run(roles, question, [item for item, _hit in stored], r0, reader, workers, found)
+        found.library.used = [
+            (stored[number][1], result.check_id) for number, result in zip(kept, found.results, strict=True)
+        ]
+        return found
+    found.library.missed = bool(trees)
     schema_text = link_schema(question, roles.context).text(terse=True)
 
     def write(rows: int) -> list[ReverseQuestion]:
@@ -246,6 +350,40 @@ def run_llm_checks(
             return found
         found.warnings.append(f"{failure}; the built-in checks decided alone")
         return found
+    kept = _run(roles, question, written, r0, reader, workers, found)
+    trees = trees[: len(written)]
+    storable = len(kept) == len(written) and not any(
+        holds_answer_values(item.sql, tree, r0) for item, tree in zip(written, trees, strict=True)
+    )
+    if trees and storable:  # only a whole set is ever used again
+        found.library.written = [
+            (
+                ReverseRun(
+                    item.question,
+                    tree,
+                    item.sql,
+                    matched=False,
+                    spec={"criterion": item.criterion, "point": item.point, "of": len(written)},
+                ),
+                result,
+            )
+            for item, tree, result in zip(written, trees, found.results, strict=True)
+        ]
+    return found
+
+
+def _run(
+    roles: LlmCheckRoles,
+    question: str,
+    written: Sequence[ReverseQuestion],
+    r0: ResultRows,
+    reader: MarketReader,
+    workers: int,
+    found: LlmChecks,
+) -> list[int]:
+    """Run the checks (the judge deciding those whose criterion is `judge`) into `found`; the
+    numbers of the checks whose results were kept, in the order of `found.results`."""
+    kept: list[int] = []
     judged: dict[int, _Judged] = {}
     checks: list[ReverseCheck] = []
     for number, item in enumerate(written):
@@ -257,7 +395,7 @@ def run_llm_checks(
             decide = CRITERIA[item.criterion]
         checks.append(
             ReverseCheck(
-                "llm",
+                LLM_RULE,
                 item.question,
                 item.sql,
                 CRITERION_TEXT[item.criterion],
@@ -275,4 +413,5 @@ def run_llm_checks(
             continue
         # Its own id: an LLM check never shares a point with another check, so it decides none of theirs.
         found.results.append(replace(result, check_id=f"llm-{result.check_id}"))
-    return found
+        kept.append(number)
+    return kept

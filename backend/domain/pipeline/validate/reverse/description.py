@@ -9,17 +9,20 @@ the library keeps reverse trees apart from question QSTs (paradigm kind), so a r
 matches a question. Two checks whose trees differ only in literals thus have SQL that differs only in
 those literals, which the template's slots carry (the returned stocks as one list slot).
 
-A rule missing from `RULE_INPUTS` is not described (its checks are written as always, never looked
-up); a rule reading an input it does not list here would be caught at reuse, where the adapted SQL
-must equal the SQL the rule writes (validate/reverse/reuse.py).
+A rule missing from `RULE_INPUTS` is not described (its checks are written as always, never
+recorded); a rule reading an input it does not list here would be caught by the record, where a
+paradigm holds a check only when its filled template is the SQL the rule wrote (reuse.py).
+`describe_llm` writes the tree the LLM writer's checks are stored and found under.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Literal
 
 from backend.domain.labelled_tree import Node, QstError
 from backend.domain.paradigms.trees import to_tree
+from backend.domain.pipeline.ports import ResultRows
 from backend.domain.pipeline.validate.reverse.model import ReverseCheck
 from backend.domain.pipeline.validate.reverse.reading import Reading
 from backend.domain.pipeline.validate.reverse.subject import Subject
@@ -40,6 +43,7 @@ RULE_INPUTS: dict[str, frozenset[Input]] = {
     "lookup_values": frozenset({"when", "scopes", "asked"}),
 }
 ROOT_PREFIX = "reverse:"
+LLM_RULE = "llm"  # the rule of the checks the LLM's reverse-question writer writes (llm_checks.py)
 
 
 def _node(label: str, *children: Node, **value: object) -> Node:
@@ -140,15 +144,33 @@ def describe(check: ReverseCheck, nth: int, subject: Subject) -> Node | None:
     return _node(f"{ROOT_PREFIX}{check.rule}", *children)
 
 
+def describe_llm(qst: Mapping[str, object], r0: ResultRows, database: str, nth: int) -> Node:
+    """The tree of the `nth` check the LLM's reverse-question writer writes for an answer: what it is
+    given that shapes its checks — the question's reading (the QST, whose literals are value nodes), the
+    answer's columns and whether it has no row, one or several, the database. Known before the writer
+    is asked, so that a stored set of checks can stand in for it (llm_checks.py). The answer's values
+    are not in the tree: a check whose SQL holds one is never stored."""
+    rows = "none" if not r0.rows else "one" if len(r0.rows) == 1 else "several"
+    return _node(
+        f"{ROOT_PREFIX}{LLM_RULE}",
+        _node(f"check:{nth}"),
+        _node(f"database:{database}"),
+        _node(f"answer:rows:{rows}"),
+        _node("answer:columns", *(_node(f"column:{column}") for column in r0.columns)),
+        dict(qst),
+    )
+
+
 def validate_reverse_tree(tree: object) -> Node:
-    """The tree if it is a reverse check's — root `reverse:<rule>` of a described rule, nodes in the
+    """The tree if it is a reverse check's — root `reverse:<rule>` of a described rule or of the LLM's
+    checks, nodes in the
     QST's format — or QstError saying why not."""
     if not isinstance(tree, dict):
         raise QstError("a reverse check's tree must be a JSON object")
     label = tree.get("label")
     if not isinstance(label, str) or not label.startswith(ROOT_PREFIX):
         raise QstError(f"a reverse check's tree has a `{ROOT_PREFIX}<rule>` root, not {label!r}")
-    if label.removeprefix(ROOT_PREFIX) not in RULE_INPUTS:
+    if label.removeprefix(ROOT_PREFIX) not in {*RULE_INPUTS, LLM_RULE}:
         raise QstError(f"no reverse rule is described as {label!r}")
     to_tree(tree)  # every node has a label and a list of children
     return tree
