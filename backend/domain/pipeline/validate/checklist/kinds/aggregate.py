@@ -39,12 +39,16 @@ from backend.domain.pipeline.validate.checklist.sqltree import (
     direction,
     enclosing_select,
     function_name,
+    is_power_of_ten,
+    number_value,
 )
 
 
 class Function(StrEnum):
     AVERAGE = "average"
     TOTAL = "total"
+    MEDIAN = "median"
+    STDDEV = "standard deviation"
 
 
 _AVERAGE = re.compile(
@@ -57,6 +61,14 @@ _SUMMED = {"amount", "vol", "weight"}  # flows and index weights: 总成交额, 
 _IMPLIED_METRIC = {"均线": "close", "moving average": "close", "均量": "vol"}
 _AVERAGE_NAMES = {"avgif", "avgornull", "arrayavg", "avgweighted"}
 _TOTAL_NAMES = {"sumif", "sumornull", "arraysum", "sumkahan"}
+# A statistic named outright: the mean or the variance is another figure (中位数 ≠ 平均, 标准差 ≠ 方差).
+_NAMED_STATISTICS = (
+    (re.compile(r"中位数|中值|\bmedian\b"), Function.MEDIAN),
+    (re.compile(r"标准差|\b(?:standard deviation|std ?dev)\b"), Function.STDDEV),
+)
+_MEDIAN_PREFIXES = ("median", "quantile")
+_UNIT_DIVISOR = 1000  # from 千元 up: a power of ten this large converts a unit, it counts no days
+_STDDEV_NAMES = {"stddev", "stddevsamp", "stddevpop", "std", "stddevsampstable", "stddevpopstable"}
 
 
 @dataclass(frozen=True)
@@ -119,16 +131,23 @@ class AggregateDetail:
         )
 
     def _computes(self, node: exp.Expr) -> bool:
+        name = function_name(node) if isinstance(node, exp.Func) else ""
+        if self.function is Function.MEDIAN:
+            return name.startswith(_MEDIAN_PREFIXES)
+        if self.function is Function.STDDEV:
+            # sqrt(varSamp(x)) is a standard deviation written out
+            return name in _STDDEV_NAMES or (
+                isinstance(node, exp.Sqrt) and function_name(node.this).startswith("var")
+            )
         if self.function is Function.AVERAGE:
-            if isinstance(node, exp.Avg) or (
-                isinstance(node, exp.Func) and function_name(node) in _AVERAGE_NAMES
-            ):
+            if isinstance(node, exp.Avg) or name in _AVERAGE_NAMES:
                 return True
-            # sum(x) / count() or sum(x) / n is an average written out
-            return isinstance(node, exp.Div) and isinstance(node.this, exp.Sum)
-        return isinstance(node, exp.Sum) or (
-            isinstance(node, exp.Func) and function_name(node) in _TOTAL_NAMES
-        )
+            # sum(x) / count() or sum(x) / n is an average written out; sum(x) / 1e8 converts a unit
+            if not (isinstance(node, exp.Div) and isinstance(node.this, exp.Sum)):
+                return False
+            divisor = number_value(node.expression)
+            return divisor is None or not (divisor >= _UNIT_DIVISOR and is_power_of_ten(divisor))
+        return isinstance(node, exp.Sum) or name in _TOTAL_NAMES
 
 
 def _is_average(node: exp.Expr) -> bool:
@@ -190,6 +209,9 @@ def _metric_columns(question: Question, match: re.Match[str]) -> frozenset[str]:
 
 def _cues(question: Question) -> list[tuple[re.Match[str], Function]]:
     cues = [(m, Function.AVERAGE) for m in _AVERAGE.finditer(question.text)]
+    cues += [
+        (m, function) for pattern, function in _NAMED_STATISTICS for m in pattern.finditer(question.text)
+    ]
     cues += [(m, Function.TOTAL) for m in _TOTAL.finditer(question.text)]
     for match in _TOTAL_BEFORE_METRIC.finditer(question.text):
         follows = question.metric_after(match.end(), 9)
@@ -237,6 +259,12 @@ def _over_top(question: Question, match: re.Match[str], same_cues: list[int]) ->
     return 0
 
 
+_WHAT_ZH = {
+    Function.AVERAGE: "平均值",
+    Function.TOTAL: "合计",
+    Function.MEDIAN: "中位数",
+    Function.STDDEV: "标准差",
+}
 _DAILY = re.compile(r"^(?:日均|daily average|average daily)$", re.IGNORECASE)
 
 
@@ -256,7 +284,7 @@ def extract(question: Question) -> list[Constraint]:
         over_top = _over_top(question, match, same_cues)
         detail = AggregateDetail(function, columns, over_top, daily_flow=daily_flow, single=averages <= 1)
         span = question.span(match.start(), match.end())
-        what_zh = "平均值" if function is Function.AVERAGE else "合计"
+        what_zh = _WHAT_ZH[function]
         over_zh = f"（在前 {detail.over_top} 名之内计算）" if detail.over_top else ""
         over_en = f" over the top {detail.over_top} rows" if detail.over_top else ""
         of = "/".join(sorted(columns)) or question.says("所问指标", "the metric asked")

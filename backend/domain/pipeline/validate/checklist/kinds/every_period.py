@@ -60,7 +60,13 @@ class EveryPeriodDetail:
     growth_from: int = 0  # the first year of a range over which growth is asked every year, or 0
 
     def check(self, sql: Sql) -> Finding:
-        if any(select.args.get("having") for select in sql.selects) or sql.functions & _ALL_TESTS:
+        havings = [select.args["having"] for select in sql.selects if select.args.get("having")]
+        if havings and not sql.functions & _ALL_TESTS and all(_only_totals(having) for having in havings):
+            return failed(
+                Attribution.AGGREGATION,
+                "the HAVING tests a sum or an average over the periods (a net move), not every period",
+            )
+        if havings or sql.functions & _ALL_TESTS:
             base = self.growth_from - 1
             if self.growth_from and not _reads_year(sql, base) and not _reads_growth_rate(sql):
                 return undecided(
@@ -77,6 +83,18 @@ class EveryPeriodDetail:
             "the condition is checked row by row: the SQL lists each period it held on, not the stocks "
             "for which it held on every one",
         )
+
+
+def _only_totals(having: exp.Expr) -> bool:
+    """HAVING sum(pct_chg) > 0: the only aggregates of a measured column are sums or averages (a count
+    of rows beside them only checks that the days exist). min(…), countIf(…), max(…) test each row;
+    sumIf(x, day = …) picks one period's value."""
+    measured = [
+        node
+        for node in having.find_all(exp.AggFunc, exp.Anonymous)
+        if any(not is_date_column(column) for column in columns_of(node))
+    ]
+    return bool(measured) and all(isinstance(node, exp.Sum | exp.Avg) for node in measured)
 
 
 def _date_lookup(select: exp.Select | None) -> bool:

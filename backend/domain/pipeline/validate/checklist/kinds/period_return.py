@@ -24,7 +24,7 @@ from backend.domain.pipeline.validate.checklist.model import (
     passed,
     undecided,
 )
-from backend.domain.pipeline.validate.checklist.question import Question
+from backend.domain.pipeline.validate.checklist.question import COUNT, Question
 from backend.domain.pipeline.validate.checklist.sqltree import (
     Sql,
     columns_of,
@@ -35,6 +35,9 @@ from backend.domain.pipeline.validate.checklist.sqltree import (
 _GAIN_ZH = r"(?:涨幅|涨跌幅|收益率?|回报率?|涨了|上涨|下跌|跌了|跌幅|翻倍|翻番)"
 _CUE = re.compile(
     rf"(?:全年|年内|年初至今|年初以来|今年以来|本年以来|年度|整年|区间|累计|(?:\d{{4}}年|今年|年初)以来)的?\s*{_GAIN_ZH}"
+    # 2025年以来各板块的平均涨幅, 近20个交易日涨幅: a span, then its gain (not 每天/连续/都: a move each day)
+    rf"|(?:(?:\d{{4}}年|今年|年初)以来|(?:近|最近|过去)\s*{COUNT}\s*个?\s*(?:交易日|天|日|周|个月|月|年))"
+    r"[^，,。？?；;每连都天日]{0,12}?(?:涨幅|跌幅|涨跌幅|收益率|回报率)"
     r"|涨幅翻倍|股价翻倍"
     r"|\b(?:year[- ]to[- ]date|ytd|so far this year|since the (?:start|beginning) of the year"
     r"|full[- ]year (?:gain|return|change)|for the (?:whole |full )?year|cumulative (?:gain|return)"
@@ -62,7 +65,13 @@ class PeriodReturnDetail:
         ]
         if not daily:
             return undecided("no price ratio and no daily change: how the gain is computed is not read")
-        if any(node.find_ancestor(exp.AggFunc, exp.Window) is not None for node in daily):
+        aggregated = [node.find_ancestor(exp.AggFunc, exp.Window) for node in daily]
+        if any(isinstance(node, exp.Avg) for node in aggregated):
+            return failed(
+                Attribution.AGGREGATION,
+                "the SQL averages the daily changes: a typical day's move, not the gain over the period",
+            )
+        if any(node is not None for node in aggregated):
             return undecided("daily changes are aggregated: a sum only approximates the period's return")
         return failed(
             Attribution.TIME_SCOPE,
