@@ -19,10 +19,11 @@ from backend.domain.pipeline.generators import BuiltinGenerator
 from backend.domain.pipeline.ports import NoParadigmLibrary, ParadigmLibrary
 from backend.domain.pipeline.run import PipelineOutcome, PipelineSettings, Ports, run_pipeline
 from backend.domain.pipeline.validate.checklist import default_vocabulary
-from backend.domain.pipeline.validate.llm_checks import LlmCheckRoles
+from backend.domain.pipeline.validate.llm_checks import LlmCheckRoles, run_llm_checks
 from paradigms.library import DatabaseParadigmLibrary
 from paradigms.models import Kind, Paradigm
 from tests.pipeline.test_llm_checks import COUNT, OVER, UNDER, check, written
+from tests.pipeline.test_run import GOLD
 
 pytestmark = pytest.mark.django_db
 
@@ -168,3 +169,30 @@ def test_a_set_holding_a_value_of_the_answer_s_rows_is_not_stored(
     assert [outcome for outcome, _query in _llm_events(first)] == ["miss"]
     _ask(QUESTION, demo_store, paradigm_context, writer)
     assert writer.calls == 2
+
+
+def test_without_a_reading_of_the_question_the_writer_s_checks_run_unrecorded(
+    demo_store: MarketStore, paradigm_context: LanguageContext
+) -> None:
+    writer = CountingWriter(checks=[check("Is any stock over 100bn missing?", OVER, "stocks_in_answer")])
+    roles = LlmCheckRoles(
+        writer=ReverseQuestionWriterRole(GenericFakeChatModel(messages=writer), max_retries=0),
+        context=paradigm_context,
+        writer_on_failure="fail",
+    )
+    answer = demo_store.query(GOLD)
+    found = run_llm_checks(
+        roles,
+        QUESTION,
+        GOLD,
+        answer,
+        [],
+        demo_store,
+        demo_store.database,
+        round_number=0,
+        workers=1,
+        library=DatabaseParadigmLibrary(paradigm_context),
+        qst=None,
+    )
+    assert [result.verdict for result in found.results] == ["pass"] and writer.calls == 1
+    assert (found.library.used, found.library.missed, found.library.written) == ([], False, [])

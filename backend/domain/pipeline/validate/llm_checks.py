@@ -351,11 +351,13 @@ def run_llm_checks(
         found.warnings.append(f"{failure}; the built-in checks decided alone")
         return found
     kept = _run(roles, question, written, r0, reader, workers, found)
+    if not trees:  # no reading of the question: nothing to store the checks under
+        return found
     trees = trees[: len(written)]
     storable = len(kept) == len(written) and not any(
         holds_answer_values(item.sql, tree, r0) for item, tree in zip(written, trees, strict=True)
     )
-    if trees and storable:  # only a whole set is ever used again
+    if storable:  # only a whole set is ever used again
         found.library.written = [
             (
                 ReverseRun(
