@@ -13,7 +13,7 @@ from django.db import transaction
 
 from backend.domain.language.context import LanguageContext
 from backend.domain.language.engine import BuiltinTranslator
-from backend.domain.language.llm.roles import SqlGeneratorRole
+from backend.domain.language.llm.roles import ReverseQuestionWriterRole, SqlGeneratorRole
 from backend.domain.language.llm.translator import LlmTranslator
 from backend.domain.language_bench.compare import ResultTable
 from backend.domain.language_bench.dataset import DevItem
@@ -22,6 +22,7 @@ from backend.domain.market.store import MarketStore
 from backend.domain.paradigms.experiments import (
     REPEAT_SHARES,
     GoldChatModel,
+    GoldCheckWriter,
     GoldQuestion,
     stream,
     summarise_arm,
@@ -31,6 +32,7 @@ from backend.domain.pipeline.generators import LlmGenerator
 from backend.domain.pipeline.ports import NoParadigmLibrary, ParadigmLibrary
 from backend.domain.pipeline.run import PipelineSettings, Ports, run_pipeline
 from backend.domain.pipeline.validate.checklist import default_vocabulary
+from backend.domain.pipeline.validate.llm_checks import LlmCheckRoles
 from paradigms import services
 from paradigms.library import DatabaseParadigmLibrary
 
@@ -60,7 +62,8 @@ def tau_table(gold: list[GoldQuestion], store: MarketStore, context: LanguageCon
 
 
 class _Arm:
-    """One side of the experiment: the pipeline with its own stub LLM and library."""
+    """One side of the experiment: the pipeline with its own stub LLM roles (the SQL generator and the
+    reverse-question writer) and library."""
 
     def __init__(
         self,
@@ -71,13 +74,19 @@ class _Arm:
         latency_s: float,
     ) -> None:
         self.model = GoldChatModel(answers=answers, latency_s=latency_s)
+        self.writer = GoldCheckWriter(answers=answers, latency_s=latency_s)
         generator = LlmGenerator(LlmTranslator(SqlGeneratorRole(self.model)), context)
-        self.ports = Ports(store, generator, default_vocabulary(), store.database, library=library)
+        checks = LlmCheckRoles(
+            writer=ReverseQuestionWriterRole(self.writer), context=context, writer_on_failure="fail"
+        )
+        self.ports = Ports(
+            store, generator, default_vocabulary(), store.database, library=library, llm_checks=checks
+        )
         self.settings = PipelineSettings(max_rounds=settings.PIPELINE_MAX_ROUNDS)
         self.runs: list[dict[str, Any]] = []
 
     def ask(self, question: str, repeat: bool) -> dict[str, Any]:
-        calls, started = self.model.calls, time.perf_counter()
+        calls, written, started = self.model.calls, self.writer.calls, time.perf_counter()
         outcome = run_pipeline(question, self.ports, self.settings)
         events = outcome.trace.to_list()
         run = {
@@ -85,9 +94,14 @@ class _Arm:
             "repeat": repeat,
             "status": outcome.status,
             "ms": round((time.perf_counter() - started) * 1000, 3),
-            "llm_calls": self.model.calls - calls,
+            "llm_calls": self.model.calls - calls + self.writer.calls - written,
+            "writer_calls": self.writer.calls - written,
             "adapted": any(
                 e["type"] == "paradigm" and e["query"] == "question" and e["outcome"] == "adapted"
+                for e in events
+            ),
+            "checks_reused": any(
+                e["type"] == "paradigm" and str(e["query"]).startswith("llm-") and e["outcome"] == "adapted"
                 for e in events
             ),
             "steps_ms": outcome.timings_ms,
@@ -107,7 +121,7 @@ def hit_rate_experiment(
     latency_s: float = 0.0,
 ) -> dict[str, Any]:
     """Streams with 0–100% repeats of known questions, with the library (warmed on the known
-    questions) and without one; the stub LLM answers with the gold SQL and counts calls."""
+    questions) and without one; the stub LLM roles answer from the gold SQL and count calls."""
     answers = {item.question: item.gold_sql for item in gold}
     order = [item.question for item in gold]
     random.Random(seed).shuffle(order)

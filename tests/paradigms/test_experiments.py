@@ -7,10 +7,16 @@ import pytest
 
 from backend.domain.language.context import LanguageContext
 from backend.domain.language.engine import BuiltinTranslator
-from backend.domain.language.llm.roles import SqlGeneratorRole
+from backend.domain.language.llm.roles import ReverseQuestionWriterRole, SqlGeneratorRole
 from backend.domain.language_bench.compare import ResultTable
 from backend.domain.market.store import MarketStore
-from backend.domain.paradigms.experiments import GoldChatModel, GoldQuestion, stream, tau_sensitivity
+from backend.domain.paradigms.experiments import (
+    GoldChatModel,
+    GoldCheckWriter,
+    GoldQuestion,
+    stream,
+    tau_sensitivity,
+)
 from paradigms.experiments import hit_rate_experiment
 from paradigms.models import Paradigm
 
@@ -79,6 +85,10 @@ def test_the_stub_llm_answers_gold_and_counts_calls() -> None:
     assert role.generate("q1", "schema").sql == "SELECT 1 AS one"
     assert role.generate("q1", "schema", guidance="try again").sql == "SELECT 1 AS one"
     assert model.calls == 2
+    writer = GoldCheckWriter(answers={"q1": "SELECT 1 AS one"})
+    [check] = ReverseQuestionWriterRole(writer).write("q1", "SELECT 2", "one\n1", [])
+    assert (check.sql, check.criterion) == ("SELECT count() FROM (SELECT 1 AS one)", "row_count")
+    assert writer.calls == 1
 
 
 @pytest.mark.django_db
@@ -90,10 +100,15 @@ def test_hit_rate_experiment_saves_every_llm_call_on_repeats(
     assert report["warm_up"] == {"asked": 2, "learned": 2}
     streams = {item["repeat_percent"]: item for item in report["streams"]}
     full, none = streams[100], streams[0]
+    # Repeats: the question and its reverse-question writer's checks both come from the library.
     assert full["with_library"]["llm_calls_per_question"] == 0 and full["with_library"]["hits"] == 2
-    assert full["without_library"]["llm_calls_per_question"] == 1
-    # unseen questions may still be literal variants of known ones: every hit saves its call
-    assert none["with_library"]["llm_calls_per_question"] == 1 - none["with_library"]["hits"] / 2
-    assert none["without_library"]["llm_calls_per_question"] == 1
+    assert full["with_library"]["check_sets_reused"] == 2
+    assert full["without_library"]["llm_calls_per_question"] == 2  # the generator and the writer
+    assert full["without_library"]["writer_calls_per_question"] == 1
+    # unseen questions may still be literal variants of known ones: every hit saves its calls
+    library = none["with_library"]
+    saved = library["hits"] + library["check_sets_reused"]
+    assert library["llm_calls_per_question"] == 2 - saved / 2
+    assert none["without_library"]["llm_calls_per_question"] == 2
     assert all(item["with_library"]["validated"] == 2 for item in report["streams"])
     assert Paradigm.objects.count() == 0  # rolled back

@@ -5,8 +5,9 @@
   template fills from the question's QST reused; the share of questions matched, adapted, and whose
   reused SQL is right by execution accuracy against the question's own gold SQL;
 - `stream`: question streams with a given share of repeats of known questions (the hit-rate
-  experiment), and `GoldChatModel`, a latency-free LangChain chat model that answers the SQL-generator
-  prompt with the gold SQL of the question and counts its calls.
+  experiment), and two latency-free LangChain chat models that count their calls: `GoldChatModel`
+  answers the SQL-generator prompt with the gold SQL of the question, `GoldCheckWriter` the
+  reverse-question writer's prompt with one check recounting the gold's rows.
 
 The pipeline runs of the hit-rate experiment need the database library; they are driven by
 `manage.py paradigms experiments` (paradigms/experiments.py).
@@ -18,6 +19,7 @@ import json
 import random
 import threading
 import time
+from abc import abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -144,10 +146,10 @@ def stream(
     return chosen
 
 
-class GoldChatModel(BaseChatModel):
-    """A latency-free chat model for the SQL-generator role: answers the prompt's question with its
-    gold SQL (as the JSON the role asks for) and counts the calls. It cannot bind tools, so the role
-    uses its text path, exactly as with any model without tool calling."""
+class _GoldStub(BaseChatModel):
+    """A latency-free chat model answering one role's prompt from the question's gold SQL and counting
+    its calls. It cannot bind tools, so the role uses its text path, exactly as with any model
+    without tool calling."""
 
     answers: dict[str, str]
     latency_s: float = 0.0  # a real endpoint's answer time, slept (0: latency-free)
@@ -162,6 +164,14 @@ class GoldChatModel(BaseChatModel):
     def calls(self) -> int:
         return len(self._calls)
 
+    @abstractmethod
+    def _question(self, prompt: str) -> str:
+        """The question the role's prompt is about."""
+
+    @abstractmethod
+    def _reply(self, question: str, gold_sql: str) -> dict[str, Any]:
+        """The role's answer, as the JSON it asks for."""
+
     def _generate(
         self,
         messages: list[BaseMessage],
@@ -169,19 +179,46 @@ class GoldChatModel(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        prompt = str(messages[-1].content)
-        question = prompt.rsplit("Question:", 1)[-1].strip()
+        question = self._question(str(messages[-1].content))
         with self._lock:
             self._calls.append(question)
-        sql = self.answers.get(question, "SELECT 1")
+        reply = self._reply(question, self.answers.get(question, "SELECT 1"))
         if self.latency_s:
             time.sleep(self.latency_s)
-        message = AIMessage(content=json.dumps({"sql": sql, "explanation": ""}, ensure_ascii=False))
+        message = AIMessage(content=json.dumps(reply, ensure_ascii=False))
         return ChatResult(generations=[ChatGeneration(message=message)])
 
 
+class GoldChatModel(_GoldStub):
+    """The SQL-generator role: answers the prompt's question with its gold SQL."""
+
+    def _question(self, prompt: str) -> str:
+        return prompt.rsplit("Question:", 1)[-1].strip()
+
+    def _reply(self, question: str, gold_sql: str) -> dict[str, Any]:
+        return {"sql": gold_sql, "explanation": ""}
+
+
+class GoldCheckWriter(_GoldStub):
+    """The reverse-question writer role: one check per answer, the gold SQL's rows counted (criterion
+    `row_count`), which an answer equal to the gold's passes."""
+
+    def _question(self, prompt: str) -> str:
+        return prompt.split("Original question:", 1)[-1].split("\nForward SQL:", 1)[0].strip()
+
+    def _reply(self, question: str, gold_sql: str) -> dict[str, Any]:
+        check = {
+            "question": f"{question} (rows counted again)",
+            "point": "intent",
+            "sql": f"SELECT count() FROM ({gold_sql})",
+            "criterion": "row_count",
+        }
+        return {"questions": [check]}
+
+
 def summarise_arm(runs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """Mean time per validated (verified or corrected) question and LLM calls per question."""
+    """Mean time per validated (verified or corrected) question and LLM calls per question (both
+    roles), the reverse-question writer's apart."""
     validated = [run for run in runs if run["status"] in ("verified", "corrected")]
     total_ms = sum(float(run["ms"]) for run in runs)
     return {
@@ -189,8 +226,12 @@ def summarise_arm(runs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "validated": len(validated),
         "verified_round0": sum(run["status"] == "verified" for run in runs),
         "hits": sum(bool(run["adapted"]) for run in runs),
+        "check_sets_reused": sum(bool(run["checks_reused"]) for run in runs),
         "ms_per_validated": round(total_ms / len(validated), 1) if validated else None,
         "llm_calls_per_question": round(sum(int(run["llm_calls"]) for run in runs) / len(runs), 3)
+        if runs
+        else None,
+        "writer_calls_per_question": round(sum(int(run["writer_calls"]) for run in runs) / len(runs), 3)
         if runs
         else None,
     }

@@ -204,10 +204,12 @@ class Command(BaseCommand):
             "repeats",
             "lib ms/valid",
             "lib LLM/q",
+            "lib writer/q",
             "hits",
             "lib r0",
             "none ms/valid",
             "none LLM/q",
+            "none writer/q",
             "none r0",
         )
         self.stdout.write(" ".join(f"{name:>13}" for name in (*header, "time saved")))
@@ -222,10 +224,12 @@ class Command(BaseCommand):
                 f"{item['repeat_percent']}%",
                 lib["ms_per_validated"],
                 lib["llm_calls_per_question"],
+                lib["writer_calls_per_question"],
                 lib["hits"],
                 lib["verified_round0"],
                 none["ms_per_validated"],
                 none["llm_calls_per_question"],
+                none["writer_calls_per_question"],
                 none["verified_round0"],
                 saved,
             )
