@@ -10,6 +10,10 @@ import tempfile
 from pathlib import Path
 
 import environ
+from redis.asyncio.retry import Retry as AsyncRetry
+from redis.backoff import ExponentialBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from backend.apps.marketdata.schedule import crontab_from
 from backend.domain.language.llm.settings import LlmSettings
@@ -179,6 +183,9 @@ SPECTACULAR_SETTINGS = {
 # --- Redis: Celery broker and Channels layer in production; in-memory when unset ---------------
 REDIS_URL = env.str("REDIS_URL", default="")
 CHANNEL_LAYER_SOCKET_TIMEOUT_SECONDS = 30
+# A WebSocket joins its job's group within this; if the layer cannot be reached it still gets the
+# stored events, then a close (1013) it reconnects on (backend/apps/jobs/consumers.py).
+CHANNEL_LAYER_JOIN_TIMEOUT_SECONDS = 10.0
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
@@ -187,13 +194,17 @@ if REDIS_URL:
             # A consumer waits on BZPOPMIN for 5 s at a time; redis-py's default socket timeout is 5 s
             # too, so under load the read timed out first and the WebSocket closed with 1011.
             "CONFIG": {
-                # A pooled connection idle for more than 5 s is checked (PING) before use, so one reset
-                # by a Redis restart is replaced instead of failing a consumer.
+                # A pooled connection idle for more than 5 s is checked (PING) before use, and a command
+                # or check that finds its connection reset (a Redis restart) reconnects and is tried
+                # again: redis-py's pools retry nothing unless told, so the first use after a restart
+                # failed and closed the WebSocket with 1011.
                 "hosts": [
                     {
                         "address": REDIS_URL,
                         "socket_timeout": CHANNEL_LAYER_SOCKET_TIMEOUT_SECONDS,
                         "health_check_interval": 5,
+                        "retry": AsyncRetry(ExponentialBackoff(cap=1.0, base=0.05), retries=3),
+                        "retry_on_error": [RedisConnectionError, RedisTimeoutError],
                     }
                 ],
                 "prefix": env.str("CHANNEL_LAYER_PREFIX", default="veriscreen"),

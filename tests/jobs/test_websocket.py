@@ -5,12 +5,15 @@ order, each once; a client watching while the job runs gets the same."""
 from __future__ import annotations
 
 import asyncio
+import socket
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from channels.testing import WebsocketCommunicator
 
 from backend.apps.jobs import services
+from backend.apps.jobs.consumers import CLOSE_TRY_AGAIN_LATER
 from backend.project.asgi import application
 from tests.jobs.conftest import SEED_QUESTION, Person
 
@@ -129,3 +132,42 @@ def test_a_socket_from_a_foreign_origin_is_refused(alice: Person, held_jobs: lis
         return bool(connected)
 
     assert asyncio.run(scenario()) is False
+
+
+@pytest.fixture
+def unanswering_redis() -> Iterator[str]:
+    """A loopback port whose connections are accepted (the kernel completes the handshake for a listening
+    socket) and never answered: a Redis that hangs, as a restarting or overloaded one may."""
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(16)
+        yield f"redis://127.0.0.1:{listener.getsockname()[1]}/0"
+
+
+def test_a_channel_layer_that_never_answers_gives_the_history_then_a_close_to_reconnect_on(
+    demo_store: object, alice: Person, held_jobs: list[int], unanswering_redis: str, settings: Any
+) -> None:
+    job_id = finished_job(alice)
+    stored = alice.client.get(f"/api/jobs/{job_id}/events/").json()["events"]
+    settings.CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [{"address": unanswering_redis, "socket_timeout": 30}]},
+        }
+    }
+    settings.CHANNEL_LAYER_JOIN_TIMEOUT_SECONDS = 0.5
+
+    async def scenario() -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        client = communicator(job_id, alice.token)
+        assert (await client.connect())[0]
+        history = await read_until_finished(client, timeout=10)
+        closed = await client.receive_output(timeout=10)
+        await client.disconnect()
+        return history, closed
+
+    history, closed = asyncio.run(scenario())
+
+    # Not a socket that stays silent until the layer's 30 s socket timeout: what is stored, then a close
+    # the browser reconnects on (1013 is not one of its final codes).
+    assert history == stored
+    assert closed == {"type": "websocket.close", "code": CLOSE_TRY_AGAIN_LATER}

@@ -135,10 +135,11 @@ def test_redis_restarted_mid_job(platform: Platform, redis_server: PrivateRedis)
     for job in jobs:
         events = _assert_complete(platform, job["id"])
         assert check_events(events) == []
-        # A client connecting after the restart gets the whole stream from PostgreSQL. The web server's
-        # first use of a pooled Redis connection reset by the restart may close a socket with 1011;
-        # the client reconnects with ?after= (as the browser does) and misses nothing.
-        assert platform.follow(job["stream"], reconnects=1) == events
+        # A client connecting after the restart gets the whole stream on its first connection: the
+        # channel layer reconnects a pooled connection the restart reset (it closed this socket with 1011
+        # in 9 of 20 tries and left it silent once before it retried), and a consumer that cannot join
+        # the group in time still sends the stored events.
+        assert platform.follow(job["stream"]) == events
     # The platform keeps working on the new Redis: the next question is answered.
     after = platform.ask(QUESTIONS[0])
     assert platform.wait_finished([after["id"]])[after["id"]][0] == "done"

@@ -6,22 +6,30 @@ before it sends it to the group (sink.py): every event is either in the history 
 number makes the consumer read the gap from the database first.
 
 Messages to the client: `{"type": "event", "event": {...}}` for each event. Close codes: 4401 not
-logged in, 4404 no such job for this user (the same for another user's job).
+logged in, 4404 no such job for this user (the same for another user's job), 1013 live events are
+unavailable for now (the channel layer could not be reached in time): the stored events were sent, and
+the client reconnects with ?after= as after any dropped connection — never a socket left silent.
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from typing import Any
 from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.conf import settings
 
 from backend.apps.jobs import selectors
 from backend.apps.jobs.sink import job_group, remember_server_loop
 
 CLOSE_NOT_AUTHENTICATED = 4401
 CLOSE_NOT_FOUND = 4404
+CLOSE_TRY_AGAIN_LATER = 1013
+
+logger = logging.getLogger(__name__)
 
 
 def _after(query_string: bytes) -> int:
@@ -48,10 +56,28 @@ class JobConsumer(AsyncJsonWebsocketConsumer):
         if not await database_sync_to_async(selectors.can_see_job)(user, self.job_id):
             await self.close(code=CLOSE_NOT_FOUND)
             return
-        self.group = job_group(self.job_id)
-        await self.channel_layer.group_add(self.group, self.channel_name)
         self.last_seq = _after(self.scope.get("query_string", b""))
+        joined = await self._join_group()
         await self._send_stored()
+        if not joined:
+            await self.close(code=CLOSE_TRY_AGAIN_LATER)
+
+    async def _join_group(self) -> bool:
+        """Join the job's group, within a bounded time: a channel layer that errors or hangs (Redis
+        restarting) must not leave the client waiting on a socket that never speaks."""
+        group = job_group(self.job_id)
+        try:
+            await asyncio.wait_for(
+                self.channel_layer.group_add(group, self.channel_name),
+                settings.CHANNEL_LAYER_JOIN_TIMEOUT_SECONDS,
+            )
+        except Exception as error:  # whatever the layer raised, the client gets the history and retries
+            logger.warning(
+                "job %s: live events unavailable, could not join its group: %r", self.job_id, error
+            )
+            return False
+        self.group = group
+        return True
 
     async def disconnect(self, code: int) -> None:
         if self.group is not None:
