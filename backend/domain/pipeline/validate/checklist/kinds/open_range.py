@@ -22,6 +22,7 @@ from backend.domain.pipeline.validate.checklist.model import (
     Constraint,
     Finding,
     Kind,
+    Outcome,
     failed,
     passed,
     undecided,
@@ -63,7 +64,30 @@ class OpenRangeDetail:
         kept = [days for c in sql.comparisons if (days := self._kept(c)) is not None]
         if not kept:
             return undecided(f"no comparison of a date column near {self.start.isoformat()} was found")
-        return self._since(kept) if self.way is Way.SINCE else self._before(kept)
+        if self.way is Way.SINCE:
+            finding = self._since(kept)
+            later = self._closed_later(sql)
+            if finding.outcome is Outcome.PASS and later is not None:
+                return undecided(
+                    f"the SQL also stops at {later.isoformat()}; whether data goes on after it is not read"
+                )
+            return finding
+        return self._before(kept)
+
+    def _closed_later(self, sql: Sql) -> date | None:
+        """An end put on the range after the named year (< '2023-01-01' for since 2020): the range
+        asked runs to the latest data, which the tree does not know."""
+        year_end = date(self.start.year, 12, 31)
+        ends = [
+            days.high
+            for c in sql.comparisons
+            if (days := self._kept(c, near=False)) is not None
+            and not days.base
+            and not days.point
+            and days.high is not None
+            and days.high > year_end
+        ]
+        return min(ends) if ends else None
 
     def _since(self, kept: list[Kept]) -> Finding:
         start, year_end = self.start, date(self.start.year, 12, 31)
@@ -98,7 +122,7 @@ class OpenRangeDetail:
             return failed(Attribution.TIME_SCOPE, f"the SQL keeps {what}, not the days before")
         return undecided("the SQL bounds the dates in ways that do not read as one range")
 
-    def _kept(self, comparison: Comparison) -> Kept | None:
+    def _kept(self, comparison: Comparison, near: bool = True) -> Kept | None:
         columns = columns_of(comparison.subject)
         if (
             comparison.negated
@@ -117,8 +141,8 @@ class OpenRangeDetail:
             low, high = _interval(comparison.op, date(year, 1, 1), date(year, 12, 31))
         else:
             return None
-        near = date(self.start.year - 1, 1, 1), date(self.start.year + 1, 12, 31)
-        if not any(end is not None and near[0] <= end <= near[1] for end in (low, high)):
+        around = date(self.start.year - 1, 1, 1), date(self.start.year + 1, 12, 31)
+        if near and not any(end is not None and around[0] <= end <= around[1] for end in (low, high)):
             return None
         select = comparison.select
         base = select is not None and any(p.find(exp.Max, exp.ArgMax) for p in select.expressions)

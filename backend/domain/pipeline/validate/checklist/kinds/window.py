@@ -56,6 +56,7 @@ _PATTERNS = (
     (re.compile(r"\b(?P<n>\d+)[- ](?P<unit>day)\s+(?:moving average|ma|high|low|average)\b"), True),
 )
 _TRADING_UNIT = re.compile(r"交易日|trading|session")
+_PREVIOUS = re.compile(r"前|previous|prior")
 _DAY_SHIFTS = {"subtractdays", "adddays"}
 _TODAY = {"today", "now", "currentdate"}
 
@@ -66,8 +67,12 @@ class WindowDetail:
     count: int
     unit: str
     bars: bool = False  # trading days or bars, not calendar days
+    previous: bool = False  # the N days before the day asked (前5日均量, previous 5 days), not up to it
 
     def check(self, sql: Sql) -> Finding:
+        framed = self._frame(sql) if self.bars else None
+        if framed is not None:
+            return framed
         near = {self.count - 1, self.count, self.count + 1}
         calendar = sorted(near & set(_calendar_days(sql))) if self.bars else []
         if calendar:
@@ -81,6 +86,46 @@ class WindowDetail:
         if _days_written_out(sql):
             return undecided("the window is written as days; counting its trading days needs the calendar")
         return failed(Attribution.TIME_SCOPE, f"no window of {self.count} {self.unit} appears in the SQL")
+
+    def _frame(self, sql: Sql) -> Finding | None:
+        """A window of bars read as a ROWS frame: N rows, before the current one when the question
+        asks for the days before it. None when the SQL has no such frame or it fits."""
+        frames = _rows_frames(sql)
+        fitting = [frame for frame in frames if frame[0] == self.count]
+        if not fitting:
+            off = sorted({rows for rows, _ in frames if abs(rows - self.count) == 1})
+            if off:
+                return failed(
+                    Attribution.TIME_SCOPE,
+                    f"the window frame holds {off[0]} rows; the question's window is {self.count} bars",
+                )
+            return None
+        if self.previous and all(ends_now for _, ends_now in fitting):
+            return failed(
+                Attribution.TIME_SCOPE,
+                f"the {self.count}-row frame ends at the current row: it takes in the day itself, "
+                f"the question asks for the {self.count} days before it",
+            )
+        return None
+
+
+def _rows_frames(sql: Sql) -> list[tuple[int, bool]]:
+    """(rows, ends at the current row) of each ROWS frame bounded by counts of preceding rows."""
+    found = []
+    for spec in sql.tree.find_all(exp.WindowSpec):
+        if str(spec.args.get("kind", "")).upper() != "ROWS" or spec.args.get("start_side") != "PRECEDING":
+            continue
+        first = number_value(spec.args["start"]) if isinstance(spec.args.get("start"), exp.Expr) else None
+        end, end_side = spec.args.get("end"), spec.args.get("end_side")
+        if end is None or end == "CURRENT ROW":
+            last: float | None = 0
+        elif isinstance(end, exp.Expr) and end_side == "PRECEDING":
+            last = -(number_value(end) or 0)
+        else:
+            last = None
+        if first is not None and last is not None:
+            found.append((int(last + first + 1), last == 0))
+    return found
 
 
 def _days_written_out(sql: Sql) -> bool:
@@ -160,6 +205,7 @@ def extract(question: Question) -> list[Constraint]:
             span = question.span(match.start(), match.end())
             text = question.says(f"时间窗口 {span.text}（{count}）", f"a window of {count}: “{span.text}”")
             unit = match["unit"]
-            detail = WindowDetail(count, unit, bars=bars or bool(_TRADING_UNIT.search(unit)))
+            previous = _PREVIOUS.match(match.group()) is not None
+            detail = WindowDetail(count, unit, bars or bool(_TRADING_UNIT.search(unit)), previous)
             constraints.append(Constraint(span, text, question.lang, detail))
     return sorted(constraints, key=lambda constraint: constraint.span.start)
