@@ -4,10 +4,13 @@ decided by its own result alone (never another check's verdict), parallel = sequ
 from __future__ import annotations
 
 import inspect
+import threading
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
+from backend.domain.market import guard
 from backend.domain.market.store import MarketStore, QueryResult
 from backend.domain.pipeline.validate.checklist import default_vocabulary, extract_constraints
 from backend.domain.pipeline.validate.reverse.model import ReverseCheck
@@ -92,3 +95,36 @@ def test_a_failing_check_leaves_the_others_untouched(
     assert mixed[0].verdict == "undecidable"
     clean = run_checks(checks, demo_store, r0, workers=3)
     assert [r.verdict for r in mixed[1:]] == [r.verdict for r in clean], item
+
+
+def test_a_refused_check_reads_the_same_side_by_side_and_one_by_one(
+    demo_store: MarketStore, gold_checks: list[tuple[str, QueryResult, list[ReverseCheck]]]
+) -> None:
+    _item, r0, checks = next(entry for entry in gold_checks if len(entry[2]) >= 2)
+    refused = replace(checks[0], rule="refused", sql="SELECT file('/etc/passwd')")
+    side_by_side = run_checks([refused, *checks], demo_store, r0, workers=3)
+    one_by_one = run_checks([refused, *checks], demo_store, r0, workers=1)
+    assert [(r.verdict, r.reason) for r in side_by_side] == [(r.verdict, r.reason) for r in one_by_one]
+    assert side_by_side[0].verdict == "undecidable" and "file" in (side_by_side[0].reason or "")
+
+
+def test_side_by_side_every_check_is_parsed_once_in_the_calling_thread(
+    demo_store: MarketStore,
+    gold_checks: list[tuple[str, QueryResult, list[ReverseCheck]]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The guard's parse holds the GIL: the calling thread guards each check while the workers run the
+    queries, whose own guard finds the text passed."""
+    _item, r0, checks = next(entry for entry in gold_checks if len(entry[2]) >= 3)
+    tokenized: list[tuple[int, str]] = []
+    tokenize = guard._tokenize
+
+    def recording(sql: str) -> list[guard.Token]:
+        tokenized.append((threading.get_ident(), sql))
+        return tokenize(sql)
+
+    monkeypatch.setattr(guard, "_tokenize", recording)
+    guard.forget_passed()
+    run_checks(checks, demo_store, r0, workers=3)
+    assert sorted(sql for _thread, sql in tokenized) == sorted({check.sql for check in checks})
+    assert {thread for thread, _sql in tokenized} == {threading.get_ident()}
