@@ -12,7 +12,8 @@ from datetime import date
 
 # Time labels: latest, yesterday, date, recent_days (calendar), recent_bars (trading days),
 # recent_weeks, recent_months, this_year, last_year, year_before, this_month, last_month,
-# this_week, last_week, year, month, quarter, annual, date_range, date_span, since (day onwards),
+# this_week, last_week, this_quarter, last_quarter, year, month, quarter, half (the six months
+# ending with `month`, 6 or 12), annual, date_range, date_span, since (day onwards),
 # latest_report (the latest report period of any quarter, 最新一期财报), period_end (the last trading
 # day of a month or, month 12, a year: 2024年6月底, end of 2024), period_start (the first trading day of a
 # month or, month 1, a year: the first trading day of 2025). A quarter without its year (三季报)
@@ -20,12 +21,16 @@ from datetime import date
 TIME_LABELS = (
     "latest", "yesterday", "date", "recent_days", "recent_bars", "recent_weeks", "recent_months",
     "this_year", "last_year", "year_before", "this_month", "last_month", "this_week", "last_week",
-    "year", "month", "quarter", "annual", "date_range", "date_span", "since", "latest_report",
-    "period_end", "period_start",
+    "this_quarter", "last_quarter", "year", "month", "quarter", "half", "annual", "date_range", "date_span",
+    "since", "latest_report", "period_end", "period_start",
 )  # fmt: skip
 
+HALF_YEAR_ENDS = (6, 12)  # time:half: the first half ends in June, the second in December
+
 # times that name a report period (a figure of 2024, the Q3 report, the latest report)
-REPORT_TIME_LABELS = frozenset({"year", "annual", "quarter", "last_year", "year_before", "latest_report"})
+REPORT_TIME_LABELS = frozenset(
+    {"year", "annual", "quarter", "half", "last_year", "year_before", "latest_report"}
+)
 
 
 @dataclass(frozen=True)
@@ -71,8 +76,11 @@ class Technical:
 
     kind: str
     n: int
-    factor: float | None = None  # volume_surge multiple; the long window of ma_golden/death_cross
+    # volume_surge multiple; the long window of ma_golden/death_cross; ma_gap: the percent the close
+    # is above its MA (negative: below), compared with `op`
+    factor: float | None = None
     time: TimeSpec | None = None  # a day of its own (昨天涨停、今天跌停); else the question's day
+    op: str | None = None  # ma_gap: (close / MA − 1) × 100 OP factor
 
 
 @dataclass(frozen=True)

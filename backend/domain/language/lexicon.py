@@ -97,13 +97,12 @@ _QUARTER_PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"(\d{4})\s*年?\s*(?:第\s*)?([一二三四1-4])\s*(?:季度|季报|季)"), "yq"),
     (re.compile(r"(\d{4})\s*(?:年)?\s*q([1-4])\b"), "yq"),
     (re.compile(r"\bq([1-4])\s*(?:of\s+)?(\d{4})\b"), "qy"),
-    (re.compile(r"(\d{4})\s*年?\s*(?:中报|半年报|半年度|上半年)"), "yh"),
+    (re.compile(r"(\d{4})\s*年?\s*(?:中报|半年报|半年度)"), "yh"),
     # 前三季度 / first nine months: the Q3 report, year-to-date as stored
     (re.compile(r"(\d{4})\s*年?\s*前\s*[三3]\s*(?:个)?季度"), "y9m"),
     (re.compile(r"\bfirst (?:three quarters|3 quarters|nine months|9 months)(?: of)?\s*(\d{4})\b"), "y9m"),
     (re.compile(r"(\d{4})\s*年?\s*(?:年报|年度报告|全年|年度)"), "ya"),
-    (re.compile(r"\b(?:h1|first half(?: of)?)\s*(\d{4})\b"), "hy"),
-    (re.compile(r"(\d{4})\s*(?:half year|half yearly|interim|h1|semi annual)\b"), "yh"),
+    (re.compile(r"(\d{4})\s*(?:half year|half yearly|interim|semi annual)\b"), "yh"),
     (re.compile(r"\b(?:fy|fiscal year|fiscal|full year|full-year)\s*(\d{4})\b"), "ay"),
     (re.compile(r"(\d{4})\s*(?:fiscal year|fiscal|fy)\b"), "ya"),
     # a quarter's report without its year (三季报, 中报, the Q3 report): the latest one of that quarter
@@ -112,6 +111,14 @@ _QUARTER_PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\bq([1-4])\s+(?:report|reports|results|earnings|financial report)\b"), "q"),
     (re.compile(r"\b(?:h1|half-year|half year|interim|semi-annual)\s+(?:report|reports|results)\b"), "h"),
 ]
+# a half of a year (2023年下半年, the first half of 2024, H2 2023): its days, or for report figures
+# the half-year report (the first half only: the second is no stored period)
+_HALF_PATTERNS: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"(\d{4})\s*年?\s*(上|下)半年(?!报|度)"), "y_zh"),
+    (re.compile(r"\b(?:h([12])|(first|second) half(?: of)?)\s*(\d{4})\b"), "h_y"),
+    (re.compile(r"(\d{4})\s*(?:h([12])|(first|second) half)\b"), "y_h"),
+]
+HALF_ENDS = {"上": 6, "下": 12, "1": 6, "2": 12, "first": 6, "second": 12}  # the half's last month
 _YEAR_PATTERNS = [
     (re.compile(r"(\d{4})\s*年(?!\s*\d)"), "y"),
     (re.compile(r"(?<![\d.-])(20[0-4]\d|19[89]\d)(?![\d.%-])"), "y"),
@@ -241,6 +248,10 @@ class Lexicon:
         for concept in default_catalogue().phrases():  # 破净, 阳线: conditions said in a word
             for word in concept.words:
                 lexicon.add(word, Entry("concept", concept.key))
+        for concept in default_catalogue().vocabulary():  # rallied, 大涨: a grammar part in other words
+            kind, value = concept.token or ("", "")
+            for word in concept.words:
+                lexicon.add(word, Entry(kind, value))
         for word in FILLER:
             lexicon.add(word, Entry("filler"))
         for metric in model.metrics.values():
@@ -284,6 +295,8 @@ class Lexicon:
         for area, area_words in model.area_synonyms.items():
             for word in area_words:
                 lexicon.add(word, Entry("area", area))
+        for name, month in _MONTHS.items():  # June in "from March to June 2024": the year said once
+            lexicon.add(name, Entry("month_name", month))
         for number, word in enumerate(ENGLISH_NUMBERS, start=1):
             lexicon.add(word, Entry("numword", number))
         for word, number in (("thirty", 30), ("forty", 40), ("fifty", 50), ("sixty", 60), ("hundred", 100)):
@@ -373,6 +386,13 @@ def _match_period(text: str, pos: int) -> tuple[int, Token] | None:
             month, day = (int(first), int(second)) if shape == "md" else (_MONTHS[first], int(second))
             if _valid_date(2000, month, day) is not None:  # a leap year, so that 2月29日 is a day
                 return found.end(), Token("monthday", {"month": month, "day": day}, found.group(0), pos)
+    for pattern, _shape in _HALF_PATTERNS:
+        found = pattern.match(text, pos)
+        if found:
+            year_text = next(group for group in found.groups() if group and len(group) == 4)
+            half = next(group for group in found.groups() if group and group in HALF_ENDS)
+            half_year = {"year": int(year_text), "month": HALF_ENDS[half]}
+            return found.end(), Token("half", half_year, found.group(0), pos)
     for pattern, shape in _QUARTER_PATTERNS:
         found = pattern.match(text, pos)
         if not found:
@@ -385,7 +405,7 @@ def _match_period(text: str, pos: int) -> tuple[int, Token] | None:
             period_year, quarter = int(groups[0]), _cn_quarter(groups[1])
         elif shape == "qy":
             period_year, quarter = int(groups[1]), int(groups[0])
-        elif shape in {"yh", "hy"}:
+        elif shape == "yh":
             period_year, quarter = int(groups[0]), 2
         elif shape == "y9m":
             period_year, quarter = int(groups[0]), 3

@@ -14,6 +14,7 @@ import zss
 
 from backend.domain.labelled_tree import Node, QstError
 from backend.domain.language.ir import (
+    HALF_YEAR_ENDS,
     TIME_LABELS,
     Aggregate,
     BoolOp,
@@ -47,7 +48,7 @@ TECHNICAL_KINDS = (
     "ma_above", "ma_below", "ma_cross_above", "ma_cross_below", "n_day_high", "n_day_low",
     "up_streak", "down_streak", "volume_surge", "ma_golden_cross", "ma_death_cross", "limit_up", "limit_down",
     "volume_up_streak", "volume_down_streak", "ma_bull_stack", "ma_bear_stack", "ma_over_ma", "ma_under_ma",
-    "gap_up", "gap_down", "gap_up_unfilled", "gap_down_unfilled",
+    "gap_up", "gap_down", "gap_up_unfilled", "gap_down_unfilled", "ma_gap",
 )  # fmt: skip
 SCOPE_KINDS = (
     "exchange",
@@ -121,7 +122,8 @@ def condition_node(condition: Condition) -> Node:
     if isinstance(condition, Technical):
         factor = _number(condition.factor) if condition.factor is not None else None
         own_day = time_node(condition.time) if condition.time else None
-        return _node(f"technical:{condition.kind}", _number(condition.n), factor, own_day)
+        operator = _node(f"operator:{condition.op}") if condition.op else None
+        return _node(f"technical:{condition.kind}", _number(condition.n), factor, own_day, operator)
     if isinstance(condition, GrowthStreak):
         return _node(
             "fundamental:growth_streak",
@@ -321,9 +323,12 @@ def time_from_node(node: Node) -> TimeSpec:
         quarter=first_int("value:quarter"),
     )
     required = {"date": spec.day, "date_range": spec.end_day, "since": spec.day, "year": spec.year,
-                "month": spec.month, "period_end": spec.month, "period_start": spec.month}  # fmt: skip
+                "month": spec.month, "period_end": spec.month, "period_start": spec.month,
+                "half": spec.year and spec.month}  # fmt: skip
     if label in required and required[label] is None:
         raise QstError(f"time:{label} is missing its value")
+    if label == "half" and spec.month not in HALF_YEAR_ENDS:
+        raise QstError("time:half ends in month 6 (the first half) or 12 (the second)")
     if label.startswith("recent_") and (spec.n is None or spec.n < 1):
         raise QstError(f"time:{label} needs a positive number")
     return spec
@@ -396,7 +401,10 @@ def condition_from_node(node: Node) -> Condition:
         if not numbers or numbers[0] < 1:
             raise QstError(f"technical:{kind} needs a positive window length")
         factor = numbers[1] if len(numbers) > 1 else None
-        return Technical(kind=kind, n=int(numbers[0]), factor=factor, time=_time_child(node))
+        gap_op = _optional(node, "operator")
+        if kind == "ma_gap" and (factor is None or gap_op not in OPS_ORDERED):
+            raise QstError("technical:ma_gap needs the percent and an operator (<, <=, >, >=)")
+        return Technical(kind=kind, n=int(numbers[0]), factor=factor, time=_time_child(node), op=gap_op)
     if head == "fundamental" and kind == "growth_streak":
         numbers = [_as_number(value, node["label"]) for value in _values(node, "value:number")]
         if not numbers or numbers[0] < 1:

@@ -10,7 +10,10 @@ refused, never answered half-read). How the parser reads a concept is `reads`:
 - `phrase`: a condition said in a word (破净, 阳线); the words listed here are the lexicon's, and the
   parser's `concepts` pass turns them into the definition;
 - `grammar`: a phrase with numbers of its own (突破20日均线, 连续3天上涨) read by a grammar pass;
-  the words listed here are examples of its wording.
+  the words listed here are examples of its wording;
+- `vocabulary`: words that play one part in the grammar (`as: {kind, value}`: rallied and 大涨 are
+  read as the direction word `up`, outperformed as `outperform` `>`); the lexicon reads every word
+  listed here as that token, so a new wording of a known part is a data change, not a new rule.
 
 `load_catalogue()` returns the typed catalogue a REST endpoint can serve (`Catalogue.as_dicts()`).
 """
@@ -28,8 +31,10 @@ from backend.domain.language.qst import AGGREGATES, Node, QstError, condition_fr
 from backend.domain.language.semantic import SemanticModel, default_model
 
 CATALOGUE_DIR = Path(__file__).parent
-FAMILIES = ("prices", "returns", "candles", "technical", "valuation", "reports", "index", "breadth")
-READS = ("metric", "phrase", "grammar")
+FAMILIES = (
+    "prices", "returns", "moves", "candles", "technical", "valuation", "reports", "index", "breadth",
+)  # fmt: skip
+READS = ("metric", "phrase", "grammar", "vocabulary")
 STATUSES = ("supported", "planned")
 
 
@@ -50,6 +55,7 @@ class Concept:
     examples: tuple[str, ...]
     status: str
     note: str = ""
+    token: tuple[str, str] | None = None  # vocabulary: the (kind, value) its words are read as
 
     @property
     def words(self) -> tuple[str, ...]:
@@ -72,6 +78,10 @@ class Catalogue:
             if concept.key == key:
                 return concept
         raise KeyError(key)
+
+    def vocabulary(self) -> tuple[Concept, ...]:
+        """Concepts whose words the lexicon reads as one grammar token each (kind, value)."""
+        return tuple(c for c in self.concepts if c.reads == "vocabulary" and c.status == "supported")
 
     def phrases(self) -> tuple[Concept, ...]:
         """Concepts said in one word that the parser reads from this catalogue."""
@@ -97,13 +107,19 @@ def _concept(family: str, entry: dict[str, Any], model: SemanticModel) -> Concep
             {"label": f"attribute:{metric.key}"}, metric.stored_unit.name, tuple(entry["examples"]),
             str(entry.get("status", "supported")), str(entry.get("note", "")),
         )  # fmt: skip
+    token = entry.get("as")
     concept = Concept(
         key, family, str(entry["title"]), str(entry["reads"]), _words(entry, "zh"), _words(entry, "en"),
         dict(entry["definition"]), str(entry.get("units", "")), tuple(entry["examples"]),
         str(entry.get("status", "supported")), str(entry.get("note", "")),
+        (str(token["kind"]), str(token["value"])) if token else None,
     )  # fmt: skip
     if concept.reads not in READS or concept.status not in STATUSES:
         raise CatalogueError(f"{key}: reads must be one of {READS}, status one of {STATUSES}")
+    if (concept.reads == "vocabulary") != (concept.token is not None):
+        raise CatalogueError(
+            f"{key}: a vocabulary concept, and only one, says which token it is read as (as:)"
+        )
     if not concept.words_zh or not concept.words_en or not concept.examples:
         raise CatalogueError(f"{key}: needs Chinese and English words and example questions")
     if concept.status == "planned" and not concept.note:

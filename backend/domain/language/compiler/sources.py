@@ -41,6 +41,8 @@ DAY_GROUPINGS = {
 LISTING_GROUPINGS = {"list_year": "toYear", "list_quarter": "toQuarter", "list_month": "toMonth"}
 SUM_OVER_WINDOW = {"vol", "amount"}  # flows add up over a window; levels and ratios are averaged
 FULL_WINDOW_MEASURES = {"stddevSamp"}
+# measured at the window's last close (below its high, above its low): the stock needs a bar that day
+AT_LAST_CLOSE = {"drawdown", "rebound"}
 
 
 def daily_alias(build: QueryBuild, table_name: str, day: date) -> str:
@@ -78,7 +80,7 @@ def window_alias(build: QueryBuild, metric_key: str, agg: str | None, window: Wi
     full = fn in FULL_WINDOW_MEASURES and not window.period
     if full:
         alias += "_full"
-    elif fn == "drawdown":
+    elif fn in AT_LAST_CLOSE:
         alias += "_to_end"
     elif fn == "max_drawdown":
         alias += "_peaks"
@@ -93,7 +95,7 @@ def window_alias(build: QueryBuild, metric_key: str, agg: str | None, window: Wi
         if full:
             days = trading_days_in(build.context, window)
             existing = existing.having(exp.EQ(this=exp.Count(this=exp.Star()), expression=number(days)))
-        elif fn == "drawdown":
+        elif fn in AT_LAST_CLOSE:
             at_end = call("countIf", on_date("trade_date", window.end))
             existing = existing.having(exp.EQ(this=at_end, expression=number(1)))
         build.joins[alias] = existing
@@ -104,6 +106,12 @@ def window_alias(build: QueryBuild, metric_key: str, agg: str | None, window: Wi
             ratio = exp.Div(this=last, expression=call("max", metric_expr(metric, None)))
             aggregated: exp.Expr = exp.Mul(
                 this=exp.Paren(this=exp.Sub(this=number(1), expression=ratio)), expression=number(100)
+            )
+        elif fn == "rebound":  # % the last close is above the window's lowest value (close or low)
+            last = call("argMax", col("close"), col("trade_date"))
+            ratio = exp.Div(this=last, expression=call("min", metric_expr(metric, None)))
+            aggregated = exp.Mul(
+                this=exp.Paren(this=exp.Sub(this=ratio, expression=number(1))), expression=number(100)
             )
         elif fn == "max_drawdown":  # the largest % fall of a value below the highest one before it
             fall = exp.Sub(this=number(1), expression=exp.Div(this=col("value"), expression=col("peak")))

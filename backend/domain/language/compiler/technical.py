@@ -10,6 +10,7 @@ from sqlglot import exp
 
 from backend.domain.language.compiler.errors import CompileError
 from backend.domain.language.compiler.sql import (
+    OPS,
     call,
     col,
     conjunction,
@@ -127,6 +128,12 @@ def technical_stocks(build: QueryBuild, technical: Technical) -> exp.Query:
         averages = [mean_close(rn_le(k)) for k in (*STACK_AVERAGES, n)]
         compare = exp.GT if kind == "ma_bull_stack" else exp.LT
         tests += [compare(this=short, expression=long) for short, long in pairwise(averages)]
+    elif kind == "ma_gap":  # 20% above its 200-day MA: the close's distance from it, in %
+        ratio = exp.Div(this=today_close, expression=call("avg", col("close")))
+        gap = settled(
+            exp.Mul(this=exp.Paren(this=exp.Sub(this=ratio, expression=number(1))), expression=number(100))
+        )
+        tests.append(OPS[technical.op or ">"](this=gap, expression=number(technical.factor or 0.0)))
     elif kind == "n_day_high":
         tests.append(exp.GTE(this=today_close, expression=call("max", col("close"))))
     elif kind == "n_day_low":

@@ -8,15 +8,16 @@ from datetime import date, timedelta
 
 from backend.domain.language.compiler.errors import CompileError
 from backend.domain.language.context import LanguageContext
-from backend.domain.language.ir import TimeSpec
+from backend.domain.language.ir import HALF_YEAR_ENDS, TimeSpec
 
 ANNUAL_LABELS = {"year", "annual", "last_year", "year_before"}  # times that name one annual report
 # times that name a report period when a question reads report figures only
-REPORT_PERIOD_LABELS = ANNUAL_LABELS | {"quarter"}
+REPORT_PERIOD_LABELS = ANNUAL_LABELS | {"quarter", "half"}
 # A calendar period's return (this year, 2024, since March, last month) starts from each stock's last
 # close before the period, on whatever day it traded last; a window of N days needs the base day's bar.
 PERIOD_LABELS = ANNUAL_LABELS | {
-    "this_year", "this_month", "this_week", "last_week", "last_month", "month", "quarter",
+    "this_year", "this_month", "this_week", "last_week", "last_month", "month", "quarter", "half",
+    "this_quarter", "last_quarter",
 }  # fmt: skip
 
 
@@ -111,9 +112,15 @@ def _resolve_window(context: LanguageContext, spec: TimeSpec) -> Window:
             label, spec.year or latest.year
         )
         return Window(before(date(year, 1, 1)), min(last_on_or_before(date(year, 12, 31)), latest))
-    if label == "month" and spec.year and spec.month:
-        first = date(spec.year, spec.month, 1)
-        return Window(before(first), last_on_or_before(months_back(first, -1) - timedelta(days=1)))
+    if label in {"this_quarter", "last_quarter"}:
+        this_quarter = date(latest.year, latest.month - (latest.month - 1) % 3, 1)
+        if label == "this_quarter":
+            return Window(before(this_quarter), latest)
+        return Window(before(months_back(this_quarter, 3)), before(this_quarter))
+    if label in {"month", "half"} and spec.year and spec.month:  # a month, or the six ending with one
+        first = date(spec.year, spec.month - (5 if label == "half" else 0), 1)
+        last = months_back(date(spec.year, spec.month, 1), -1) - timedelta(days=1)
+        return Window(before(first), min(last_on_or_before(last), latest))
     if (label == "quarter" and spec.quarter) or label == "latest_report":  # the report period's quarter
         period = resolve_period(context, spec, latest)
         first = date(period.year, period.month - 2, 1)
@@ -141,6 +148,13 @@ def resolve_period(context: LanguageContext, spec: TimeSpec | None, day: date) -
             return quarter_end(spec.year, 3 * spec.quarter)
         if spec.label == "quarter" and spec.quarter:  # 三季报 with no year: the latest Q3 report
             return latest_report_period(context, day, month=3 * spec.quarter)
+        if spec.label == "half" and spec.year and spec.month == HALF_YEAR_ENDS[0]:  # the half-year report
+            return quarter_end(spec.year, 6)
+        if spec.label == "half":
+            raise CompileError(
+                "a second half's report figure is no stored period (the annual figure less the half-year "
+                "one): ask for the annual or the half-year report"
+            )
         if spec.label == "latest_report":
             return latest_report_period(context, day)
     period = context.latest_annual_period(day)

@@ -31,7 +31,8 @@ from backend.domain.language.compiler.time_resolution import (
 from backend.domain.language.ir import TimeSpec
 from backend.domain.language.semantic import Metric
 
-WINDOW_ONLY = {"stddevSamp", "drawdown", "max_drawdown"}  # volatility and drawdowns: no value on a day
+# volatility, drawdowns and the rise from a low: no value on a day
+WINDOW_ONLY = {"stddevSamp", "drawdown", "max_drawdown", "rebound"}
 
 
 def value(

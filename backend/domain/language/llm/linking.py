@@ -52,6 +52,7 @@ _DAILY_BARS = ("open", "high", "low", "close", "pre_close", "pct_chg", "vol")
 _FAMILY_COLUMNS: dict[str, tuple[str, tuple[str, ...]]] = {
     "prices": ("daily", _DAILY_BARS),
     "returns": ("daily", _DAILY_BARS),
+    "moves": ("daily", _DAILY_BARS),
     "candles": ("daily", _DAILY_BARS),
     "technical": ("daily", _DAILY_BARS),
     "breadth": ("daily", _DAILY_BARS),

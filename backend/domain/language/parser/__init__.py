@@ -14,6 +14,7 @@ from backend.domain.language.ir import Screen
 from backend.domain.language.lexicon import STOCK_NOUNS, Token, tokenize
 from backend.domain.language.parser.aggregates import aggregate_metric, counts_each, distance_from_high
 from backend.domain.language.parser.assembly import assemble
+from backend.domain.language.parser.benchmarks import benchmark_comparison
 from backend.domain.language.parser.comparisons import (
     bare_price,
     compare,
@@ -29,6 +30,7 @@ from backend.domain.language.parser.comparisons import (
     versus_other_period,
 )
 from backend.domain.language.parser.concepts import concepts
+from backend.domain.language.parser.distances import distance_from_level
 from backend.domain.language.parser.errors import NotUnderstood
 from backend.domain.language.parser.frequency import counted_days, each_period, every_day
 from backend.domain.language.parser.grouping import group, listing_periods
@@ -62,6 +64,7 @@ GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
     money_reading,
     listing_periods,
     listing,
+    distance_from_level,
     ma_cross_ma,
     moving_average,
     crossing_after,
@@ -77,6 +80,7 @@ GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
     report_window,
     distance_from_high,
     aggregate_metric,
+    benchmark_comparison,
     versus_group_average,
     versus_other_period,
     same_periods_again,

@@ -250,6 +250,7 @@ EXTREME_OF = {"high": "max", "low": "min"}  # a window's high is its highest hig
 CALENDAR_WINDOWS = {
     "recent_days", "recent_bars", "recent_weeks", "recent_months", "this_year", "last_year", "year_before",
     "this_month", "last_month", "this_week", "last_week", "year", "quarter", "month", "date_range", "since",
+    "half", "this_quarter", "last_quarter",
 }  # fmt: skip
 
 

@@ -215,9 +215,13 @@ def compare(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     if kind_at(tokens, end) == "qoq" and model.metrics[metric_key].table == "income":
         metric, agg = model.metrics[metric_key], "qoq"  # grew 20% quarter on quarter
         end += 1
+    moved = direction and first.extra.get("unit") == "percent" and not yoy
     if kind_at(tokens, end) == "vs_prev_close" and metric.key in VS_PREVIOUS_CLOSE:
         metric = model.metrics[VS_PREVIOUS_CLOSE[metric.key]]  # opened 5% above the previous close
         end += 1
+    elif moved and metric.key in VS_PREVIOUS_CLOSE:
+        # opened down 1% or more: the day's price against the previous close, its sign the direction's
+        metric = model.metrics[VS_PREVIOUS_CLOSE[metric.key]]
     elif kind_at(tokens, end) == "vs_open" and metric.key == "close" and first.extra.get("unit") == "percent":
         metric = model.metrics["body_pct"]  # closing more than 8% above the open
         end += 1
@@ -233,7 +237,8 @@ def compare(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
         agg = None  # 累计涨幅 = the gain over the window
     comparison = _make_compare(metric, op, first, second, time, agg)
     growth = metric.key in YOY_OF.values() or agg in {"qoq", "single_yoy"}
-    if direction == "down" and growth and comparison.value >= 0:
+    signed = growth or (moved and metric.key in VS_PREVIOUS_CLOSE.values())
+    if direction == "down" and signed and comparison.value >= 0:
         # 营收同比下滑超过20%: a growth rate below −20%, not above +20%
         second_value = -comparison.value2 if comparison.value2 is not None else None
         comparison = replace(comparison, op=FLIPPED[op], value=-comparison.value, value2=second_value)

@@ -38,7 +38,11 @@ SKIPPED_BEFORE_FILTER = {"dim", "and", "count_unit", "count"}  # 只看股票数
 
 
 def is_harmless(token: Token) -> bool:
-    return token.kind in HARMLESS or token.text in CONNECTIVE_TEXTS.get(token.kind, set())
+    # "the market" with no comparison to read it was filler before it named a benchmark; 大盘 never was
+    english_benchmark = token.kind == "benchmark" and token.text.isascii()
+    return (
+        token.kind in HARMLESS or token.text in CONNECTIVE_TEXTS.get(token.kind, set()) or english_benchmark
+    )
 
 
 def refuse_leftovers(tokens: list[Token], leftovers: list[int], screen: Screen) -> None:

@@ -30,6 +30,9 @@ PAUSES = {",", "，", ";", "；"}
 # (主板、创业板、科创板、北交所 lists four boards, not three boards on the BSE)
 EXCHANGE_AS_BOARD = {"BSE": "北交所"}
 
+# the region's marker said after it, as one adjective (Guangdong-registered, Zhejiang-headquartered)
+TRAILING_AREA_MARKERS = {"registered", "headquartered"}
+
 # 剔除…后 / 除去…之后: the word closing an exclusion (after the excluded list, before the rest)
 CLOSING_AFTER = {"后", "之后", "以后"}
 
@@ -40,6 +43,10 @@ def scope(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
         # registered in Zhejiang / 注册地在上海: the region of registration, even where the word
         # names an exchange first (上海, 深圳)
         found_area = Scope("area", values=(str(_area_named(tokens, i + 1)),))
+        return 2, [synthetic("scope", found_area, tokens[i : i + 2])]
+    trailing_marker = kind_at(tokens, i + 1) == "area_marker" and tokens[i + 1].text in TRAILING_AREA_MARKERS
+    if trailing_marker and _area_named(tokens, i) is not None:  # Guangdong-registered
+        found_area = Scope("area", values=(str(_area_named(tokens, i)),))
         return 2, [synthetic("scope", found_area, tokens[i : i + 2])]
     if token.kind not in SCOPE_KINDS:
         return None

@@ -62,7 +62,7 @@ def _gap_size(tokens: list[Token], j: int, *, upward: bool) -> Compare | None:
 def ma_cross_ma(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     """5日均线上穿20日均线 / the 10-day moving average crossed below the 30-day moving average; where
     one average stands against the other on the day: 20日线在60日线上方 / MA5 above MA20."""
-    short = _moving_average_window(tokens, i)
+    short = moving_average_window(tokens, i)
     if short is None:
         return None
     short_n, j = short
@@ -71,7 +71,7 @@ def ma_cross_ma(model: SemanticModel, tokens: list[Token], i: int) -> Match | No
     kind = _ma_relation(tokens[j]) if j < len(tokens) else None
     if kind is None:
         return None
-    long = _moving_average_window(tokens, j + 1)
+    long = moving_average_window(tokens, j + 1)
     if long is None:  # crossed above the 20-day: the other average, its kind said once
         bare = _window_length(tokens, j + 1)
         long = None if bare is None else (bare[0], j + 1 + bare[1])
@@ -88,7 +88,7 @@ def ma_cross_ma(model: SemanticModel, tokens: list[Token], i: int) -> Match | No
         # 5日均线>10日均线>20日均线: each average against the next one, never the price against the last
         if _ma_relation(tokens[end]) != kind:
             break
-        further = _moving_average_window(tokens, end + 1)
+        further = moving_average_window(tokens, end + 1)
         if further is None:
             break
         pairs.append(Technical(kind, long_n, float(further[0])))
@@ -174,7 +174,7 @@ def moving_average(model: SemanticModel, tokens: list[Token], i: int) -> Match |
         kind = "position"
     if kind is None:
         return None
-    window = _moving_average_window(tokens, i + 1)
+    window = moving_average_window(tokens, i + 1)
     if window is None:
         return None
     n, j = window
@@ -337,7 +337,7 @@ def _window_length(tokens: list[Token], j: int) -> tuple[int, int] | None:
     return n, 1
 
 
-def _moving_average_window(tokens: list[Token], j: int) -> tuple[int, int] | None:
+def moving_average_window(tokens: list[Token], j: int) -> tuple[int, int] | None:
     """`N日均线` or `MA20` at j → (bars, index after the phrase)."""
     length = _window_length(tokens, j)
     if length is None:

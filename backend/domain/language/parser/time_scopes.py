@@ -29,9 +29,14 @@ def time_scope(model: SemanticModel, tokens: list[Token], i: int) -> Match | Non
     token = tokens[i]
     spec: TimeSpec | None = None
     used = 1
-    anchored = _since(tokens, i) or _day_of_period(tokens, i)  # days said around a named period
-    if anchored is not None:
+    anchored = _since(tokens, i) or _day_of_period(tokens, i) or _since_period_start(tokens, i)
+    months = _month_range(tokens, i + (token.kind == "between"))
+    if anchored is not None:  # days said around a named period
         spec, used = anchored
+    elif months is not None:  # from March to June 2024, 2024年3月到6月: the days of those months
+        start, end, month_tokens = months
+        spec = TimeSpec("date_range", day=start, end_day=end)
+        used = month_tokens + (token.kind == "between")
     elif token.kind == "between" and _day_range(tokens, i + 1) is not None:
         # "between A and B" compares the two days; "from A to B" covers them, as A至B does
         start, end = _day_range(tokens, i + 1) or (token.value, token.value)
@@ -50,6 +55,8 @@ def time_scope(model: SemanticModel, tokens: list[Token], i: int) -> Match | Non
         spec = TimeSpec(label, year=value["year"], quarter=value["quarter"] if label == "quarter" else None)
     elif token.kind == "month":
         spec = TimeSpec("month", year=token.value["year"], month=token.value["month"])
+    elif token.kind == "half":
+        spec = TimeSpec("half", year=token.value["year"], month=token.value["month"])
     elif token.kind == "period_end":
         spec = TimeSpec("period_end", year=token.value["year"], month=token.value["month"])
     elif token.kind == "year":
@@ -124,6 +131,76 @@ def _since(tokens: list[Token], i: int) -> tuple[TimeSpec, int] | None:
         j = i + 1 + (kind_at(tokens, i + 1) == "period_start")
         if kind_at(tokens, j) in PERIOD_KINDS:
             return TimeSpec("since", day=period_bounds(tokens[j])[0]), j + 1 - i
+    return None
+
+
+# the start of the period under way, said with its unit (年初, the start of the year)
+PERIOD_UNDER_WAY = {
+    "year": "this_year", "month": "this_month", "week": "this_week", "quarter": "this_quarter"
+}  # fmt: skip
+MOVES = {"up", "down", "change_word"}
+
+
+def _since_period_start(tokens: list[Token], i: int) -> tuple[TimeSpec, int] | None:
+    """since the start of the year / 年初以来 / 月初至今: the period under way so far; 较年初下跌 (a move
+    against the start of the year, 较 being filler) likewise — the start of the year alone, before
+    anything but a move, is a day and is not read here."""
+    if kind_at(tokens, i) == "after" and tokens[i].text in {"since", "以来"}:
+        unit = i + 1 + (kind_at(tokens, i + 1) == "period_start")
+        if kind_at(tokens, i + 1) == "period_start" and _unit_under_way(tokens, unit):
+            return TimeSpec(PERIOD_UNDER_WAY[tokens[unit].value]), unit + 1 - i
+        return None
+    if not (_unit_under_way(tokens, i) and kind_at(tokens, i + 1) == "period_start"):
+        return None
+    spec = TimeSpec(PERIOD_UNDER_WAY[tokens[i].value])
+    if kind_at(tokens, i + 2) == "after" or (kind_at(tokens, i + 2) == "to" and _says_now(tokens, i + 3)):
+        return spec, 3 + (kind_at(tokens, i + 2) == "to")  # 年初以来, 年初至今
+    return (spec, 2) if kind_at(tokens, i + 2) in MOVES else None
+
+
+def _unit_under_way(tokens: list[Token], j: int) -> bool:
+    return kind_at(tokens, j) == "tunit" and tokens[j].value in PERIOD_UNDER_WAY
+
+
+def _says_now(tokens: list[Token], j: int) -> bool:
+    return kind_at(tokens, j) == "time" and tokens[j].value == "latest"
+
+
+def _month_range(tokens: list[Token], j: int) -> tuple[date, date, int] | None:
+    """(first day, last day, tokens used) of months A to B, one of them with its year: from March to
+    June 2024, March through June 2024, 2024年3月到6月, 2023年11月至2024年2月; the end's year is
+    the start's (the next one when it would come first), the start's the end's likewise."""
+    first = _month_at(tokens, j)
+    if first is None or kind_at(tokens, j + first[2]) != "to":
+        return None
+    second = _month_at(tokens, j + first[2] + 1)
+    if second is None or (first[0] is None and second[0] is None):
+        return None
+    (start_year, start_month, start_used), (end_year, end_month, end_used) = first, second
+    if start_year is None:
+        start_year = int(end_year or 0) - (start_month > end_month)
+    if end_year is None:
+        end_year = start_year + (end_month < start_month)
+    start, end = date(start_year, start_month, 1), date(end_year, end_month, 1)
+    if end < start:
+        return None
+    last_day = date(end.year + end.month // 12, end.month % 12 + 1, 1).toordinal() - 1
+    return start, date.fromordinal(last_day), start_used + 1 + end_used
+
+
+def _month_at(tokens: list[Token], j: int) -> tuple[int | None, int, int] | None:
+    """(year or None, month, tokens used) of a month said at j: June 2024 / 2024年6月, a month name
+    (June), or a Chinese month without its year (6月: a number and the unit 月)."""
+    token = tokens[j] if 0 <= j < len(tokens) else None
+    if token is None:
+        return None
+    if token.kind == "month":
+        return int(token.value["year"]), int(token.value["month"]), 1
+    if token.kind == "month_name":
+        return None, int(token.value), 1
+    unit = kind_at(tokens, j + 1) == "tunit" and tokens[j + 1].value == "month" and tokens[j + 1].text == "月"
+    if unit and is_plain_number(token) and 1 <= token.value <= 12 and float(token.value).is_integer():
+        return None, int(token.value), 2
     return None
 
 
