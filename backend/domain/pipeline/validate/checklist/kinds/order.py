@@ -24,7 +24,13 @@ from backend.domain.pipeline.validate.checklist.model import (
     undecided,
 )
 from backend.domain.pipeline.validate.checklist.question import Question
-from backend.domain.pipeline.validate.checklist.sqltree import OrderKey, Sql, columns_of, direction
+from backend.domain.pipeline.validate.checklist.sqltree import (
+    OrderKey,
+    Sql,
+    columns_of,
+    direction,
+    is_date_column,
+)
 
 _DESCENDING = re.compile(
     r"从高到低|由高到低|从大到小|由大到小|降序|倒序"
@@ -35,6 +41,15 @@ _ASCENDING = re.compile(
     r"从低到高|由低到高|从小到大|由小到大|升序|正序"
     r"|\b(?:from (?:the )?lowest to (?:the )?highest|from low to high|from smallest to largest"
     r"|from worst to best|in ascending order|ascending|lowest first|smallest first)\b"
+)
+# Time order of the rows: the key is a date, whatever metric is named.
+_LATER_FIRST = re.compile(
+    r"从近到远|由近及远|从晚到早|由晚到早|最新的在前|日期降序|时间倒序"
+    r"|\b(?:newest first|latest first|most recent first|in reverse chronological order)\b"
+)
+_EARLIER_FIRST = re.compile(
+    r"从早到晚|由早到晚|从远到近|由远及近|按时间顺序|按日期顺序|日期升序|时间顺序|时间正序"
+    r"|\b(?:oldest first|earliest first|in chronological order|chronologically)\b"
 )
 _RANKED = re.compile(r"排名|排序|排行|排列|\b(?:rank|ranked|ranking|sort|sorted|order by|ordered by)\b")
 _PERFORMANCE = re.compile(r"worst|best")
@@ -47,6 +62,7 @@ class OrderDetail:
     kind: ClassVar[Kind] = Kind.ORDER
     descending: bool | None  # of the metric; None when the question only asks for an order
     columns: frozenset[str]  # the metric ordered by; empty when none is named
+    by_date: bool = False  # a time order (oldest first): the key is a date column
 
     def check(self, sql: Sql) -> Finding:
         tree = sql.tree
@@ -66,7 +82,7 @@ class OrderDetail:
         if key is None:
             return undecided("the ordering key cannot be related to what the question ranks")
         columns = self.columns or frozenset(columns_of(key.expression) - _TIE_BREAKS)
-        moves = direction(key.expression, columns, gain="pct_chg" in columns)
+        moves = 1 if self.by_date else direction(key.expression, columns, gain="pct_chg" in columns)
         if moves is None:
             return undecided("which way the ordering key moves is not read")
         descending = key.descending if moves > 0 else not key.descending
@@ -81,6 +97,9 @@ class OrderDetail:
             for item in clause.expressions if isinstance(clause, exp.Group | exp.Limit) else []:
                 grouped |= columns_of(sql.resolve(item, tree))
         keys = sql.order_keys(order, tree)
+        if self.by_date:
+            dated = (key for key in keys if any(map(is_date_column, columns_of(key.expression))))
+            return next(dated, None)
         if self.columns:
             return next((key for key in keys if self.columns & columns_of(key.expression)), None)
         for key in keys:
@@ -90,7 +109,21 @@ class OrderDetail:
         return None
 
 
+def _time_order(question: Question) -> Constraint | None:
+    for pattern, descending in ((_LATER_FIRST, True), (_EARLIER_FIRST, False)):
+        cue = question.first_cue(pattern)
+        if cue is not None:
+            span = question.span(cue.start(), cue.end())
+            way = ("日期降序", "latest first") if descending else ("日期升序", "earliest first")
+            text = question.says(f"“{span.text}”：结果按{way[0]}排列", f"“{span.text}”: rows {way[1]}")
+            return Constraint(span, text, question.lang, OrderDetail(descending, frozenset(), by_date=True))
+    return None
+
+
 def extract(question: Question) -> list[Constraint]:
+    in_time = _time_order(question)
+    if in_time is not None:
+        return [in_time]
     for pattern, descending in ((_DESCENDING, True), (_ASCENDING, False), (_RANKED, None)):
         cue = question.first_cue(pattern)
         if cue is None:
