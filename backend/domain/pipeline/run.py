@@ -60,6 +60,7 @@ from backend.domain.pipeline.validate.checklist_stage import (
 )
 from backend.domain.pipeline.validate.fanout import fanout_checks
 from backend.domain.pipeline.validate.grounded import grounded_checks
+from backend.domain.pipeline.validate.latest_period import latest_period_check
 from backend.domain.pipeline.validate.llm_checks import LlmCheckRoles, run_llm_checks
 from backend.domain.pipeline.validate.multiplicity import multiplicity_checks
 from backend.domain.pipeline.validate.outcome import CheckResult
@@ -235,7 +236,11 @@ class _Run:
             scale = answer_scale_check(self.question, parsed, self.ports.vocabulary, self.lang)
             total = answer_total_check(self.question, parsed, self.ports.vocabulary, self.lang)
             today = today_check(self.question, parsed, self.lang)
-            attempt.checks += [check for check in (unit, scale, total, today) if check is not None]
+            period = latest_period_check(
+                self.question, parsed, self.ports.reader, self.ports.database, self.lang
+            )
+            checks = (unit, scale, total, today, period)
+            attempt.checks += [check for check in checks if check is not None]
             if attempt.result is not None:  # the candidate ran: its own rows can be recounted
                 attempt.checks += multiplicity_checks(self.question, parsed, self.ports.reader, self.lang)
                 attempt.checks += fanout_checks(parsed, self.ports.reader, self.lang)

@@ -85,27 +85,27 @@ def _span_before_latest(node: exp.Expr) -> bool:
     )
 
 
-def _unrestricted_day_tables(sql: Sql) -> list[str]:
-    """Daily tables read in a SELECT that never mentions their trade_date (not in a condition, a
-    projection, an ordering or a join key): every day of their history is read."""
+def unmentioned_tables(sql: Sql, names: set[str], column: str) -> list[str]:
+    """Tables among `names` read in a SELECT that never mentions their `column` (not in a condition,
+    a projection, an ordering or a join key): every row of their history is read."""
     found = []
     for select in sql.selects:
         tables = [
             source
             for source in select.find_all(exp.Table)
-            if source.name.lower() in _DAY_TABLES and source.find_ancestor(exp.Select) is select
+            if source.name.lower() in names and source.find_ancestor(exp.Select) is select
         ]
         if not tables:
             continue
         mentions = [
-            column
-            for column in select.find_all(exp.Column)
-            if column.name.lower() == "trade_date" and column.find_ancestor(exp.Select) is select
+            node
+            for node in select.find_all(exp.Column)
+            if node.name.lower() == column and node.find_ancestor(exp.Select) is select
         ]
-        unqualified = any(not column.table for column in mentions)
+        unqualified = any(not node.table for node in mentions)
         using = any(join.args.get("using") for join in select.args.get("joins") or [])
         for table in tables:
-            named = unqualified or using or any(column.table == table.alias_or_name for column in mentions)
+            named = unqualified or using or any(node.table == table.alias_or_name for node in mentions)
             if not named:
                 found.append(table.alias_or_name)
     return found
@@ -130,7 +130,7 @@ def _finding(sql: Sql) -> str | None:
             if date_value(node.expression) is not None:
                 return None  # a day written out: the latest day or not, only the data says
             picks.append(_latest_pick(node.expression))
-    unrestricted = _unrestricted_day_tables(sql)
+    unrestricted = unmentioned_tables(sql, _DAY_TABLES, "trade_date")
     if unrestricted:
         return f"the SQL reads every trading day of {', '.join(unrestricted)}; the question asks one day"
     if not picks or "latest" in picks or None in picks:

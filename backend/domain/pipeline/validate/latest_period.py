@@ -1,0 +1,121 @@
+"""The latest report period a question names (最新报告期 / 最近一期 / the latest report period) is the
+newest end_date of the report table read, and the only period asked when the question names no other.
+
+Decided on the SQL tree and the data; only a failure becomes a check:
+- **every period**: a report table (income, fina_indicator) whose end_date its query never mentions
+  reads each company's whole history (any company that ever met the condition);
+- **another period**: end_date compared only with days written out, none of them the table's newest
+  end_date (the latest annual report '2024-12-31' when 2025 Q3 has been published).
+A period picked as max(end_date) or in any other way the tree does not read is no check.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from datetime import date
+
+from sqlglot import exp
+
+from backend.domain.pipeline.ports import MarketReader
+from backend.domain.pipeline.text import Lang, says
+from backend.domain.pipeline.validate.checklist import Attribution
+from backend.domain.pipeline.validate.checklist.sqltree import Sql, date_value, strip
+from backend.domain.pipeline.validate.outcome import CheckResult, constraint_check, own_rows
+from backend.domain.pipeline.validate.reverse.subject import day_of
+from backend.domain.pipeline.validate.today import unmentioned_tables
+
+_LATEST_PERIOD = re.compile(
+    r"最新(?:一期)?(?:的)?(?:报告期|财报|一期)|最近一期|最新一期"
+    r"|\b(?:the\s+)?(?:latest|most recent|newest)\s+(?:reporting|report|financial report|fiscal)\s+period\b",
+    re.IGNORECASE,
+)
+# Another period or span named: the SQL may rightly read other periods.
+_OTHER_PERIODS = re.compile(
+    r"年报|年度|季报|季度|半年|中报|\d{4}|连续|以来|近|过去|同比|环比"
+    r"|\b(?:annual|quarter|quarterly|year|years|since|last|past|previous|prior|consecutive|q[1-4])\b",
+    re.IGNORECASE,
+)
+_PERIOD_TABLES = {"income", "fina_indicator"}
+
+
+def _written_periods(sql: Sql) -> list[tuple[str, date]] | None:
+    """(table, day) of each end_date = '…' / IN ('…') of a report table; None when end_date is also
+    picked another way (a subquery, a range, a function of it)."""
+    found: list[tuple[str, date]] = []
+    for select in sql.selects:
+        tables = {
+            source.alias_or_name: source.name.lower()
+            for source in select.find_all(exp.Table)
+            if source.name.lower() in _PERIOD_TABLES and source.find_ancestor(exp.Select) is select
+        }
+        for column in select.find_all(exp.Column):
+            if column.name.lower() != "end_date" or column.find_ancestor(exp.Select) is not select:
+                continue
+            table = tables.get(column.table) or (next(iter(tables.values())) if len(tables) == 1 else None)
+            if table is None:
+                continue
+            parent = column.parent
+            if isinstance(parent, exp.EQ) and strip(parent.this) is column:
+                day = date_value(parent.expression)
+                if day is None:
+                    return None
+                found.append((table, day))
+            elif isinstance(parent, exp.In) and strip(parent.this) is column and parent.expressions:
+                days = [date_value(value) for value in parent.expressions]
+                if any(day is None for day in days):
+                    return None
+                found += [(table, day) for day in days if day is not None]
+            else:
+                return None
+    return found
+
+
+def _newest(reader: MarketReader, database: str, table: str) -> date | str:
+    rows = own_rows(reader, f"SELECT max(end_date) FROM {database}.{table}")
+    if isinstance(rows, str):
+        return rows
+    newest = day_of(rows[0][0]) if rows else None
+    return newest if newest is not None else "the table has no periods"
+
+
+def _finding(sql: Sql, reader: MarketReader, database: str) -> str | None:
+    unmentioned = unmentioned_tables(sql, _PERIOD_TABLES, "end_date")
+    if unmentioned:
+        return f"the SQL reads every report period of {', '.join(unmentioned)}; the question asks the latest"
+    written = _written_periods(sql)
+    if not written:
+        return None
+    for table in sorted({table for table, _ in written}):
+        newest = _newest(reader, database, table)
+        if isinstance(newest, str):
+            return None  # the newest period could not be read: no check rather than a guess
+        days = sorted({day for name, day in written if name == table})
+        if newest not in days:
+            shown = ", ".join(day.isoformat() for day in days)
+            return f"the SQL reads {table} for {shown}; the latest report period is {newest.isoformat()}"
+    return None
+
+
+def latest_period_check(
+    question: str, sql: Sql, reader: MarketReader, database: str, lang: Lang
+) -> CheckResult | None:
+    if not _LATEST_PERIOD.search(question) or _OTHER_PERIODS.search(_LATEST_PERIOD.sub(" ", question)):
+        return None
+    started = time.perf_counter()
+    reason = _finding(sql, reader, database)
+    if reason is None:
+        return None
+    return constraint_check(
+        check_id="latest_period",
+        kind="latest_period",
+        text=says(
+            lang, "“最新报告期”是数据中最新的一期", "“the latest report period” is the newest one in the data"
+        ),
+        criterion=says(lang, "SQL 只读取最新的报告期", "the SQL reads the newest report period and no other"),
+        sql=None,
+        verdict="fail",
+        blames=Attribution.TIME_SCOPE,
+        reason=reason,
+        started=started,
+    )

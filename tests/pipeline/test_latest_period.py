@@ -1,0 +1,52 @@
+"""The latest report period named is the newest end_date of the table read, and the only one: a SQL
+reading every period or a period written out that is not the newest fails; a period picked by
+max(end_date), or a question naming another period, is no check. Decided on the demo store."""
+
+from __future__ import annotations
+
+import pytest
+
+from backend.domain.market.store import MarketStore
+from backend.domain.pipeline.validate.checklist.sqltree import parse_sql
+from backend.domain.pipeline.validate.latest_period import latest_period_check
+
+NEWEST = "(SELECT max(end_date) FROM market.fina_indicator)"
+ZH = "最新报告期资产负债率超过70%的公司有多少家？"
+EN = "Which companies had an ROE above 20% in the latest report period?"
+
+
+@pytest.mark.parametrize(
+    ("question", "sql", "verdict"),
+    [
+        (
+            ZH,
+            f"SELECT count() FROM market.fina_indicator WHERE end_date = {NEWEST} AND debt_to_assets > 70",
+            None,
+        ),
+        (ZH, "SELECT count(DISTINCT ts_code) FROM market.fina_indicator WHERE debt_to_assets > 70", "fail"),
+        (EN, "SELECT ts_code FROM market.fina_indicator WHERE end_date = '2000-12-31' AND roe > 20", "fail"),
+        (
+            EN,
+            "SELECT f.ts_code FROM market.fina_indicator AS f "
+            "JOIN market.stock_basic AS s ON s.ts_code = f.ts_code WHERE f.roe > 20",
+            "fail",
+        ),
+        # another period named: the SQL may rightly read it
+        (
+            "2024年年报资产负债率超过70%的公司有多少家？",
+            "SELECT count() FROM market.fina_indicator WHERE end_date = '2024-12-31' AND debt_to_assets > 70",
+            None,
+        ),
+    ],
+)
+def test_the_latest_report_period(
+    demo_store: MarketStore, question: str, sql: str, verdict: str | None
+) -> None:
+    check = latest_period_check(question, parse_sql(sql), demo_store, demo_store.database, "en")
+    assert (check.verdict if check is not None else None) == verdict
+
+
+def test_the_newest_period_written_out_is_no_check(demo_store: MarketStore) -> None:
+    newest = demo_store.query("SELECT max(end_date) FROM market.fina_indicator").rows[0][0]
+    sql = f"SELECT ts_code FROM market.fina_indicator WHERE end_date = '{newest}' AND roe > 20"
+    assert latest_period_check(EN, parse_sql(sql), demo_store, demo_store.database, "en") is None
