@@ -45,6 +45,17 @@ def test_a_calendar_subquery_must_pick_the_last_trading_days(
     assert check.sql and (check.attribution == "time_scope") == (verdict == "fail")
 
 
+@pytest.mark.parametrize(("distinct", "verdict"), [("DISTINCT ", "pass"), ("", "fail")])
+def test_a_day_list_from_the_daily_valuations_needs_distinct_days(
+    demo_store: MarketStore, distinct: str, verdict: str
+) -> None:
+    # one row per stock and day: without DISTINCT the five rows are all of the latest day
+    calendar = f"(SELECT {distinct}trade_date FROM market.daily_basic ORDER BY trade_date DESC LIMIT 21)"
+    sql = WINDOW_SQL.format(calendar=calendar)
+    [check] = [c for c in _checks(demo_store, WINDOW_QUESTION, sql) if c.check_id.endswith("-calendar")]
+    assert check.verdict == verdict
+
+
 def test_moving_average_windows_are_not_calendar_windows(demo_store: MarketStore) -> None:
     sql = WINDOW_SQL.format(calendar=CALENDAR.format(order="ASC", n=20))
     assert not [

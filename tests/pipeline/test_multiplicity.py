@@ -57,6 +57,23 @@ def _verdicts(store: MarketStore, question: str, sql: str) -> list[str]:
             f"ON s.ts_code = d.ts_code WHERE d.trade_date = {LATEST} AND d.pct_chg > 0",
             ["fail"],
         ),
+        # the count asked after the thing counted (行业有几个), and stocks counted among today's
+        (
+            "最新交易日有股票上涨的行业有几个？",
+            "SELECT count(s.industry) FROM market.daily AS d INNER JOIN market.stock_basic AS s "
+            f"ON s.ts_code = d.ts_code WHERE d.trade_date = {LATEST} AND d.pct_chg > 0",
+            ["fail"],
+        ),
+        (
+            "How many of today's stocks were listed in 2021?",
+            "SELECT count(DISTINCT list_date) FROM market.stock_basic WHERE toYear(list_date) = 2021",
+            ["fail"],
+        ),
+        (
+            "How many of today's stocks were listed in 2021?",
+            "SELECT count() FROM market.stock_basic WHERE toYear(list_date) = 2021",
+            ["pass"],
+        ),
         # occurrences are counted with their repeats
         (
             "近5个交易日涨幅超过3%的次数",

@@ -248,6 +248,9 @@ def _window_result(
     )
 
 
+_DAY_TABLES = {"daily", "daily_basic"}  # one row per stock and trading day: a day list from them repeats
+
+
 def _calendar_subqueries(sql: Sql, count: int) -> list[str]:
     """`SELECT [DISTINCT] trade_date FROM daily … ORDER BY … LIMIT n` with n near the window's count."""
     found = []
@@ -262,7 +265,7 @@ def _calendar_subqueries(sql: Sql, count: int) -> list[str]:
             or projections[0].alias_or_name != "trade_date"
             or source is None
             or not isinstance(source.this, exp.Table)
-            or source.this.name != "daily"
+            or source.this.name not in _DAY_TABLES
             or select.args.get("order") is None
             or limit is None
         ):

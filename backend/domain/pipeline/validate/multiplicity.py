@@ -48,14 +48,15 @@ _COUNTED = (
     (
         re.compile(
             r"多少\s*(?:只|家|支)|几\s*(?:只|家|支)|家数|只数|(?:股票|公司)(?:的)?(?:数量|个数)"
-            r"|\b(?:how many|number of)\s+(?:different\s+|distinct\s+|unique\s+)?(?:\w+\s+){0,2}?"
+            r"|\b(?:how many|number of)\s+(?:of\s+(?:the\s+|these\s+|today'?s\s+|all\s+)?)?"
+            r"(?:different\s+|distinct\s+|unique\s+)?(?:\w+\s+){0,2}?"
             r"(?:stocks|companies|shares|constituents|members|firms|names)\b"
         ),
         _STOCKS,
     ),
     (
         re.compile(
-            r"(?:多少|几)\s*个?\s*(?:不同的?)?行业|行业(?:的)?(?:数量|个数)"
+            r"(?:多少|几)\s*个?\s*(?:不同的?)?行业|行业(?:的)?(?:数量|个数)|行业(?:一共|共)?有\s*(?:多少|几)\s*个"
             r"|\b(?:how many|number of)\s+(?:different\s+|distinct\s+)?industries\b"
         ),
         _INDUSTRIES,
@@ -113,12 +114,24 @@ def _key_column(select: exp.Select, counted: _Counted, ctes: dict[str, exp.Expr]
     return None
 
 
-def _plain_counts(select: exp.Select) -> list[tuple[int, exp.Count]]:
-    """The answer's counting projections that count rows (count(), count(x) — not count(DISTINCT x))."""
+def _other_distinct(count: exp.Count, counted: _Counted) -> bool:
+    """count(DISTINCT list_date) where stocks are counted: different values of another column."""
+    distinct = count.this
+    if not isinstance(distinct, exp.Distinct) or len(distinct.expressions) != 1:
+        return False
+    column = distinct.expressions[0]
+    return isinstance(column, exp.Column) and column.name.lower() not in counted.keys
+
+
+def _plain_counts(select: exp.Select, counted: _Counted) -> list[tuple[int, exp.Count]]:
+    """The answer's counting projections that do not count the different things asked: count(),
+    count(x), or count(DISTINCT y) of another column (not count(DISTINCT ts_code))."""
     found = []
     for position, projection in enumerate(select.expressions):
         inner = projection.this if isinstance(projection, exp.Alias) else projection
-        if isinstance(inner, exp.Count) and not isinstance(inner.this, exp.Distinct):
+        if isinstance(inner, exp.Count) and (
+            not isinstance(inner.this, exp.Distinct) or _other_distinct(inner, counted)
+        ):
             found.append((position, inner))
     return found
 
@@ -129,7 +142,7 @@ def _recount_sql(sql: Sql, counted: _Counted) -> tuple[str, list[int]] | None:
     tree = sql.tree
     if not isinstance(tree, exp.Select):
         return None
-    counts = _plain_counts(tree)
+    counts = _plain_counts(tree, counted)
     if not counts:
         return None
     argument_keys = [count.this for _, count in counts if isinstance(count.this, exp.Column)]

@@ -174,9 +174,16 @@ def _grouping(select: exp.Select | None) -> list[exp.Expr] | None:
 def _over_group_bars(node: exp.Expr) -> bool:
     """avg of a raw column in a SELECT that groups by neither the stock nor the day: the average
     stock-day of the group (or of the market when it does not group at all)."""
-    if not (isinstance(node, exp.Avg) and isinstance(node.this, exp.Column)) or isinstance(
-        node.parent, exp.Window
-    ):
+    # avg(x), or sum(x) / count() written out (count(DISTINCT trade_date) counts days, not stock-days)
+    written_out = (
+        isinstance(node, exp.Div)
+        and isinstance(node.this, exp.Sum)
+        and isinstance(node.this.this, exp.Column)
+        and isinstance(node.expression, exp.Count)
+        and not isinstance(node.expression.this, exp.Distinct)
+    )
+    plain = isinstance(node, exp.Avg) and isinstance(node.this, exp.Column)
+    if not (plain or written_out) or isinstance(node.parent, exp.Window):
         return False
     keys = _grouping(enclosing_select(node)) or []
     names = {key.name.lower() for key in keys if isinstance(key, exp.Column)}
