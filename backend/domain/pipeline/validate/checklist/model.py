@@ -38,6 +38,7 @@ class Kind(StrEnum):
     DAY_MOVE = "day_move"
     PER_PERIOD = "per_period"
     WHOLE_SET = "whole_set"
+    CONJUNCTION = "conjunction"
 
 
 class Outcome(StrEnum):

@@ -10,6 +10,7 @@ from backend.domain.pipeline.validate.checklist.kinds import (
     annual_report,
     bar_relation,
     column,
+    conjunction,
     count,
     crossing,
     date,
@@ -57,4 +58,5 @@ EXTRACTORS: tuple[Extractor, ...] = (
     column.extract,
     day_move.extract,
     whole_set.extract,
+    conjunction.extract,
 )
