@@ -39,6 +39,7 @@ class Kind(StrEnum):
     PER_PERIOD = "per_period"
     WHOLE_SET = "whole_set"
     CONJUNCTION = "conjunction"
+    SINGLE_QUARTER = "single_quarter"
 
 
 class Outcome(StrEnum):

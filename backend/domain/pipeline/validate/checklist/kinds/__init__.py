@@ -26,6 +26,7 @@ from backend.domain.pipeline.validate.checklist.kinds import (
     per_period,
     percentage,
     period_return,
+    single_quarter,
     top_k,
     whole_set,
     window,
@@ -59,4 +60,5 @@ EXTRACTORS: tuple[Extractor, ...] = (
     day_move.extract,
     whole_set.extract,
     conjunction.extract,
+    single_quarter.extract,
 )
