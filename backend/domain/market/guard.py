@@ -38,7 +38,7 @@ from backend.domain.market.guard_rules.parsed import ParsedStatement
 
 DIALECT = "clickhouse"
 MAX_SQL_CHARS = 100_000
-REMEMBERED_CHARS = 4_000_000  # passed texts kept (about 4 MB): a few hundred answers' reverse checks
+REMEMBERED_CHARS = 4_000_000  # passed texts kept: 4 MB of ASCII SQL (2 bytes a CJK character)
 
 
 class PassedTexts:
