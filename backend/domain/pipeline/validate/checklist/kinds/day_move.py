@@ -21,6 +21,7 @@ from backend.domain.pipeline.validate.checklist.model import (
     Constraint,
     Finding,
     Kind,
+    Lang,
     failed,
     passed,
 )
@@ -37,6 +38,7 @@ _MOVE = re.compile(
 )
 _CANDLE = re.compile(r"阳线|阴线|收阳|收阴|红盘|绿盘|实体|\b(?:candle|candlestick|body|bullish|bearish)\b")
 _AGAINST_PREVIOUS = {"pct_chg", "change", "pre_close"}
+_PRICE_MEASURES = {"close", "pct_chg", "change", "pre_close", "open", "high", "low"}
 _COMPARISONS = (exp.GT, exp.GTE, exp.LT, exp.LTE)
 
 
@@ -53,6 +55,7 @@ def _close_against_open(node: exp.Expr) -> bool:
 @dataclass(frozen=True)
 class DayMoveDetail:
     kind: ClassVar[Kind] = Kind.DAY_MOVE
+    of_price: bool = False  # no other measure moves (营收增长, revenue rose): the price's move is asked
 
     def check(self, sql: Sql) -> Finding:
         against_open = any(_close_against_open(node) for node in sql.tree.find_all(*_COMPARISONS))
@@ -62,6 +65,8 @@ class DayMoveDetail:
                 Attribution.ENTITY_MAPPING,
                 "the SQL compares the close with the open (the candle), not with the previous close",
             )
+        if self.of_price and not read & (_AGAINST_PREVIOUS | {"close"}):
+            return failed(Attribution.CONDITION, "the rise or fall asked is read nowhere: no price or change")
         return passed("no rise or fall is read against the open")
 
 
@@ -87,4 +92,7 @@ def extract(question: Question) -> list[Constraint]:
         f"“{span.text}”：相对前一日收盘价，而非当日开盘价",
         f"“{span.text}”: against the previous close, not the day's open",
     )
-    return [Constraint(span, text, question.lang, DayMoveDetail())]
+    # the nearest metric before the move word is what moves ("net profit rose"): a price, or none
+    bound = question.metric_before(cue.start(), 8 if question.lang is Lang.ZH else 30)
+    of_price = bound is None or bool(bound[1].columns & _PRICE_MEASURES)
+    return [Constraint(span, text, question.lang, DayMoveDetail(of_price))]
