@@ -1,6 +1,7 @@
 """Two prices of bars related by the question: 收于最高价 / closed at the high of the day → close = high;
 收于最低价 / closed at the low → close = low; 向上跳空 / gapped up → the low above the previous bar's
-high; 向下跳空 / gapped down → the high below the previous low.
+high; 向下跳空 / gapped down → the high below the previous low; a gap the question defines by the open
+(gapped up, opening above the previous day's high) → the open against the previous high.
 
 The SQL must compare the two prices (close = high, close >= high, high - close <= 0, …).
 A condition that never brings them together answers without it (the closed-at-the-high stocks
@@ -27,6 +28,7 @@ from backend.domain.pipeline.validate.checklist.model import (
 )
 from backend.domain.pipeline.validate.checklist.question import Question
 from backend.domain.pipeline.validate.checklist.sqltree import Sql, columns_of
+from backend.domain.pipeline.validate.checklist.vocabulary import Category
 
 _CUES = (
     (
@@ -47,8 +49,8 @@ _CUES = (
     ),
 )
 _GAPS = (
-    (re.compile(r"向上跳空"), "low", "high"),
-    (re.compile(r"向下跳空"), "high", "low"),
+    (re.compile(r"向上跳空|\bgap(?:ped|s)?[ -]up\b"), "low", "high"),
+    (re.compile(r"向下跳空|\bgap(?:ped|s)?[ -]down\b"), "high", "low"),
 )
 _PRICE_WORDS = {"open", "high", "low", "close"}
 _COMPARISONS = (exp.EQ, exp.GTE, exp.LTE, exp.GT, exp.LT, exp.NEQ)
@@ -97,10 +99,15 @@ def extract(question: Question) -> list[Constraint]:
         span = question.span(match.start(), match.end())
         text = question.says(f"“{span.text}”：close = {other}", f"“{span.text}”: close = {other}")
         found.append(Constraint(span, text, question.lang, BarRelationDetail(other)))
-    for pattern, price, previous in _GAPS:
+    # a gap the question defines by the open ("opening above the previous day's high") is the open's
+    opens = any(
+        question.vocabulary.metrics[hit.key].columns == {"open"} for hit in question.hits_of(Category.METRIC)
+    )
+    for pattern, gap_price, previous in _GAPS:
         match = pattern.search(question.text)
         if match is None:
             continue
+        price = "open" if opens else gap_price
         span = question.span(match.start(), match.end())
         sign = ">" if price == "low" else "<"
         text = question.says(

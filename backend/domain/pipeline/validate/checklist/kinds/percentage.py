@@ -1,7 +1,10 @@
 """Shares and percentages: 占比 / 比例 / 百分比 / share of / percentage of → a ratio of counts or totals.
 
 Passes when the SQL divides where one side is an aggregate (countIf(…) / count(), sum(x) / (SELECT
-sum(x) …)) or averages a condition (avg(pct_chg > 0)); fails when it divides nothing.
+sum(x) …)) or averages a condition (avg(pct_chg > 0)); fails when it divides nothing, or when the
+denominator is a subquery over other rows than the numerator's — a condition of the outer WHERE left
+out (the whole market for the members of an index), or one total for every group — unless the question
+names the whole as the base (占全市场, of the whole market).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from backend.domain.pipeline.validate.checklist.model import (
     undecided,
 )
 from backend.domain.pipeline.validate.checklist.question import Question
-from backend.domain.pipeline.validate.checklist.sqltree import Sql
+from backend.domain.pipeline.validate.checklist.sqltree import Sql, function_name
 
 _CUE = re.compile(
     r"占比|比例|比重|百分比|百分之几"
@@ -31,12 +34,85 @@ _CUE = re.compile(
 _CONDITIONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.If)
 
 
+# A base the question names as the whole (占全市场的比例, share of the whole market): a denominator wider
+# than the numerator's rows is then what is asked.
+_WHOLE_BASE = re.compile(
+    r"全市场|全部|所有|整个|两市|全A"
+    r"|\b(?:whole|entire|all stocks|all companies|the market'?s? total|of the market)\b",
+    re.IGNORECASE,
+)
+
+
+def _conjuncts(select: exp.Select) -> set[str]:
+    """The WHERE conditions of a SELECT, written without table qualifiers."""
+    where = select.args.get("where")
+    if not isinstance(where, exp.Where):
+        return set()
+    parts = list(where.this.flatten()) if isinstance(where.this, exp.And) else [where.this]
+
+    def unqualified(node: exp.Expr) -> exp.Expr:
+        return exp.column(node.name) if isinstance(node, exp.Column) else node
+
+    joins = [
+        part
+        for part in parts
+        if isinstance(part, exp.EQ)
+        and isinstance(part.this, exp.Column)
+        and isinstance(part.expression, exp.Column)
+    ]  # a join written in WHERE is no condition
+    return {
+        part.copy().transform(unqualified).sql(dialect="clickhouse") for part in parts if part not in joins
+    }
+
+
+def _conditional(numerator: exp.Expr) -> bool:
+    """countIf(pct_chg > 0), sum(n < 0), avgIf(…): the numerator carries its own condition, so the
+    outer WHERE and GROUP BY say which rows the share is of."""
+    for node in numerator.find_all(exp.AggFunc, exp.Anonymous, exp.CombinedAggFunc):
+        if function_name(node).endswith("if") or any(node.find(condition) for condition in _CONDITIONS):
+            return True
+    return False
+
+
+def _narrower_base(division: exp.Div) -> str | None:
+    """Why a share's denominator, a scalar subquery, counts other rows than its numerator: it leaves
+    out a condition of the outer WHERE, or one total serves every group of a GROUP BY."""
+    denominator = division.expression
+    while isinstance(denominator, exp.Paren):
+        denominator = denominator.this
+    outer = division.find_ancestor(exp.Select)
+    if (
+        not (isinstance(denominator, exp.Subquery) and isinstance(denominator.this, exp.Select))
+        or outer is None
+    ):
+        return None
+    if not _conditional(division.this):
+        return None  # count() / (…): the outer WHERE holds the numerator's own condition
+    inner = denominator.this
+    left_out = _conjuncts(outer) - _conjuncts(inner)
+    if left_out:
+        return f"the denominator leaves out {sorted(left_out)[0]}"
+    outer_names = {
+        source.alias_or_name
+        for source in outer.find_all(exp.Table)
+        if source.find_ancestor(exp.Subquery) is None
+    }
+    correlated = any(column.table in outer_names for column in inner.find_all(exp.Column) if column.table)
+    if outer.args.get("group") and not correlated:
+        return "one total of every row divides each group's figure"
+    return None
+
+
 @dataclass(frozen=True)
 class PercentageDetail:
     kind: ClassVar[Kind] = Kind.PERCENTAGE
+    whole_base: bool = False  # the question names the whole market as the base
 
     def check(self, sql: Sql) -> Finding:
         divisions = list(sql.tree.find_all(exp.Div))
+        narrower = [reason for div in divisions if (reason := _narrower_base(div)) is not None]
+        if narrower and not self.whole_base:
+            return failed(Attribution.AGGREGATION, f"the share is not of the rows asked: {narrower[0]}")
         if any(
             side.find(exp.AggFunc, exp.Subquery) for div in divisions for side in (div.this, div.expression)
         ):
@@ -54,4 +130,5 @@ def extract(question: Question) -> list[Constraint]:
         return []
     span = question.span(cue.start(), cue.end())
     text = question.says(f"“{span.text}”：结果是占比", f"“{span.text}”: the answer is a share")
-    return [Constraint(span, text, question.lang, PercentageDetail())]
+    detail = PercentageDetail(whole_base=_WHOLE_BASE.search(question.text) is not None)
+    return [Constraint(span, text, question.lang, detail)]
