@@ -69,6 +69,20 @@ class Compare:
     ratio: bool = False  # with `other`: 100 × metric ÷ other OP value (流通股占总股本比例低于60%)
 
 
+# technical tests a day's own bars decide, so they can hold (or be counted) on each day of a window:
+# a price limit, the close or a short average against a moving average, a crossing, a volume surge,
+# an N-day high/low; streaks and gaps are runs over the market's days and are not among them
+DAY_BY_DAY_TECHNICALS = frozenset({
+    "limit_up", "limit_down", "ma_above", "ma_below", "ma_cross_above", "ma_cross_below", "ma_over_ma",
+    "ma_under_ma", "ma_golden_cross", "ma_death_cross", "volume_surge", "n_day_high", "n_day_low",
+})  # fmt: skip
+# technical tests that are events: said with a window and no day of their own, they happened on
+# some day of it (近一个月涨停, 最近5天内5日线上穿20日线), never on its last day only
+EVENT_TECHNICALS = frozenset({
+    "limit_up", "limit_down", "ma_cross_above", "ma_cross_below", "ma_golden_cross", "ma_death_cross",
+})  # fmt: skip
+
+
 @dataclass(frozen=True)
 class Technical:
     """kind: ma_above, ma_below, ma_cross_above, ma_cross_below, n_day_high, n_day_low, up_streak,

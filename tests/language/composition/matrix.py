@@ -412,6 +412,62 @@ def days_counted() -> Iterator[Case]:
         yield from _both("days_counted", words, ref.days_counted(time.span, UP, "=", None))
 
 
+# tests on a stock's own bars that one day decides (reference.bar_test_days columns), with the
+# words that say them
+BAR_TESTS = (
+    (Words("站上20日均线", "closed above the 20-day moving average"), "k >= 20 AND close > ma20"),
+    (Words("5日均线在10日均线上方", "had the 5-day moving average above the 10-day moving average"),
+     "k >= 10 AND ma5 > ma10"),
+    (Words("成交量高于5日均量", "traded volume above the 5-day average volume"), "k >= 6 AND vol > vol5"),
+)  # fmt: skip
+BAR_CROSSINGS = (
+    (Words("5日均线上穿10日均线", "had the 5-day moving average cross above the 10-day moving average"),
+     "k >= 11 AND ma5 > ma10 AND prev_ma5 <= prev_ma10"),
+    (Words("收盘价跌破20日均线", "closed below the 20-day moving average after being above it"),
+     "k >= 21 AND close < ma20 AND prev_close >= prev_ma20"),
+)  # fmt: skip
+
+
+def bar_tests_each_day() -> Iterator[Case]:
+    """A test on the stock's own bars (above a moving average, one average above another, volume
+    above its average) held on each of the last N days, on at least k of them, or a crossing on
+    some day of a window."""
+    for words, test in BAR_TESTS:
+        sql = ref.bar_test_days(ref.last_trading_days(5), test, "=", None)
+        yield from _both("bar_tests_each_day", Words(
+            f"连续5天{words.zh}的股票", f"Stocks that {words.en} on each of the last 5 trading days"
+        ), sql)  # fmt: skip
+        sql = ref.bar_test_days(ref.last_trading_days(3), test, "=", None)
+        yield from _both("bar_tests_each_day", Words(
+            f"近3个交易日每天都{words.zh}的股票", f"Stocks that {words.en} for 3 consecutive days"
+        ), sql)  # fmt: skip
+        sql = ref.bar_test_days(ref.last_trading_days(10), test, ">=", 6)
+        yield from _both("bar_tests_each_day", Words(
+            f"近10个交易日至少有6天{words.zh}的股票",
+            f"Stocks that {words.en} on at least 6 of the last 10 days",
+        ), sql)  # fmt: skip
+    for words, test in BAR_CROSSINGS:
+        sql = ref.bar_test_days(ref.last_trading_days(5), test, ">=", 1)
+        yield from _both("bar_tests_each_day", Words(
+            f"近5个交易日内{words.zh}的股票", f"Stocks that {words.en} in the last 5 trading days"
+        ), sql)  # fmt: skip
+
+
+def longest_streaks() -> Iterator[Case]:
+    """Each stock's longest winning (losing) streak over a window, filtered or ranked."""
+    for time, threshold in zip(TIMES_WINDOW[:3], (3, 5, 5), strict=True):
+        runs = ref.longest_runs(time.span, ">")
+        yield from _both("longest_streaks", Words(
+            f"{time.words.zh}最长连涨天数超过{threshold}天的股票",
+            f"Stocks whose longest winning streak {time.words.en} was more than {threshold} days",
+        ), f"SELECT ts_code FROM ({runs}) WHERE v > {threshold}")  # fmt: skip
+        runs = ref.longest_runs(time.span, "<")
+        yield from _both("longest_streaks", Words(
+            f"{time.words.zh}最长连跌天数最多的5只股票",
+            f"Top 5 stocks by longest losing streak {time.words.en}",
+        ), f"SELECT ts_code, v FROM ({runs}) ORDER BY v DESC, ts_code LIMIT 5")  # fmt: skip
+
+
 def counts_of_each() -> Iterator[Case]:
     """One count per condition (涨停和跌停各有多少家)."""
     pairs = (
@@ -608,6 +664,8 @@ FAMILIES = (
     versus_group_scaled,
     per_day,
     days_counted,
+    bar_tests_each_day,
+    longest_streaks,
     counts_of_each,
     shares,
     report_figures,

@@ -365,3 +365,43 @@ def ranked_within_ranked(
         f"SELECT picked.ts_code FROM picked INNER JOIN w ON w.ts_code = picked.ts_code WHERE w.v IS NOT NULL "
         f"ORDER BY w.v {'ASC' if ascending else 'DESC'}, picked.ts_code LIMIT {k}"
     )
+
+
+# a stock's own bars, each with its moving averages over the bars up to it (its whole history), the
+# average volume of the 5 bars before it, how many bars it has so far (k), and the bar before's values
+_AVERAGED_BARS = (
+    "SELECT ts_code, trade_date, close, vol, row_number() OVER w AS k, "
+    "round(avg(close) OVER (w ROWS BETWEEN 4 PRECEDING AND CURRENT ROW), 6) AS ma5, "
+    "round(avg(close) OVER (w ROWS BETWEEN 9 PRECEDING AND CURRENT ROW), 6) AS ma10, "
+    "round(avg(close) OVER (w ROWS BETWEEN 19 PRECEDING AND CURRENT ROW), 6) AS ma20, "
+    "round(avg(vol) OVER (w ROWS BETWEEN 5 PRECEDING AND 1 PRECEDING), 6) AS vol5 "
+    f"FROM {DB}.daily WINDOW w AS (PARTITION BY ts_code ORDER BY trade_date)"
+)
+_WITH_BAR_BEFORE = (
+    "SELECT *, lagInFrame(close) OVER v AS prev_close, lagInFrame(ma5) OVER v AS prev_ma5, "
+    "lagInFrame(ma10) OVER v AS prev_ma10, lagInFrame(ma20) OVER v AS prev_ma20 "
+    f"FROM ({_AVERAGED_BARS}) WINDOW v AS (PARTITION BY ts_code ORDER BY trade_date "
+    "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)"
+)
+
+
+def bar_test_days(span: Span, test: str, op: str, count: int | None) -> str:
+    """Stocks whose test on their own bars (columns of `_WITH_BAR_BEFORE`: close, vol, k, ma5, ma10,
+    ma20, vol5, prev_*) held on `op count` days of the window (count None: on every trading day)."""
+    every = f"(SELECT count(DISTINCT trade_date) FROM {DB}.daily WHERE {span.days})"
+    having = f"countIf({test}) = {every}" if count is None else f"countIf({test}) {op} {count}"
+    return f"SELECT ts_code FROM ({_WITH_BAR_BEFORE}) WHERE {span.days} GROUP BY ts_code HAVING {having}"
+
+
+def longest_runs(span: Span, sign: str) -> str:
+    """SELECT ts_code, v: each stock's most consecutive own bars of the window whose change has the
+    sign (`>` up, `<` down), 0 without any — islands of equal (row number − row number among the
+    bars that moved alike)."""
+    moved = f"pct_chg {sign} 0"
+    islands = (
+        f"SELECT ts_code, {moved} AS moved, row_number() OVER (PARTITION BY ts_code ORDER BY trade_date) "
+        f"- row_number() OVER (PARTITION BY ts_code, {moved} ORDER BY trade_date) AS island "
+        f"FROM {DB}.daily WHERE {span.days}"
+    )
+    runs = f"SELECT ts_code, moved, count() AS n FROM ({islands}) GROUP BY ts_code, moved, island"
+    return f"SELECT ts_code, max(if(moved, n, 0)) AS v FROM ({runs}) GROUP BY ts_code"

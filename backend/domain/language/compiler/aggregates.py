@@ -164,6 +164,11 @@ def _filtered(build: QueryBuild, aggregate: Aggregate, time: TimeSpec) -> exp.Ex
     holds = condition_expr(build, aggregate.where, time)
     if aggregate.fn == "stock_days":  # 涨停家次: every stock-day bar where it held (one day: each stock)
         return call("countIf", holds)
+    if aggregate.fn == "trading_days":  # 涨停次数: the window's days on which it held
+        if build.window is None:
+            raise CompileError("a count of trading days needs a window (2024, the last 30 days …)")
+        day = col("trade_date", series_alias(build, "daily", build.window))
+        return exp.Count(this=exp.Distinct(expressions=[exp.If(this=holds, true=day)]))
     stocks = exp.Count(this=exp.Distinct(expressions=[exp.If(this=holds, true=col("ts_code", "b"))]))
     if aggregate.fn == "share":
         every = exp.Count(this=exp.Distinct(expressions=[col("ts_code", "b")]))

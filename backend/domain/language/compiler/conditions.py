@@ -6,9 +6,10 @@ from dataclasses import replace
 
 from sqlglot import exp
 
+from backend.domain.language.compiler.day_by_day import days_holding
 from backend.domain.language.compiler.errors import CompileError
 from backend.domain.language.compiler.scopes import scope_condition
-from backend.domain.language.compiler.sources import report_alias
+from backend.domain.language.compiler.sources import report_alias, series_alias
 from backend.domain.language.compiler.sql import (
     OPS,
     call,
@@ -32,6 +33,7 @@ from backend.domain.language.compiler.time_resolution import (
 )
 from backend.domain.language.compiler.values import reading_time, value
 from backend.domain.language.ir import (
+    EVENT_TECHNICALS,
     BoolOp,
     Compare,
     Condition,
@@ -68,12 +70,24 @@ def condition_expr(build: QueryBuild, condition: Condition, time: TimeSpec) -> e
         return in_query(col("ts_code", "b"), top_stocks(build, condition, time))
     if isinstance(condition, Frequency):
         return in_query(col("ts_code", "b"), frequent_stocks(build, condition, time, condition_expr))
+    if (
+        isinstance(condition, Technical)
+        and condition.kind in EVENT_TECHNICALS
+        and condition.time is None
+        and not build.per_day
+        and is_window(time)
+    ):
+        # hit limit down in the past week, crossed in the last 5 days: on any day of it, not on its
+        # last day only
+        once = Frequency(condition, ">=", 1)
+        return in_query(col("ts_code", "b"), frequent_stocks(build, once, time, condition_expr))
     if isinstance(condition, Technical) and condition.kind in {"limit_up", "limit_down"}:
-        if condition.time is None and not build.per_day and is_window(time):
-            # hit limit down in the past week: on any day of it, not on its last day only
-            once = Frequency(condition, ">=", 1)
-            return in_query(col("ts_code", "b"), frequent_stocks(build, once, time, condition_expr))
         return _price_limit(build, condition.kind == "limit_up", condition.time)
+    if build.per_day and isinstance(condition, Technical) and condition.time is None and build.window:
+        # above its 20-day MA on each day: the (stock, day) pairs where the test held
+        days = series_alias(build, "daily", build.window)
+        pair = exp.Tuple(expressions=[col("ts_code", days), col("trade_date", days)])
+        return in_query(pair, days_holding(build, condition, build.window))
     if build.per_day:
         # a test over each stock's last bars is decided on the question's day, not on each day
         raise CompileError(f"cannot evaluate {type(condition).__name__.lower()} on each day of a window")

@@ -15,6 +15,7 @@ from sqlglot import exp
 
 from backend.domain.language.compiler.errors import CompileError
 from backend.domain.language.compiler.sql import (
+    OPS,
     call,
     col,
     date_literal,
@@ -43,6 +44,8 @@ SUM_OVER_WINDOW = {"vol", "amount"}  # flows add up over a window; levels and ra
 FULL_WINDOW_MEASURES = {"stddevSamp"}
 # measured at the window's last close (below its high, above its low): the stock needs a bar that day
 AT_LAST_CLOSE = {"drawdown", "rebound"}
+# the longest run of bars whose change has this sign (longest winning / losing streak)
+STREAK_SIGNS = {"longest_up_streak": ">", "longest_down_streak": "<"}
 
 
 def daily_alias(build: QueryBuild, table_name: str, day: date) -> str:
@@ -84,11 +87,15 @@ def window_alias(build: QueryBuild, metric_key: str, agg: str | None, window: Wi
         alias += "_to_end"
     elif fn == "max_drawdown":
         alias += "_peaks"
+    elif fn in STREAK_SIGNS:
+        alias += "_runs"
     existing = build.joins.get(alias)
     if existing is None:
         rows = days_after_until(window.base, window.end)
         if fn == "max_drawdown":
             existing = exp.select(col("ts_code")).from_(_running_peaks(build, metric, rows))
+        elif fn in STREAK_SIGNS:
+            existing = exp.select(col("ts_code")).from_(_runs(build, rows))
         else:
             existing = exp.select(col("ts_code")).from_(table(build.context, metric.table)).where(rows)
         existing = existing.group_by(col("ts_code"))
@@ -116,6 +123,9 @@ def window_alias(build: QueryBuild, metric_key: str, agg: str | None, window: Wi
         elif fn == "max_drawdown":  # the largest % fall of a value below the highest one before it
             fall = exp.Sub(this=number(1), expression=exp.Div(this=col("value"), expression=col("peak")))
             aggregated = exp.Mul(this=call("max", fall), expression=number(100))
+        elif fn in STREAK_SIGNS:  # the most bars in one run of gains (losses); 0 without any
+            moved = OPS[STREAK_SIGNS[fn]](this=col("pct_chg"), expression=number(0))
+            aggregated = call("max", exp.If(this=moved, true=col("run_bars"), false=number(0)))
         else:
             aggregated = call(fn, metric_expr(metric, None))  # QST aggregate names are ClickHouse functions
         existing.select(exp.alias_(aggregated, column), copy=False)
@@ -136,6 +146,33 @@ def _running_peaks(build: QueryBuild, metric: Metric, rows: exp.Expr) -> exp.Exp
         .where(rows)
     )
     return exp.alias_(exp.Subquery(this=source), "peaks", table=True)
+
+
+def _runs(build: QueryBuild, rows: exp.Expr) -> exp.Expr:
+    """Each stock's runs in the window: its own bars split where the sign of the day's change turns
+    (the bar's rank among all its bars minus its rank among the bars of the same sign is constant
+    along a run), one row per run with its sign and number of bars."""
+
+    def rank(*partition: exp.Expr) -> exp.Expr:
+        order = exp.Order(expressions=[exp.Ordered(this=col("trade_date"))])
+        return exp.Window(this=call("row_number"), partition_by=[col("ts_code"), *partition], order=order)
+
+    up = exp.GT(this=col("pct_chg"), expression=number(0))
+    down = exp.LT(this=col("pct_chg"), expression=number(0))
+    sign = call("multiIf", up, number(1), down, number(-1), number(0))
+    bars = (
+        exp.select(col("ts_code"), col("pct_chg"), exp.alias_(sign, "sign"),
+                   exp.alias_(exp.Sub(this=rank(), expression=rank(sign.copy())), "run"))
+        .from_(table(build.context, "daily"))
+        .where(rows)
+    )  # fmt: skip
+    runs = (
+        exp.select(col("ts_code"), exp.alias_(call("any", col("pct_chg")), "pct_chg"),
+                   exp.alias_(exp.Count(this=exp.Star()), "run_bars"))
+        .from_(exp.alias_(exp.Subquery(this=bars), "bars", table=True))
+        .group_by(col("ts_code"), col("sign"), col("run"))
+    )  # fmt: skip
+    return exp.alias_(exp.Subquery(this=runs), "runs", table=True)
 
 
 def _gain_alias(build: QueryBuild, window: Window) -> str:

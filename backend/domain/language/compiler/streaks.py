@@ -50,7 +50,7 @@ def growth_stocks(build: QueryBuild, growth: GrowthStreak, time: TimeSpec) -> ex
         tests.append(
             sign(this=call("min" if growth.direction == "up" else "max", value), expression=number(0))
         )
-        return _stocks_passing(
+        return stocks_passing(
             build, "fina_indicator", is_in(col("end_date"), [date_literal(p) for p in periods]), tests
         )
     periods = annual_periods(build.context, growth.time or time, build.day, growth.years + 1)
@@ -60,7 +60,7 @@ def growth_stocks(build: QueryBuild, growth: GrowthStreak, time: TimeSpec) -> ex
         older_value = call("sumIf", col(metric.column), on_date("end_date", older))
         compare = exp.GT if growth.direction == "up" else exp.LT
         tests.append(compare(this=newer_value, expression=older_value))
-    return _stocks_passing(
+    return stocks_passing(
         build, metric.table, is_in(col("end_date"), [date_literal(p) for p in periods]), tests
     )
 
@@ -87,7 +87,7 @@ def sustained_stocks(build: QueryBuild, sustained: Sustained, time: TimeSpec) ->
         in_periods = is_in(col("end_date"), [date_literal(p) for p in periods])
     holds = _holds(build, metric, sustained.compare)
     tests = [exp.EQ(this=call("countIf", holds), expression=number(sustained.n))]
-    return _stocks_passing(build, metric.table, in_periods, tests)
+    return stocks_passing(build, metric.table, in_periods, tests)
 
 
 def _holds(build: QueryBuild, metric: Metric, compare: Compare) -> exp.Expr:
@@ -102,7 +102,7 @@ def _holds(build: QueryBuild, metric: Metric, compare: Compare) -> exp.Expr:
     return comparison(difference, replace(compare, time=None))
 
 
-def _stocks_passing(
+def stocks_passing(
     build: QueryBuild, table_name: str, rows: exp.Expr, tests: Sequence[exp.Expr]
 ) -> exp.Query:
     """ts_code of the stocks whose `rows` of the table pass every test."""

@@ -20,6 +20,7 @@ from backend.domain.language.compiler.state import QueryBuild
 from backend.domain.language.compiler.time_resolution import is_window, resolve_window
 from backend.domain.language.compiler.values import value
 from backend.domain.language.ir import (
+    DAY_BY_DAY_TECHNICALS,
     Aggregate,
     BoolOp,
     Compare,
@@ -35,8 +36,6 @@ from backend.domain.language.ir import (
 )
 
 ConditionCompiler = Callable[[QueryBuild, Condition, TimeSpec], exp.Expr]
-# what a per-day row can test: a day's own figures and the board's price limits
-DAILY_ROW_TECHNICALS = {"limit_up", "limit_down"}
 
 
 def _compile_screen(screen: Screen, build: QueryBuild) -> exp.Query:
@@ -117,7 +116,8 @@ def frequent_stocks(
 
 
 def _check_daily_row_condition(condition: Condition) -> None:
-    """Only what one day's row decides can be counted day by day (a moving average cannot, yet)."""
+    """Only what one day decides can be counted day by day: its row, or its technical tests on the bars
+    ending that day (day_by_day.py)."""
     if isinstance(condition, BoolOp):
         for item in condition.items:
             _check_daily_row_condition(item)
@@ -127,7 +127,7 @@ def _check_daily_row_condition(condition: Condition) -> None:
         return
     if isinstance(condition, Scope):
         return
-    if isinstance(condition, Technical) and condition.kind in DAILY_ROW_TECHNICALS:
+    if isinstance(condition, Technical) and condition.kind in DAY_BY_DAY_TECHNICALS:
         return
     if isinstance(condition, Compare) and condition.time is None and condition.agg is None:
         return

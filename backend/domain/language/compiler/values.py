@@ -31,8 +31,10 @@ from backend.domain.language.compiler.time_resolution import (
 from backend.domain.language.ir import TimeSpec
 from backend.domain.language.semantic import Metric
 
-# volatility, drawdowns and the rise from a low: no value on a day
-WINDOW_ONLY = {"stddevSamp", "drawdown", "max_drawdown", "rebound"}
+# volatility, drawdowns, the rise from a low and the longest streaks: no value on a day
+WINDOW_ONLY = {
+    "stddevSamp", "drawdown", "max_drawdown", "rebound", "longest_up_streak", "longest_down_streak"
+}  # fmt: skip
 
 
 def value(

@@ -32,7 +32,7 @@ from backend.domain.language.parser.comparisons import (
 from backend.domain.language.parser.concepts import concepts
 from backend.domain.language.parser.distances import distance_from_level
 from backend.domain.language.parser.errors import NotUnderstood
-from backend.domain.language.parser.frequency import counted_days, each_period, every_day
+from backend.domain.language.parser.frequency import counted_days, each_period, every_day, shown_day_counts
 from backend.domain.language.parser.grouping import group, listing_periods
 from backend.domain.language.parser.index_changes import index_membership
 from backend.domain.language.parser.listing import listing
@@ -95,6 +95,7 @@ GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
     elided_subject,
     counted_days,
     every_day,
+    shown_day_counts,
     price_move,
     single_word_conditions,
     sustained,

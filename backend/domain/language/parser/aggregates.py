@@ -11,12 +11,16 @@ from backend.domain.language.semantic import SemanticModel
 
 MEASURED = {"metric", "change_word"}
 DAILY_AVERAGE_WORDS = {"日均", "每日平均"}
+AND_WORDS = {"和", "与", "及", "以及", "、", "and", "&"}  # read as `to` by the lexicon in A and B
 # volatility = stddev of the daily changes; drawdown = % below the window's highest close; max
-# drawdown = the largest fall of a close below the highest close before it, both in the window
+# drawdown = the largest fall of a close below the highest close before it, both in the window; the
+# longest up (down) streak = the most consecutive bars with a gain (a loss) in the window
 WINDOW_MEASURES = {
     "volatility": ("stddevSamp", "pct_chg"),
     "drawdown": ("drawdown", "close"),
     "max_drawdown": ("max_drawdown", "close"),
+    "longest_up_streak": ("longest_up_streak", "pct_chg"),
+    "longest_down_streak": ("longest_down_streak", "pct_chg"),
 }
 
 
@@ -114,9 +118,15 @@ def aggregate_metric(model: SemanticModel, tokens: list[Token], i: int) -> Match
                 return 1, []  # 累计涨幅 / total return: the gain over the window, not a sum of days
             time = _time_in(tokens[i:j])
             aggregate = synthetic("aggmetric", (token.value, metric), tokens[i : j + 1], time=time)
+            shared = _shared_by(tokens, j + 1)  # 平均市盈率和市净率: the average of each
+            others = [
+                synthetic("aggmetric", (token.value, metric_of(tokens[k])), [tokens[k]], time=time)
+                for k in shared
+            ]
+            end = shared[-1] + 1 if shared else j + 1
             if token.text in DAILY_AVERAGE_WORDS:  # 日均成交额: each day's value averaged, as "average daily"
-                return j + 1 - i, [synthetic("daily_values", "daily", [token]), aggregate]
-            return j + 1 - i, [aggregate]
+                return end - i, [synthetic("daily_values", "daily", [token]), aggregate, *others]
+            return end - i, [aggregate, *others]
     if token.kind in MEASURED and kind_at(tokens, i + 1) == "agg" and tokens[i + 1].value != "count":
         if tokens[i + 1].value == "sum" and metric_of(token) == "pct_chg":
             return 2, [token]
@@ -132,6 +142,18 @@ def aggregate_metric(model: SemanticModel, tokens: list[Token], i: int) -> Match
         used = 1 + (kind_at(tokens, i + 1) == "distinct")  # how many different stocks: counts are distinct
         return used, [synthetic("count", None, tokens[i : i + used])]
     return None
+
+
+def _shared_by(tokens: list[Token], j: int) -> list[int]:
+    """The metrics right after an aggregated one, joined by 和 / and / 、, with no aggregate word of
+    their own (average PE and PB): the same aggregate is taken of each."""
+    shared: list[int] = []
+    while kind_at(tokens, j) in {"and", "to"} and kind_at(tokens, j + 1) == "metric":
+        if tokens[j].kind == "to" and tokens[j].text not in AND_WORDS:
+            break  # 从…到…: a range, not a list
+        shared.append(j + 1)
+        j += 2
+    return shared
 
 
 def _extreme(superlative: Token) -> str:

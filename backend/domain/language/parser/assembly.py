@@ -25,6 +25,7 @@ from backend.domain.language.ir import (
 )
 from backend.domain.language.lexicon import Token
 from backend.domain.language.parser.composition import (
+    LIST_DIMENSIONS,
     group_lists,
     groups_by_aggregate_comparison,
     rank_subset,
@@ -41,10 +42,12 @@ from backend.domain.language.parser.time_placement import (
     attach_second_times,
     place_times,
 )
-from backend.domain.language.semantic import SemanticModel
+from backend.domain.language.semantic import Metric, SemanticModel
 
 # the days of a window grouped by month, quarter or year (grouping.py, 每个月 / per year)
 PERIOD_GROUPINGS = {"trade_month", "trade_quarter", "trade_year"}
+# words saying a figure is meant for each of several named groups: 分别 / respectively, a trailing 各
+EACH_WORDS = {"quantifier": {"each"}, "per": {"per"}}
 # how far (in tokens) the number of a ranking may be written from it: the 50 ChiNext stocks with the …
 NUMBER_REACH = 4
 # what may stand between 'among' and its ranking: among the 50 ChiNext stocks with the highest …
@@ -108,6 +111,8 @@ def assemble(
     _limit_per_group(screen)
     conditions = _aggregate_compares_to_having(screen, conditions)
     screen.where = _combine(conditions)
+    _each_named_group_figure(model, tokens, screen, found)
+    _count_days_per_stock(screen)
     group_lists(screen, screen.where, reading)
     take_share_and_averages_over_scope(screen, reading)
     refuse_groups_without_aggregate(model, screen)
@@ -339,10 +344,42 @@ def _order_groups_by_own_figure(model: SemanticModel, screen: Screen, found: _Co
     metric = model.metrics.get(order.metric)
     if metric is None:
         return
-    fn = "sum" if metric.unit_kind in {"money", "shares"} else "avg"
     if order.time is not None:
         found.times.append(Token("timespec", order.time, "", found.order_index))
-    screen.order = Order(f"agg:{fn}:{order.metric}", order.direction)
+    screen.order = Order(f"agg:{_group_figure(metric)}:{order.metric}", order.direction)
+
+
+def _count_days_per_stock(screen: Screen) -> None:
+    """涨停次数 / number of limit-up days with no grouping: counted for each stock (the days an event
+    happened are a stock's figure, as 每只股票 would say)."""
+    shown_days = any(a.fn == "trading_days" and a.where is not None for a in screen.aggregates)
+    if shown_days and screen.group_by is None:
+        screen.group_by = "ts_code"
+
+
+def _group_figure(metric: Metric) -> str:
+    """A group's own figure of a metric: a money or share amount adds up, any other is averaged."""
+    return "sum" if metric.unit_kind in {"money", "shares"} else "avg"
+
+
+def _each_named_group_figure(
+    model: SemanticModel, tokens: list[Token], screen: Screen, found: _Collected
+) -> None:
+    """深市和沪市今天成交额分别多少亿 / turnover of Shanghai and Shenzhen today, respectively: figures with
+    分别/各/respectively after several named groups, no aggregate word and no word for stocks, are
+    each group's own figures (one row per group, `group_lists`)."""
+    if screen.aggregates or screen.group_by or screen.order or found.names_stocks or not screen.outputs:
+        return
+    if not any(token.kind in EACH_WORDS and token.value in EACH_WORDS[token.kind] for token in tokens):
+        return
+    listed = [
+        c for c in screen.where if isinstance(c, Scope) and c.kind in LIST_DIMENSIONS and len(c.values) > 1
+    ]
+    metrics = [model.metrics.get(output) for output in screen.outputs]
+    if len(listed) != 1 or len(screen.where) != 1 or any(metric is None for metric in metrics):
+        return
+    screen.aggregates = [Aggregate(_group_figure(metric), metric.key) for metric in metrics if metric]
+    screen.outputs = []
 
 
 def _choose_group(screen: Screen, found: _Collected, reading: Reading) -> None:
@@ -377,9 +414,12 @@ def _refuse_periods_without_aggregate(tokens: list[Token], found: _Collected) ->
 def _refuse_group_filters_without_groups(tokens: list[Token], found: _Collected) -> None:
     """A filter on a group's figure (more than 70% of stocks rose) with no group and nothing
     computed filters nothing: 'within 5% of their 52-week high' read as a share of stocks would
-    list the stocks unfiltered, so its words are refused instead."""
+    list the stocks unfiltered, so its words are refused instead. Days counted with a filter on a
+    count (有多少个交易日涨停家数超过25家) would filter the window's total, not each day: refused too
+    (the days themselves are listed: 涨停家数超过25家的交易日)."""
     screen = found.screen
-    if screen.having and screen.group_by is None and not screen.aggregates:
+    counts_days = any(aggregate.fn == "trading_days" for aggregate in screen.aggregates)
+    if screen.having and screen.group_by is None and (not screen.aggregates or counts_days):
         words = ", ".join(f"'{tokens[k].text}'" for k in found.having_indexes)
         raise NotUnderstood(f"could not place: {words} (no rule reads these words; they change the meaning)")
 

@@ -27,6 +27,7 @@ YOY_OF = {"n_income_attr_p": "netprofit_yoy", "n_income": "netprofit_yoy", "reve
 GROWTH_RATES = set(YOY_OF.values())
 BASE_OF = {"or_yoy": "revenue", "netprofit_yoy": "n_income_attr_p"}  # the figure a growth rate is of
 OPS_ORDERED = {">", ">=", "<", "<="}
+STREAK_LENGTHS = {"longest_up_streak", "longest_down_streak"}  # window measures counted in days
 VS_PREVIOUS_CLOSE = {"open": "open_pct", "high": "high_pct", "low": "low_pct", "close": "pct_chg"}
 FLIPPED = {">": "<", ">=": "<=", "<": ">", "<=": ">=", "=": "=", "between": "between"}
 # the dimensions a stock's own group is named by (its industry, board, exchange, area, listing year)
@@ -235,6 +236,9 @@ def compare(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
         agg = token.extra["window"]
     if agg == "sum" and metric.key == "pct_chg":
         agg = None  # 累计涨幅 = the gain over the window
+    days_unit = kind_at(tokens, end) == "tunit" and tokens[end].value in {"day", "trading_day"}
+    if agg in STREAK_LENGTHS and days_unit:
+        end += 1  # 最长连涨天数超过12天: the unit a streak is counted in
     comparison = _make_compare(metric, op, first, second, time, agg)
     growth = metric.key in YOY_OF.values() or agg in {"qoq", "single_yoy"}
     signed = growth or (moved and metric.key in VS_PREVIOUS_CLOSE.values())

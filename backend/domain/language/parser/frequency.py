@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from backend.domain.language.ir import (
+    DAY_BY_DAY_TECHNICALS,
     BoolOp,
     Compare,
     Condition,
@@ -90,6 +91,21 @@ def every_day(model: SemanticModel, tokens: list[Token], i: int) -> Match | None
     if condition is not None and kind_at(tokens, i + 1) == "per_day":
         return 2, [synthetic("cond", Frequency(condition, "every"), tokens[i : i + 2])]
     return None
+
+
+def shown_day_counts(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """涨停次数 / 上涨天数 / number of limit-up days, with no count compared (counted_days read those):
+    how many trading days of the window the day's condition held on, shown as a figure."""
+    if kind_at(tokens, i) == "count" and not tokens[i].extra:  # number of limit-up days
+        condition = _day_condition(model, tokens, i + 1)
+        days = kind_at(tokens, i + 2) == "tunit" and tokens[i + 2].value in {"day", "trading_day"}
+        if condition is not None and days:
+            return 3, [synthetic("count", None, tokens[i : i + 3], where=condition, days=True)]
+        return None
+    condition = _day_condition(model, tokens, i)
+    if condition is None or kind_at(tokens, i + 1) != "occurrence":
+        return None
+    return 2, [synthetic("count", None, tokens[i : i + 2], where=condition, days=True)]
 
 
 def _after_a_run_of_days(tokens: list[Token], i: int) -> bool:
@@ -195,13 +211,16 @@ def _day_condition(model: SemanticModel, tokens: list[Token], i: int) -> Conditi
     if kind in MOVES:
         return Compare("pct_chg", MOVES[kind], 0.0, text="0")
     said = tokens[i].value if kind == "cond" else None
-    return said if said is not None and _decided_by_the_day(model, said) else None
+    return said if said is not None and decided_by_the_day(model, said) else None
 
 
-def _decided_by_the_day(model: SemanticModel, condition: Condition) -> bool:
-    """A comparison of the day's own figures (收阳: close > open; 涨幅超过2%), or an AND of them."""
+def decided_by_the_day(model: SemanticModel, condition: Condition) -> bool:
+    """A comparison of the day's own figures (收阳: close > open; 涨幅超过2%), a technical test on the
+    bars ending the day (站上20日均线, 5日线上穿20日线), or an AND of them."""
     if isinstance(condition, BoolOp):
-        return condition.op == "and" and all(_decided_by_the_day(model, item) for item in condition.items)
+        return condition.op == "and" and all(decided_by_the_day(model, item) for item in condition.items)
+    if isinstance(condition, Technical):
+        return condition.kind in DAY_BY_DAY_TECHNICALS and condition.time is None
     if not isinstance(condition, Compare) or condition.time or condition.agg or condition.other_time:
         return False
     figures = [condition.metric] + ([condition.other] if condition.other else [])

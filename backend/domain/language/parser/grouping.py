@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from backend.domain.language.ir import Compare
+from backend.domain.language.ir import Compare, Scope
 from backend.domain.language.lexicon import Token
+from backend.domain.language.parser.composition import LIST_DIMENSIONS
 from backend.domain.language.parser.rewriting import Match, is_plain_number, kind_at, synthetic
 from backend.domain.language.semantic import SemanticModel
 
@@ -20,6 +21,15 @@ def group(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
         return 1, [synthetic("groupby", f"trade_{token.value}", [token])]
     if token.kind == "per" and kind_at(tokens, i + 1) == "dim":
         return 2, [synthetic("groupby", tokens[i + 1].value, tokens[i : i + 2])]
+    listed = _listed_groups(tokens[:i])
+    if (
+        token.kind == "per"
+        and listed
+        and kind_at(tokens, i + 1) == "number"
+        and kind_at(tokens, i + 2) == "count_unit"
+    ):
+        # 主板、创业板…换手率最高的各3只: the first N of each group named
+        return 1, [synthetic("groupby", listed, [token])]
     if token.kind == "per" and kind_at(tokens, i + 1) == "cond" and kind_at(tokens, i + 2) == "dim":
         # in each new-energy industry: the scope stays, the grouping is by industry
         return 3, [tokens[i + 1], synthetic("groupby", tokens[i + 2].value, tokens[i : i + 3])]
@@ -33,7 +43,50 @@ def group(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
         return having
     if token.kind == "each_stock":
         return 1, [synthetic("groupby", "ts_code", [token])]
-    return None
+    if _names_days(tokens, i):  # 涨停家数超过25家的交易日 / trading days with …: the days are the rows
+        return 1, [synthetic("groupby", "trade_date", [token])]
+    return _count_of_stocks_meeting(tokens, i)
+
+
+def _listed_groups(tokens: list[Token]) -> str | None:
+    """The dimension of the one scope that names several groups (主板、创业板和科创板), if any."""
+    listed = {
+        LIST_DIMENSIONS[token.value.kind]
+        for token in tokens
+        if token.kind == "cond" and isinstance(token.value, Scope) and token.value.kind in LIST_DIMENSIONS
+        and len(token.value.values) > 1
+    }  # fmt: skip
+    return listed.pop() if len(listed) == 1 else None
+
+
+def _names_days(tokens: list[Token], i: int) -> bool:
+    """交易日 / trading days said alone (no count before it: 5个交易日 is a window, read by the time
+    pass), with a count of stocks filtered in the question."""
+    if kind_at(tokens, i) != "tunit" or tokens[i].value not in {"trading_day", "day"}:
+        return False
+    if kind_at(tokens, i - 1) == "number":
+        return False
+    # the pass reads the tokens as they were before it: a count word, or a count filter still unread
+    counted = any(token.kind in {"count", "having"} for token in tokens)
+    return counted or any(_count_of_stocks_meeting(tokens, k) for k in range(len(tokens)))
+
+
+def _count_of_stocks_meeting(tokens: list[Token], i: int) -> Match | None:
+    """more than 25 limit-up stocks / more than 25 stocks hitting limit up (in a group, on a day): the
+    count of the stocks meeting the condition, filtered."""
+    said = (
+        kind_at(tokens, i) == "cmp" and kind_at(tokens, i + 1) == "number" and is_plain_number(tokens[i + 1])
+    )
+    if not said:
+        return None
+    if _counted(tokens, i + 2) and kind_at(tokens, i + 3) == "count_unit":
+        condition, unit = tokens[i + 2], tokens[i + 3]
+    elif kind_at(tokens, i + 2) == "count_unit" and _counted(tokens, i + 3):
+        condition, unit = tokens[i + 3], tokens[i + 2]
+    else:
+        return None
+    having = Compare("stock_count", tokens[i].value, float(tokens[i + 1].value), agg="count")
+    return 4, [condition, synthetic("count", None, [unit]), synthetic("having", having, tokens[i : i + 2])]
 
 
 def listing_periods(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:

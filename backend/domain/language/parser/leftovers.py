@@ -56,7 +56,8 @@ def refuse_leftovers(tokens: list[Token], leftovers: list[int], screen: Screen) 
 def _restates(tokens: list[Token], index: int, screen: Screen) -> bool:
     token = tokens[index]
     if token.kind == "quantifier" and token.value == "each":  # 各行业分别有几家, 茅台和五粮液分别…
-        return screen.group_by is not None or _lists_named_stocks(screen) or len(screen.aggregates) > 1
+        several = len(screen.aggregates) > 1 or len(screen.outputs) + len(screen.figures) > 1
+        return screen.group_by is not None or _lists_named_stocks(screen) or several  # 营收和净利润分别…
     if token.kind == "distribution":  # 涨停股按板块分布: a distribution is the grouping itself
         return screen.group_by is not None
     if token.kind == "per":  # 省份有哪些，各多少家: a 各 with no dimension after it repeats the grouping

@@ -17,6 +17,8 @@ ORDERABLE = {"metric", "aggmetric", "change_word", "report_figure", "count"}
 def ordering(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     if tokens[i].kind == "per" and kind_at(tokens, i + 1) == "dir":  # 按从高到低排列
         return 2, [synthetic("dir", tokens[i + 1].value, tokens[i : i + 2])]
+    if tokens[i].kind == "count" and tokens[i].extra.get("where") is not None:
+        return None  # 涨停次数最多: an ordering names no count of a condition (left unread, refused)
     if tokens[i].kind in ORDERABLE:
         return _metric_then_rank(model, tokens, i)
     if tokens[i].kind in {"super", "top", "bottom", "order", "per", "gainers"}:
@@ -138,6 +140,8 @@ def _rank_then_metric(model: SemanticModel, tokens: list[Token], i: int) -> Matc
         return None
     if tokens[j].kind == "count" and token.kind == "per" and kind_at(tokens, j + 1) not in {"dir", "order"}:
         return None  # 各有多少只 asks for a count per group; 按数量从多到少排 ranks by it
+    if tokens[j].kind == "count" and tokens[j].extra.get("where") is not None:
+        return None  # as above: ranked by a count of a condition
     metric_token = tokens[j]
     j += 1
     if kind_at(tokens, j) == "timespec" and not tokens[j].value.is_single_day:

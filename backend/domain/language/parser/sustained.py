@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from backend.domain.language.ir import Compare, Sustained
+from backend.domain.language.ir import Compare, Condition, Frequency, Sustained, TimeSpec
 from backend.domain.language.lexicon import Token
+from backend.domain.language.parser.frequency import decided_by_the_day
 from backend.domain.language.parser.rewriting import Match, is_plain_number, kind_at, synthetic
 from backend.domain.language.semantic import SemanticModel
 
@@ -14,6 +15,9 @@ PERIOD_OF_UNIT = {"year": "year", "annual_reports": "year", "report": "report", 
 def sustained(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     """A comparison with a count of periods after it (or before it) holds in each of them."""
     token = tokens[i]
+    each_day = _each_of_last_days(model, tokens, i)
+    if each_day is not None:
+        return each_day
     if token.kind == "cond" and isinstance(token.value, Compare):
         found = period_count(tokens, i + 1)
         if found is None and kind_at(tokens, i + 1) == "number" and kind_at(tokens, i + 2) == "consecutive":
@@ -57,12 +61,43 @@ def _consecutive_days_then_condition(model: SemanticModel, tokens: list[Token], 
     j += kind_at(tokens, j) == "quantifier" and tokens[j].value == "all"
     if tokens[i].kind != "consecutive" or kind_at(tokens, j) != "cond":
         return None
-    compare = tokens[j].value
-    if not isinstance(compare, Compare) or compare.time or compare.agg or compare.other_time:
+    condition = _on_each_day(model, tokens[j].value, days)
+    if condition is None:
         return None
-    if model.metrics[compare.metric].kind != "daily":
+    return j + 1 - i, [synthetic("cond", condition, tokens[i : j + 1])]
+
+
+def _each_of_last_days(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """A day's condition, then the days it held on: on each of the last 10 sessions (read by the
+    time pass as a window), for 5 consecutive days, 5 days in a row."""
+    if tokens[i].kind != "cond":
         return None
-    return j + 1 - i, [synthetic("cond", Sustained(compare, days, "day"), tokens[i : j + 1])]
+    j = i + 1
+    days: int | None = None
+    if kind_at(tokens, j) == "consecutive" and kind_at(tokens, j + 1) == "timespec":
+        days, end = _days_said(tokens, j + 1), j + 2
+    elif kind_at(tokens, j) == "number" and kind_at(tokens, j + 1) == "consecutive":
+        swapped = [tokens[j + 1], tokens[j], *tokens[j + 2 : j + 3]]  # 5 consecutive days
+        days, end = _days_said(swapped, 1), j + 3
+    elif kind_at(tokens, j) == "number" and kind_at(tokens, j + 2) == "consecutive":
+        days, end = _days_said(tokens, j), j + 3  # 5 days in a row
+    if days is None:
+        return None
+    condition = _on_each_day(model, tokens[i].value, days)
+    if condition is None:
+        return None
+    return end - i, [synthetic("cond", condition, tokens[i:end])]
+
+
+def _on_each_day(model: SemanticModel, condition: Condition, days: int) -> Condition | None:
+    """The condition on each of the last `days` trading days: a comparison of the day's figures (收阳,
+    涨幅超过5%), or any other test one day decides (站上20日均线)."""
+    if isinstance(condition, Compare) and not (condition.time or condition.agg or condition.other_time):
+        daily = model.metrics[condition.metric].kind == "daily"
+        return Sustained(condition, days, "day") if daily else None
+    if decided_by_the_day(model, condition):
+        return Frequency(condition, "every", time=TimeSpec("recent_bars", n=days))
+    return None
 
 
 def _days_said(tokens: list[Token], j: int) -> int | None:

@@ -13,6 +13,7 @@ from backend.domain.language.semantic import SemanticModel
 PRICE_MOVE_METRICS = {"close", "pct_chg"}  # a technical phrase may start with the price it is about
 DEFAULT_SURGE_DAYS = 5
 DEFAULT_SURGE_FACTOR = 2.0
+CROSS_KINDS = {"cross_above": "ma_golden_cross", "cross_below": "ma_death_cross"}  # of two averages
 MA_VERBS = {"cross_above": "ma_cross_above", "cross_below": "ma_cross_below", "stand_above": "ma_above"}
 
 
@@ -62,6 +63,9 @@ def _gap_size(tokens: list[Token], j: int, *, upward: bool) -> Compare | None:
 def ma_cross_ma(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     """5日均线上穿20日均线 / the 10-day moving average crossed below the 30-day moving average; where
     one average stands against the other on the day: 20日线在60日线上方 / MA5 above MA20."""
+    pair = _pair_crossed(tokens, i)
+    if pair is not None:
+        return pair
     short = moving_average_window(tokens, i)
     if short is None:
         return None
@@ -73,8 +77,7 @@ def ma_cross_ma(model: SemanticModel, tokens: list[Token], i: int) -> Match | No
         return None
     long = moving_average_window(tokens, j + 1)
     if long is None:  # crossed above the 20-day: the other average, its kind said once
-        bare = _window_length(tokens, j + 1)
-        long = None if bare is None else (bare[0], j + 1 + bare[1])
+        long = _bare_window(tokens, j + 1)
     if long is None:
         return None
     long_n, end = long
@@ -93,8 +96,39 @@ def ma_cross_ma(model: SemanticModel, tokens: list[Token], i: int) -> Match | No
             break
         pairs.append(Technical(kind, long_n, float(further[0])))
         long_n, end = further
+    if kind in CROSS_KINDS.values() and end < len(tokens) and _ma_relation(tokens[end]) == kind:
+        end += 1  # 5日线上穿20日线金叉: the cross named again
     condition = pairs[0] if len(pairs) == 1 else BoolOp("and", tuple(pairs))
     return end - i, [synthetic("cond", condition, tokens[i:end])]
+
+
+def _pair_crossed(tokens: list[Token], i: int) -> Match | None:
+    """5日线和20日线金叉 / the 5-day and 20-day moving averages formed a death cross: two averages named
+    together, then their cross — the shorter one crossing the longer one."""
+    first = moving_average_window(tokens, i) or _bare_window(tokens, i)  # 5日和20日均线: said once
+    if first is None:
+        return None
+    j = first[1]
+    if not (kind_at(tokens, j) == "and" or (kind_at(tokens, j) == "to" and tokens[j].text in AND_WORDS)):
+        return None
+    second = moving_average_window(tokens, j + 1)
+    if second is None or kind_at(tokens, second[1]) not in CROSS_KINDS:
+        return None
+    end = second[1]
+    short_n, long_n = sorted((first[0], second[0]))
+    if short_n == long_n:
+        return None
+    cross = Technical(CROSS_KINDS[tokens[end].kind], short_n, float(long_n))
+    return end + 1 - i, [synthetic("cond", cross, tokens[i : end + 1])]
+
+
+def _bare_window(tokens: list[Token], j: int) -> tuple[int, int] | None:
+    """`N日` / `the 20-day` with its unit (a plain number after a comparison is a count or a value,
+    never an average: above the 20-day MA on at least 6 of the last 10 days)."""
+    length = _window_length(tokens, j)
+    if length is None or (length[1] == 1 and tokens[j].kind != "ma_n"):
+        return None
+    return length[0], j + length[1]
 
 
 def listed_stack(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
@@ -149,8 +183,8 @@ def _window_list(tokens: list[Token], j: int) -> tuple[list[int], int] | None:
 
 def _ma_relation(verb: Token) -> str | None:
     """What a word between two moving averages says: a cross, or where the first one stands."""
-    if verb.kind in {"cross_above", "cross_below"}:
-        return "ma_golden_cross" if verb.kind == "cross_above" else "ma_death_cross"
+    if verb.kind in CROSS_KINDS:
+        return CROSS_KINDS[verb.kind]
     if verb.kind == "cmp" and verb.value in {">", ">=", "<", "<="}:
         return "ma_over_ma" if ">" in verb.value else "ma_under_ma"
     if verb.kind == "stand_above":  # 站上 / 位于: above unless a side follows
@@ -162,6 +196,8 @@ def _ma_relation(verb: Token) -> str | None:
 
 def moving_average(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     """站上20日均线 / 收盘价突破60日均线 / 在60日均线上方 / closed below the 50-day moving average."""
+    if kind_at(tokens, i - 1) == "metric" and tokens[i - 1].value not in PRICE_MOVE_METRICS:
+        return None  # volume above its 20-day average: the average of that figure (volume_surge)
     start = i
     i = _after_price_metric(tokens, i)
     verb = tokens[i] if i < len(tokens) else None
@@ -309,8 +345,8 @@ def volume_surge(model: SemanticModel, tokens: list[Token], i: int) -> Match | N
             j += 1
         else:
             factor = 1.0
-    if kind_at(tokens, j) == "cmp" and tokens[j].value in {">=", ">"}:
-        j += 1
+    if kind_at(tokens, j) == "cmp" and tokens[j].value in {">=", ">"} and kind_at(tokens, j + 1) != "number":
+        j += 1  # 2倍以上; "at least 6 of the last 10 days" is a count of days, read by counted_days
     if kind_at(tokens, j) == "surge":
         j += 1
     return j - i, [synthetic("cond", Technical("volume_surge", n, factor), tokens[i:j])]
