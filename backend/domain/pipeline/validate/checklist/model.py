@@ -40,6 +40,7 @@ class Kind(StrEnum):
     WHOLE_SET = "whole_set"
     CONJUNCTION = "conjunction"
     SINGLE_QUARTER = "single_quarter"
+    PROFIT_SIGN = "profit_sign"
 
 
 class Outcome(StrEnum):

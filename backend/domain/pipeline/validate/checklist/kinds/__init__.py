@@ -26,6 +26,7 @@ from backend.domain.pipeline.validate.checklist.kinds import (
     per_period,
     percentage,
     period_return,
+    profit_sign,
     single_quarter,
     top_k,
     whole_set,
@@ -61,4 +62,5 @@ EXTRACTORS: tuple[Extractor, ...] = (
     whole_set.extract,
     conjunction.extract,
     single_quarter.extract,
+    profit_sign.extract,
 )
