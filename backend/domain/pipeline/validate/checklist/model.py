@@ -41,6 +41,7 @@ class Kind(StrEnum):
     CONJUNCTION = "conjunction"
     SINGLE_QUARTER = "single_quarter"
     PROFIT_SIGN = "profit_sign"
+    MAJORITY = "majority"
 
 
 class Outcome(StrEnum):

@@ -18,6 +18,7 @@ from backend.domain.pipeline.validate.checklist.kinds import (
     distinct,
     entity,
     every_period,
+    majority,
     negation,
     number,
     open_range,
@@ -63,4 +64,5 @@ EXTRACTORS: tuple[Extractor, ...] = (
     conjunction.extract,
     single_quarter.extract,
     profit_sign.extract,
+    majority.extract,
 )
