@@ -33,6 +33,8 @@ from backend.domain.pipeline.validate.checklist.sqltree import (
     Sql,
     close,
     columns_of,
+    first_argument,
+    function_name,
     is_power_of_ten,
     linear_factor,
     number_value,
@@ -194,9 +196,9 @@ class NumberDetail:
     # The boundary excluded (超过), included (至少), or not said (以上): whether a row exactly at it
     # changes the answer needs the data (validate/boundary.py).
     strict: bool | None = None
-    # With a percentage bound to no metric: the stored columns that hold percent points (pct_chg,
-    # or_yoy, roe …). 30% compared with one of them as 0.3, or a price ratio compared with 30, is a
-    # unit error.
+    # With a percentage bound to no metric, or to one in percent points: the stored columns that hold
+    # percent points (pct_chg, or_yoy, roe …). 30% compared with one of them (or an aggregate of one
+    # that keeps its unit) as 0.3, or a price ratio compared with 30, is a unit error.
     percent_columns: frozenset[str] = frozenset()
 
     def _percent_unit(self, sql: Sql) -> Finding | None:
@@ -204,7 +206,8 @@ class NumberDetail:
         ratios = tuple(r for r in (self.value / 100, -self.value / 100, 1 + self.value / 100) if r)
         wrong: list[str] = []
         for comparison in sql.comparisons:
-            number, subject = comparison.number, strip(comparison.subject)
+            number = comparison.number
+            subject = strip(sql.resolve(comparison.subject, comparison.select))
             if number is None:
                 continue
             if any(close(number, point) for point in points):
@@ -212,9 +215,10 @@ class NumberDetail:
                     return None
                 wrong.append(f"a price ratio is compared with {_shown(number)} (percent points)")
             elif any(close(number, ratio) for ratio in ratios):
-                if not (isinstance(subject, exp.Column) and subject.name.lower() in self.percent_columns):
+                column = _in_points(subject, self.percent_columns)
+                if column is None:
                     return None
-                wrong.append(f"{subject.name} (in percent points) is compared with {_shown(number)}")
+                wrong.append(f"{column} (in percent points) is compared with {_shown(number)}")
         if not wrong:
             return None
         return failed(Attribution.UNIT, f"{wrong[0]}; the question says {_shown(self.value)}%")
@@ -277,6 +281,9 @@ class NumberDetail:
                 elsewhere.remove(threshold.constant)
         written = next((v for v in elsewhere if any(close(v, w) for w in self.writings)), None)
         if written is not None:
+            unit = self._percent_unit(sql) if self.percent_columns and not plain else None
+            if unit is not None:
+                return unit
             others = self._on_other_columns(sql)
             if others and not plain and not in_formula:
                 return failed(
@@ -307,6 +314,29 @@ class NumberDetail:
 
 
 _PRICES = {"close", "open", "high", "low", "pre_close"}
+# Aggregates whose result is in the unit of their argument (a variance is in squared units).
+_SAME_UNIT = (exp.Avg, exp.Sum, exp.Max, exp.Min, exp.Median, exp.Quantile, exp.Stddev, exp.AnyValue)
+_SAME_UNIT_NAMES = {
+    "stddevsamp",
+    "stddevpop",
+    "avgif",
+    "maxif",
+    "minif",
+    "median",
+    "medianexact",
+    "quantileexact",
+}
+
+
+def _in_points(subject: exp.Expr, percent_columns: frozenset[str]) -> str | None:
+    """The percent-point column a subject is, directly or through an aggregate that keeps its unit
+    (stddevSamp(pct_chg), avg(roe))."""
+    if isinstance(subject, _SAME_UNIT) or function_name(subject) in _SAME_UNIT_NAMES:
+        inner = first_argument(subject)
+        subject = strip(inner) if inner is not None else subject
+    if isinstance(subject, exp.Column) and subject.name.lower() in percent_columns:
+        return subject.name.lower()
+    return None
 
 
 def _price_ratio(subject: exp.Expr) -> bool:
@@ -316,6 +346,15 @@ def _price_ratio(subject: exp.Expr) -> bool:
     return any(
         columns_of(div.this) & _PRICES and columns_of(div.expression) & _PRICES
         for div in subject.find_all(exp.Div)
+    )
+
+
+def _percent_columns(question: Question) -> frozenset[str]:
+    return frozenset(
+        column
+        for metric in question.vocabulary.metrics.values()
+        if metric.percent and len(metric.columns) == 1
+        for column in metric.columns
     )
 
 
@@ -402,18 +441,17 @@ def _constraint(
         text = question.says(
             f"{span.text}：{shown}（{metric.stored_unit}）", f"{span.text}: {shown} ({metric.stored_unit})"
         )
-        detail = NumberDetail(quantity.value, wanted, column, stored, _bound_writings(stored, metric), strict)
+        # 涨幅超过50% on percent points: a price ratio compared with 50 is a unit error
+        points = _percent_columns(question) if quantity.unit == "percent" and metric.percent else frozenset()
+        detail = NumberDetail(
+            quantity.value, wanted, column, stored, _bound_writings(stored, metric), strict, points
+        )
         return Constraint(span, text, question.lang, detail)
     span = question.span(start, end)
     text = question.says(
         f"数值条件“{span.text}”须出现在 SQL 中", f"the threshold in “{span.text}” must appear in the SQL"
     )
-    percent_columns = frozenset(
-        column
-        for metric in question.vocabulary.metrics.values()
-        if metric.percent and len(metric.columns) == 1
-        for column in metric.columns
-    )
+    percent_columns = _percent_columns(question)
     detail = NumberDetail(
         quantity.value,
         side,
