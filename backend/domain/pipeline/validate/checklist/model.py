@@ -36,6 +36,7 @@ class Kind(StrEnum):
     CROSSING = "crossing"
     COLUMN = "column"
     DAY_MOVE = "day_move"
+    ADDITIVE = "additive"
     PER_PERIOD = "per_period"
     WHOLE_SET = "whole_set"
     CONJUNCTION = "conjunction"

@@ -157,7 +157,14 @@ _PER_TIME = re.compile(r"每天|每日|逐日|每个交易日|分别|\b(?:daily|
 _UNREAD_TIME_KINDS = {Kind.WINDOW, Kind.EVERY_PERIOD, Kind.OPEN_RANGE, Kind.PER_GROUP}
 # Points of the SQL tree alone (which column a named metric is read from, what a rise is measured
 # against): they add no condition, and their spans stay readable (上涨 is a move filter).
-_TREE_ONLY_KINDS = {Kind.COLUMN, Kind.DAY_MOVE, Kind.WHOLE_SET, Kind.CONJUNCTION, Kind.PROFIT_SIGN}
+_TREE_ONLY_KINDS = {
+    Kind.COLUMN,
+    Kind.DAY_MOVE,
+    Kind.ADDITIVE,
+    Kind.WHOLE_SET,
+    Kind.CONJUNCTION,
+    Kind.PROFIT_SIGN,
+}
 # An entity the answer is compared with, not kept to (跑赢沪深300, 与茅台同行业, cheaper than banks).
 _RELATIONAL = re.compile(
     r"跑赢|跑输|相对|相比|同行业|同板块|同一|相同|强于|弱于|比"

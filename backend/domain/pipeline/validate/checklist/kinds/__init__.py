@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from backend.domain.pipeline.validate.checklist.kinds import (
+    additive,
     aggregate,
     annual_report,
     bar_relation,
@@ -60,6 +61,7 @@ EXTRACTORS: tuple[Extractor, ...] = (
     crossing.extract,
     column.extract,
     day_move.extract,
+    additive.extract,
     whole_set.extract,
     conjunction.extract,
     single_quarter.extract,

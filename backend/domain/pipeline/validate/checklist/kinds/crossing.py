@@ -2,9 +2,10 @@
 
 A crossing is one line above the other on the last bar and not above it on the bar before: the SQL
 compares two moving things (close and an average, two averages) at least twice — today's bar and the
-previous one (close > ma AND prev_close <= prev_ma). When a stock crosses its average (not 金叉, not
-volume), the price is the close: the high or the low compared with the average is another event. One such comparison asks only where the lines
-are today. Previous values read from arrays or a lag the tree does not relate are undecidable.
+previous one (close > ma AND prev_close <= prev_ma). One such comparison asks only where the lines
+are today. Previous values read from arrays or a lag the tree does not relate are undecidable. When a
+stock crosses its average (not 金叉, not volume), the price is the close: the high or the low compared
+with the average is another event.
 (突破/跌破 also say "is above/below now" and are not read as crossings.)
 """
 
