@@ -35,6 +35,8 @@ from backend.domain.language.ir import (
     Scope,
     Screen,
     Sustained,
+    Technical,
+    TimeSpec,
 )
 from backend.domain.language.qst import qst_to_screen
 from backend.domain.language.semantic import SemanticModel
@@ -65,6 +67,11 @@ class Compiler:
         if spec.label in REPORT_PERIOD_LABELS and _reads_reports_only(self.model, screen):
             # 2025年一季度…的沪深300成分股: the period dates the report, not the index's membership
             build.membership_day = context.latest_trade_date
+        conditions_day = _day_of_conditions(screen)
+        if spec.label == "latest" and conditions_day is not None:
+            # CSI 500 members that were up on 2024-07-15: the day said with the conditions is the
+            # question's, so membership is read on it, not today
+            build.membership_day = resolve_day(context, conditions_day)
         if spec.label == "date" and context.has_data and not context.is_trading_day(day):
             build.warnings.append(
                 f"{day.isoformat()} is not a trading day in the data: there are no bars that day"
@@ -105,6 +112,24 @@ def _reads_reports_only(model: SemanticModel, screen: Screen) -> bool:
         and all(report(aggregate.metric) for aggregate in screen.aggregates)
         and (order is None or report(order.metric.rsplit(":", 1)[-1]))
     )
+
+
+def _day_of_conditions(screen: Screen) -> TimeSpec | None:
+    """The one market day the screen's conditions are said on, when each that names a day names the
+    same one (None when none does, or they name several: 昨天涨停、今天跌停)."""
+
+    def days(item: Condition) -> list[TimeSpec]:
+        if isinstance(item, Compare | Technical) and item.time is not None:
+            return [item.time]
+        if isinstance(item, BoolOp):
+            return [day for part in item.items for day in days(part)]
+        if isinstance(item, Not):
+            return days(item.item)
+        return []
+
+    said = {day for item in screen.where for day in days(item)}
+    single = next(iter(said)) if len(said) == 1 else None
+    return single if single is not None and single.is_single_day and single.label != "latest" else None
 
 
 def _check_known(model: SemanticModel, screen: Screen) -> None:

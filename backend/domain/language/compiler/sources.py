@@ -181,15 +181,16 @@ def _gain_alias(build: QueryBuild, window: Window) -> str:
     (in the base's year) to its last close in the period (a bar on the last day when that is today)."""
     if window.period:
         return _period_return_alias(build, window)
-    alias = f"gain_{window.base.strftime('%Y%m%d')}_{window.end.strftime('%Y%m%d')}"
+    base = window.gain_base or window.base
+    alias = f"gain_{base.strftime('%Y%m%d')}_{window.end.strftime('%Y%m%d')}"
     if alias not in build.joins:
         at_end = on_date("trade_date", window.end)
-        at_base = on_date("trade_date", window.base)
+        at_base = on_date("trade_date", base)
         gain = _gain(call("sumIf", col("close"), at_end), call("sumIf", col("close"), at_base))
         build.joins[alias] = (
             exp.select(col("ts_code"), exp.alias_(gain, "period_gain"))
             .from_(table(build.context, "daily"))
-            .where(is_in(col("trade_date"), [date_literal(window.base), date_literal(window.end)]))
+            .where(is_in(col("trade_date"), [date_literal(base), date_literal(window.end)]))
             .group_by(col("ts_code"))
             .having(
                 exp.and_(

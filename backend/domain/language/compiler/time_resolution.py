@@ -26,6 +26,8 @@ class Window:
     base: date  # last trading day before the window (the base of a gain)
     end: date  # last trading day in the window
     period: bool = False  # a calendar period: a stock without a bar on `base` takes its last close before
+    # between A and B: the days from A on, a gain measured from A's close (not from the day before A)
+    gain_base: date | None = None
 
 
 def is_window(spec: TimeSpec | None) -> bool:
@@ -130,7 +132,8 @@ def _resolve_window(context: LanguageContext, spec: TimeSpec) -> Window:
     if label == "since" and spec.day:  # 2025年以来 / since March 2024: from that day to the latest
         return Window(before(spec.day), latest)
     if label == "date_span" and spec.day and spec.end_day:
-        return Window(last_on_or_before(spec.day), last_on_or_before(spec.end_day))
+        first = last_on_or_before(spec.day)
+        return Window(before(spec.day), last_on_or_before(spec.end_day), gain_base=first)
     raise CompileError(f"time scope {label} is not a window")
 
 

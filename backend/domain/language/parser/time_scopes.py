@@ -5,7 +5,7 @@ Times stay symbolic here; the compiler resolves them on the trading calendar.
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, timedelta
 
 from backend.domain.language.ir import TimeSpec
 from backend.domain.language.lexicon import Token
@@ -61,7 +61,8 @@ def time_scope(model: SemanticModel, tokens: list[Token], i: int) -> Match | Non
         spec = TimeSpec("period_end", year=token.value["year"], month=token.value["month"])
     elif token.kind == "year":
         spec = TimeSpec("year", year=token.value)
-        if kind_at(tokens, i + 1) == "annual":
+        annual_reports = kind_at(tokens, i + 1) == "tunit" and tokens[i + 1].value == "annual_reports"
+        if kind_at(tokens, i + 1) == "annual" or annual_reports:  # 2024年报, the 2024 annual reports
             spec = TimeSpec("annual", year=token.value)
             used = 2
     elif token.kind == "time":
@@ -208,7 +209,12 @@ def _day_range(tokens: list[Token], j: int) -> tuple[date, date] | None:
     """A to B, days (2024年9月24日至10月8日, Sep 24 to Oct 8, 2024): an end without its year
     takes the other end's year (the next one when it would come first)."""
     first, second = (tokens[j] if 0 <= j < len(tokens) else None), kind_at(tokens, j + 2)
-    if first is None or kind_at(tokens, j + 1) != "to" or {first.kind, second} - {"date", "monthday"}:
+    if first is None or kind_at(tokens, j + 1) != "to":
+        return None
+    if first.kind == "date" and second == "period_end":  # between April 8, 2025 and the end of 2025
+        year, month = tokens[j + 2].value["year"], tokens[j + 2].value["month"]
+        return first.value, date(year + month // 12, month % 12 + 1, 1) - timedelta(days=1)
+    if {first.kind, second} - {"date", "monthday"}:
         return None
     last = tokens[j + 2]
     if first.kind == "date" and last.kind == "date":
