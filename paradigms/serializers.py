@@ -62,6 +62,7 @@ class ParadigmDetailSerializer(ParadigmSummarySerializer):
             "slots",
             "fixed_dates",
             "resolved_on",
+            "check_spec",
         )
 
     def get_qst_tree(self, paradigm: Paradigm) -> list[str]:

@@ -114,6 +114,7 @@ def test_detail_shows_the_qst_as_an_indented_tree(learned: list[Paradigm]) -> No
     assert tree[0] == "select" and all(line.startswith("  ") for line in tree[1:])
     assert any("10000000" in line or "1000" in line for line in tree)
     assert detail["qst"] == learned[0].qst and "{slot_" in detail["sql_template"]
+    assert detail["check_spec"] == {}  # only an LLM reverse check has one (criterion, point, set size)
     assert client.get("/api/paradigms/999999/").status_code == 404
 
 

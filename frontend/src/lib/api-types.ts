@@ -1043,6 +1043,8 @@ export interface components {
              * @description market day the SQL's dates were resolved on
              */
             resolved_on?: string | null;
+            /** @description an LLM reverse check's criterion, point and the size of its set */
+            check_spec?: unknown;
         };
         /**
          * @description The library on the question or on one reverse query: `hit` (nearest paradigm, id and
