@@ -72,6 +72,8 @@ _INCLUSIVE = re.compile(
 _FALLING = re.compile(
     r"下滑|下降|下跌|减少|回落|萎缩|跌|\b(?:fell|fall|falls|dropped|drop|declined|decline|decreased|down|lost)\b"
 )
+# A small English number is read only as a multiple ("three times its average"), never as a count.
+_TIMES_WORDS = r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten)(?=\s+times\b)"
 _TENTHS = "成"  # 三成 = 30%, a Chinese way to write a percentage the semantic model does not list
 
 
@@ -92,7 +94,8 @@ def _patterns(units: tuple[str, ...], tails: tuple[str, ...]) -> _Patterns:
 
     def amount(suffix: str = "") -> str:
         return (
-            rf"(?P<num{suffix}>-?\d+(?:,\d{{3}})*(?:\.\d+)?(?![\d.\-/])|[零一二两三四五六七八九十百千]+)\s*"
+            rf"(?P<num{suffix}>-?\d+(?:,\d{{3}})*(?:\.\d+)?(?![\d.\-/])|[零一二两三四五六七八九十百千]+"
+            rf"|{_TIMES_WORDS})\s*"
             rf"(?:(?P<unit{suffix}>{_alternatives(units)})(?![a-z]))?\s*"
             rf"(?:(?P<tail{suffix}>{_alternatives(tails)})(?![a-z]))?"
         )
