@@ -37,6 +37,7 @@ class Kind(StrEnum):
     COLUMN = "column"
     DAY_MOVE = "day_move"
     ADDITIVE = "additive"
+    CLOSING_HIGH = "closing_high"
     PER_PERIOD = "per_period"
     WHOLE_SET = "whole_set"
     CONJUNCTION = "conjunction"

@@ -161,6 +161,7 @@ _TREE_ONLY_KINDS = {
     Kind.COLUMN,
     Kind.DAY_MOVE,
     Kind.ADDITIVE,
+    Kind.CLOSING_HIGH,
     Kind.WHOLE_SET,
     Kind.CONJUNCTION,
     Kind.PROFIT_SIGN,
