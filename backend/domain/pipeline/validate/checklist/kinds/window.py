@@ -31,6 +31,7 @@ from backend.domain.pipeline.validate.checklist.model import (
 from backend.domain.pipeline.validate.checklist.question import COUNT, Question, parse_count
 from backend.domain.pipeline.validate.checklist.sqltree import (
     Sql,
+    columns_of,
     date_value,
     function_name,
     is_date_column,
@@ -57,6 +58,24 @@ _PATTERNS = (
 )
 _TRADING_UNIT = re.compile(r"交易日|trading|session")
 _PREVIOUS = re.compile(r"前|previous|prior")
+# A rise on each period over the one before it (每天都比前一天高, each year higher than the year before).
+_SUCCESSIVE = re.compile(
+    r"比前一|较前一|高于前一|逐日|逐年|逐期|递增|\b(?:than the (?:day|year|period|quarter|session) before"
+    r"|than the previous|each (?:day|year)'?s? \w+ (?:higher|greater|larger) than)\b"
+    r"|\b(?:rising|increasing|growing|increased|grew)\b.{0,60}\b(?:each|every) of the (?:last|past)\b"
+    r"|\b(?:each|every) of the (?:last|past)\b.{0,60}\b(?:increased|grew|rising|higher)\b"
+)
+# Stored changes over the period before: N of them need no extra period.
+_STORED_CHANGES = {"pct_chg", "change", "pre_close", "netprofit_yoy", "or_yoy", "tr_yoy", "q_sales_yoy"}
+_NEIGHBOUR_FUNCTIONS = {
+    "laginframe",
+    "leadinframe",
+    "lag",
+    "lead",
+    "neighbor",
+    "arraydifference",
+    "runningdifference",
+}
 _DAY_SHIFTS = {"subtractdays", "adddays"}
 _TODAY = {"today", "now", "currentdate"}
 
@@ -68,11 +87,24 @@ class WindowDetail:
     unit: str
     bars: bool = False  # trading days or bars, not calendar days
     previous: bool = False  # the N days before the day asked (前5日均量, previous 5 days), not up to it
+    successive: bool = False  # a rise on each of the N over the one before: N + 1 periods are read
 
     def check(self, sql: Sql) -> Finding:
         framed = self._frame(sql) if self.bars else None
         if framed is not None:
             return framed
+        if (
+            self.successive
+            and not _STORED_CHANGES & columns_of(sql.tree)
+            and not sql.has_number((self.count + 1.0,))
+        ):
+            if sql.functions & _NEIGHBOUR_FUNCTIONS:
+                return undecided("the period before the first may be read through a neighbouring row")
+            return failed(
+                Attribution.TIME_SCOPE,
+                f"{self.count} rises over the period before need {self.count + 1} periods; "
+                f"the SQL never reads {self.count + 1}",
+            )
         near = {self.count - 1, self.count, self.count + 1}
         calendar = sorted(near & set(_calendar_days(sql))) if self.bars else []
         if calendar:
@@ -206,6 +238,7 @@ def extract(question: Question) -> list[Constraint]:
             text = question.says(f"时间窗口 {span.text}（{count}）", f"a window of {count}: “{span.text}”")
             unit = match["unit"]
             previous = _PREVIOUS.match(match.group()) is not None
-            detail = WindowDetail(count, unit, bars or bool(_TRADING_UNIT.search(unit)), previous)
+            successive = _SUCCESSIVE.search(question.text) is not None
+            detail = WindowDetail(count, unit, bars or bool(_TRADING_UNIT.search(unit)), previous, successive)
             constraints.append(Constraint(span, text, question.lang, detail))
     return sorted(constraints, key=lambda constraint: constraint.span.start)
