@@ -78,6 +78,13 @@ SNAPSHOT = f"(SELECT max(trade_date) FROM market.index_weight WHERE trade_date <
             "ORDER BY n DESC LIMIT 1",
             None,
         ),
+        # no day named at all: the latest trading day is implied; history or a date asked is not
+        (
+            "市盈率低于10的银行股",
+            f"SELECT ts_code FROM market.daily_basic WHERE trade_date = {EARLIER} AND pe < 10",
+            "fail",
+        ),
+        ("Which stocks had the highest close ever?", f"{PICK}{EARLIER} ORDER BY close DESC LIMIT 1", None),
         # the latest bar per stock picked by ordering, or a window the question names: not read
         (
             "最新交易日换手率超过20%的股票",

@@ -1,5 +1,5 @@
-"""The day a question names as today (今天 / 今日 / 最新交易日 / today / the latest trading day) is the
-latest trading day, and it is the only day asked when the question names no other day or span.
+"""The day a question names as today (今天 / 今日 / 最新交易日 / today / the latest trading day), or implies
+by naming no day, span or history at all, is the latest trading day, and the only day asked.
 
 Judged on the SQL tree, and only a failure becomes a check:
 - **an earlier day**: `trade_date = (SELECT max(trade_date) … WHERE trade_date < (SELECT max(…)))`
@@ -35,6 +35,12 @@ _OTHER_DAYS = re.compile(
     r"|[\d一二两三四五六七八九十百]+\s*个?(?:交易日|日|天|周|月|年)"
     r"|\b(?:yesterday|previous|prior|before|last|past|since|ago|week|month|year|days|moving average)\b"
     r"|\d+[- ](?:trading[- ])?(?:day|session|week|month|year)s?\b",
+    re.IGNORECASE,
+)
+# A question about the whole history or a time of its own (ever, 历史, listing, 上市) names no single day.
+_HISTORY = re.compile(
+    r"历史|曾经|有史以来|上市|发行|成立|日期|时间|哪天|哪一天|何时|天|日"
+    r"|\b(?:ever|history|historical|all[- ]time|record|listed|listing|ipo|when|date|dates|day|days|time)\b",
     re.IGNORECASE,
 )
 # Tables with one row per stock and trading day.
@@ -138,8 +144,15 @@ def _finding(sql: Sql) -> str | None:
     return "the SQL picks the trading day before the latest one; the question asks for the latest"
 
 
+def _asks_latest_day(question: str) -> bool:
+    """Today named, or no day, span or history named at all: the latest trading day is the one asked."""
+    if _OTHER_DAYS.search(_TODAY.sub(" ", question)):
+        return False
+    return _TODAY.search(question) is not None or _HISTORY.search(question) is None
+
+
 def today_check(question: str, sql: Sql, lang: Lang) -> CheckResult | None:
-    if not _TODAY.search(question) or _OTHER_DAYS.search(_TODAY.sub(" ", question)):
+    if not _asks_latest_day(question):
         return None
     reason = _finding(sql)
     if reason is None:
