@@ -51,6 +51,10 @@ class EntityDetail:
             covered = list(self.entity.values) if self.entity.named_in(sql.tree) else []
         else:
             covered = self.entity.covered_values(literals)
+        if covered and _only_excluded(sql, covered):
+            return failed(
+                Attribution.CONDITION, f"the SQL only excludes {self.entity.label}; the question keeps it"
+            )
         if len(covered) == len(self.entity.values) or (covered and self.entity.category is Category.INDEX):
             return passed(f"the SQL names {self.entity.label}")
         if covered:
@@ -73,6 +77,25 @@ class EntityDetail:
                 f"the SQL picks a stock by code or name pattern; that it is {self.entity.key} needs the data"
             )
         return failed(Attribution.ENTITY_MAPPING, f"the SQL names no stock for {self.entity.key}")
+
+
+def _only_excluded(sql: Sql, values: list[str]) -> bool:
+    """Every literal naming the values sits under != / NOT IN / NOT LIKE / NOT (…) within its condition."""
+    literals = [
+        node
+        for node in sql.nodes()
+        if isinstance(node, exp.Literal) and node.is_string and node.this in values
+    ]
+    return bool(literals) and all(_negated(literal) for literal in literals)
+
+
+def _negated(node: exp.Expr) -> bool:
+    parent = node.parent
+    while parent is not None and not isinstance(parent, exp.Select | exp.Where | exp.Having | exp.Join):
+        if isinstance(parent, exp.NEQ | exp.Not):
+            return True
+        parent = parent.parent
+    return False
 
 
 def _code_prefixes(sql: Sql) -> bool:
