@@ -39,8 +39,8 @@ OPERATORS = (">", ">=", "<", "<=", "=", "!=", "between", "in")
 OPS_ORDERED = (">", ">=", "<", "<=")
 CONDITION_HEADS = {"condition", "technical", "fundamental", "scope", "bool"}
 AGGREGATES = (
-    "avg", "sum", "max", "min", "median", "count", "count_up", "count_down", "share", "trading_days",
-    "stock_days",
+    "avg", "sum", "max", "min", "median", "count", "count_up", "count_down", "up_down_ratio", "share",
+    "trading_days", "stock_days",
 )  # fmt: skip
 FIGURE_WINDOWS = ("single_quarter", "ttm", "qoq")  # report figures derived over a window (values.py)
 FREQUENCY_OPERATORS = (">", ">=", "<", "<=", "=", "every")

@@ -468,6 +468,23 @@ def longest_streaks() -> Iterator[Case]:
         ), f"SELECT ts_code, v FROM ({runs}) ORDER BY v DESC, ts_code LIMIT 5")  # fmt: skip
 
 
+def advance_decline() -> Iterator[Case]:
+    """Stocks up per stock down (涨跌比), for the market or per group on a day, or per day of a window."""
+    for time in TIMES_DAY:
+        yield from _both("advance_decline", Words(
+            f"{time.words.zh}的涨跌比", f"advance/decline ratio {time.words.en}"
+        ), ref.advance_decline(time.span, None))  # fmt: skip
+        for group in GROUPS[:3]:
+            yield from _both("advance_decline", Words(
+                f"{group.each.zh}{time.words.zh}的涨跌比",
+                f"advance/decline ratio {group.each.en} {time.words.en}",
+            ), ref.advance_decline(time.span, group.key))  # fmt: skip
+    for time in TIMES_WINDOW[:2]:
+        yield from _both("advance_decline", Words(
+            f"{time.words.zh}每天的涨跌比", f"daily advance/decline ratio {time.words.en}"
+        ), ref.advance_decline(time.span, "day"))  # fmt: skip
+
+
 def counts_of_each() -> Iterator[Case]:
     """One count per condition (涨停和跌停各有多少家)."""
     pairs = (
@@ -666,6 +683,7 @@ FAMILIES = (
     days_counted,
     bar_tests_each_day,
     longest_streaks,
+    advance_decline,
     counts_of_each,
     shares,
     report_figures,

@@ -405,3 +405,17 @@ def longest_runs(span: Span, sign: str) -> str:
     )
     runs = f"SELECT ts_code, moved, count() AS n FROM ({islands}) GROUP BY ts_code, moved, island"
     return f"SELECT ts_code, max(if(moved, n, 0)) AS v FROM ({runs}) GROUP BY ts_code"
+
+
+def advance_decline(span: Span, group: str | None) -> str:
+    """Stocks up over stocks down (on market.daily d) on a day, for the market or per group; per day
+    of a window when `group` is "day". No ratio (NULL) where no stock fell."""
+    key = "d.trade_date" if group == "day" else GROUP_COLUMNS.get(group or "", "")
+    when = f"d.trade_date = {span.day}" if span.day else f"d.{span.days}"
+    select = f"{key} AS g, " if key else ""
+    grouped = f" GROUP BY {key}" if key else ""
+    return (
+        f"SELECT {select}if(countIf(d.pct_chg < 0) = 0, NULL, "
+        f"countIf(d.pct_chg > 0) / countIf(d.pct_chg < 0)) AS r FROM {DB}.daily AS d "
+        f"INNER JOIN {DB}.stock_basic AS s ON s.ts_code = d.ts_code WHERE {when}{grouped}"
+    )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from backend.domain.language.ir import Aggregate, Compare, Condition, Technical
 
+BREADTH_NAMES = {"count_up": "up_count", "count_down": "down_count", "up_down_ratio": "up_down_ratio"}
 OP_WORDS = {">": "gt", ">=": "ge", "<": "lt", "<=": "le", "=": "eq", "!=": "ne", "between": "between"}
 
 
@@ -16,8 +17,8 @@ def aggregate_name(aggregate: Aggregate) -> str:
         return f"share_{condition_slug(aggregate.where)}"
     if aggregate.fn == "count" or aggregate.metric is None:
         base = "stock_count"
-    elif aggregate.fn in {"count_up", "count_down"}:
-        base = "up_count" if aggregate.fn == "count_up" else "down_count"
+    elif aggregate.fn in BREADTH_NAMES:
+        base = BREADTH_NAMES[aggregate.fn]
     else:
         base = f"{aggregate.fn}_{aggregate.metric}"
     return base if aggregate.where is None else f"{base}_{condition_slug(aggregate.where)}"

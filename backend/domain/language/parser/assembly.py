@@ -48,6 +48,7 @@ from backend.domain.language.semantic import Metric, SemanticModel
 PERIOD_GROUPINGS = {"trade_month", "trade_quarter", "trade_year"}
 # words saying a figure is meant for each of several named groups: 分别 / respectively, a trailing 各
 EACH_WORDS = {"quantifier": {"each"}, "per": {"per"}}
+BREADTH_AGGREGATES = {"count_up", "count_down", "up_down_ratio"}  # how many rose / fell, and their ratio
 # how far (in tokens) the number of a ranking may be written from it: the 50 ChiNext stocks with the …
 NUMBER_REACH = 4
 # what may stand between 'among' and its ranking: among the 50 ChiNext stocks with the highest …
@@ -113,6 +114,7 @@ def assemble(
     screen.where = _combine(conditions)
     _each_named_group_figure(model, tokens, screen, found)
     _count_days_per_stock(screen)
+    _breadth_each_day(screen)
     group_lists(screen, screen.where, reading)
     take_share_and_averages_over_scope(screen, reading)
     refuse_groups_without_aggregate(model, screen)
@@ -357,6 +359,14 @@ def _count_days_per_stock(screen: Screen) -> None:
         screen.group_by = "ts_code"
 
 
+def _breadth_each_day(screen: Screen) -> None:
+    """daily advance/decline ratio, 每日上涨家数 over a window: one figure per day (a count of the
+    stocks that rose has no 'daily value' to aggregate)."""
+    breadth = screen.aggregates and all(a.fn in BREADTH_AGGREGATES for a in screen.aggregates)
+    if screen.daily_values and breadth and screen.group_by is None:
+        screen.group_by, screen.daily_values = "trade_date", False
+
+
 def _group_figure(metric: Metric) -> str:
     """A group's own figure of a metric: a money or share amount adds up, any other is averaged."""
     return "sum" if metric.unit_kind in {"money", "shares"} else "avg"
@@ -365,21 +375,25 @@ def _group_figure(metric: Metric) -> str:
 def _each_named_group_figure(
     model: SemanticModel, tokens: list[Token], screen: Screen, found: _Collected
 ) -> None:
-    """深市和沪市今天成交额分别多少亿 / turnover of Shanghai and Shenzhen today, respectively: figures with
-    分别/各/respectively after several named groups, no aggregate word and no word for stocks, are
-    each group's own figures (one row per group, `group_lists`)."""
-    if screen.aggregates or screen.group_by or screen.order or found.names_stocks or not screen.outputs:
+    """深市和沪市今天成交额分别多少亿 / 各交易所的成交额分别是多少: a money or share amount with
+    分别/各/respectively after several named groups (or with 分别 after a grouping), no aggregate word
+    and no word for stocks, is each group's total (one row per group, `group_lists`). Any other
+    figure of a group (an average? a median?) stays refused, asking which."""
+    if screen.aggregates or screen.order or found.names_stocks or not screen.outputs:
         return
-    if not any(token.kind in EACH_WORDS and token.value in EACH_WORDS[token.kind] for token in tokens):
-        return
+    said = {
+        token.kind for token in tokens if token.kind in EACH_WORDS and token.value in EACH_WORDS[token.kind]
+    }
     listed = [
         c for c in screen.where if isinstance(c, Scope) and c.kind in LIST_DIMENSIONS and len(c.values) > 1
     ]
+    named_groups = not screen.group_by and len(listed) == 1 and len(screen.where) == 1 and said
+    grouped = screen.group_by and not screen.where and "quantifier" in said
     metrics = [model.metrics.get(output) for output in screen.outputs]
-    if len(listed) != 1 or len(screen.where) != 1 or any(metric is None for metric in metrics):
-        return
-    screen.aggregates = [Aggregate(_group_figure(metric), metric.key) for metric in metrics if metric]
-    screen.outputs = []
+    flows = all(metric is not None and metric.unit_kind in {"money", "shares"} for metric in metrics)
+    if (named_groups or grouped) and flows:
+        screen.aggregates = [Aggregate("sum", metric.key) for metric in metrics if metric]
+        screen.outputs = []
 
 
 def _choose_group(screen: Screen, found: _Collected, reading: Reading) -> None:

@@ -90,6 +90,12 @@ def every_day(model: SemanticModel, tokens: list[Token], i: int) -> Match | None
     condition = _day_condition(model, tokens, i)
     if condition is not None and kind_at(tokens, i + 1) == "per_day":
         return 2, [synthetic("cond", Frequency(condition, "every"), tokens[i : i + 2])]
+    window = tokens[i].value if kind_at(tokens, i) == "timespec" else None
+    days = window is not None and window.label in {"recent_bars", "recent_days"}
+    if days and _is_all(tokens[i + 1]) if i + 1 < len(tokens) else False:
+        condition = _day_condition(model, tokens, i + 2)  # 最近10个交易日都站在20日均线上方
+        if condition is not None:
+            return 3, [tokens[i], synthetic("cond", Frequency(condition, "every"), tokens[i + 1 : i + 3])]
     return None
 
 

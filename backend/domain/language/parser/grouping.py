@@ -45,6 +45,11 @@ def group(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
         return 1, [synthetic("groupby", "ts_code", [token])]
     if _names_days(tokens, i):  # 涨停家数超过25家的交易日 / trading days with …: the days are the rows
         return 1, [synthetic("groupby", "trade_date", [token])]
+    ranked_days = token.kind == "timespec" and token.value.label == "recent_bars" and token.value.n
+    if ranked_days and i > 0 and _ranks_by_count(tokens[i - 1]):
+        # 涨停家数最多的5个交易日: the 5 days ranked first, not a window of the last 5 trading days
+        days = Token("number", float(token.value.n), token.text, token.start)
+        return 1, [synthetic("groupby", "trade_date", [token]), days]
     return _count_of_stocks_meeting(tokens, i)
 
 
@@ -66,9 +71,14 @@ def _names_days(tokens: list[Token], i: int) -> bool:
         return False
     if kind_at(tokens, i - 1) == "number":
         return False
-    # the pass reads the tokens as they were before it: a count word, or a count filter still unread
-    counted = any(token.kind in {"count", "having"} for token in tokens)
+    # the pass reads the tokens as they were before it: a count word, a count filter still unread,
+    # or a ranking by the count (涨停家数最多的交易日)
+    counted = any(token.kind in {"count", "having"} or _ranks_by_count(token) for token in tokens)
     return counted or any(_count_of_stocks_meeting(tokens, k) for k in range(len(tokens)))
+
+
+def _ranks_by_count(token: Token) -> bool:
+    return token.kind == "orderspec" and token.value.metric == "agg:count:"
 
 
 def _count_of_stocks_meeting(tokens: list[Token], i: int) -> Match | None:

@@ -22,6 +22,7 @@ from backend.domain.language.ir import (
     Technical,
 )
 from backend.domain.language.lexicon import Token
+from backend.domain.language.parser.composition import LIST_DIMENSIONS
 from backend.domain.language.parser.errors import NotUnderstood
 
 # kinds that never carry a condition of their own ("and", 只/家, 之间, 成分股, 上市, 年报, 排名)
@@ -57,6 +58,7 @@ def _restates(tokens: list[Token], index: int, screen: Screen) -> bool:
     token = tokens[index]
     if token.kind == "quantifier" and token.value == "each":  # 各行业分别有几家, 茅台和五粮液分别…
         several = len(screen.aggregates) > 1 or len(screen.outputs) + len(screen.figures) > 1
+        several = several and not _names_several_groups(screen)  # 主板和创业板的换手率分别: per group
         return screen.group_by is not None or _lists_named_stocks(screen) or several  # 营收和净利润分别…
     if token.kind == "distribution":  # 涨停股按板块分布: a distribution is the grouping itself
         return screen.group_by is not None
@@ -103,6 +105,14 @@ def _lists_named_stocks(screen: Screen) -> bool:
     """A list of several named stocks shown one row each (nothing aggregated over them)."""
     return not screen.aggregates and any(
         isinstance(condition, Scope) and condition.kind == "stock" and len(condition.values) > 1
+        for condition in screen.where
+    )
+
+
+def _names_several_groups(screen: Screen) -> bool:
+    """A scope naming several groups (主板和创业板, banks and brokers), not grouped by."""
+    return screen.group_by is None and any(
+        isinstance(condition, Scope) and condition.kind in LIST_DIMENSIONS and len(condition.values) > 1
         for condition in screen.where
     )
 
