@@ -50,6 +50,19 @@ def _verdicts(store: MarketStore, question: str, sql: str) -> list[str]:
             f"WHERE b.trade_date = {LATEST} AND b.pe_ttm > 0 AND b.pe_ttm < 20 GROUP BY s.industry",
             ["fail"],
         ),
+        # the calendar holds one row per exchange and day: a day counted once per exchange
+        (
+            "2024年有多少个交易日？",
+            "SELECT count() FROM market.trade_cal WHERE is_open = 1 "
+            "AND cal_date BETWEEN '2024-01-01' AND '2024-12-31'",
+            ["fail"],
+        ),
+        (
+            "2024年有多少个交易日？",
+            "SELECT count() FROM market.trade_cal WHERE exchange = 'SSE' AND is_open = 1 "
+            "AND cal_date BETWEEN '2024-01-01' AND '2024-12-31'",
+            ["pass"],
+        ),
         # industries counted once per stock
         (
             "今天有多少个行业出现了上涨的股票？",

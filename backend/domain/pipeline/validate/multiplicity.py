@@ -43,7 +43,7 @@ class _Counted:
 
 _STOCKS = _Counted("stocks", _STOCK_KEYS)
 _INDUSTRIES = _Counted("industries", ("industry",))
-_DAYS = _Counted("trading days", ("trade_date",))
+_DAYS = _Counted("trading days", ("trade_date", "cal_date"))  # the calendar names a day by cal_date
 _COUNTED = (
     (
         re.compile(
@@ -89,6 +89,7 @@ _TABLE_KEYS = {
     "fina_indicator": {"ts_code"},
     "stock_basic": {"ts_code", "industry"},
     "index_weight": {"con_code", "trade_date"},
+    "trade_cal": {"cal_date"},
 }
 
 
