@@ -29,7 +29,17 @@ HALF_YEAR_ENDS = (6, 12)  # time:half: the first half ends in June, the second i
 
 # times that name a report period (a figure of 2024, the Q3 report, the latest report)
 REPORT_TIME_LABELS = frozenset(
-    {"year", "annual", "quarter", "half", "last_year", "year_before", "latest_report"}
+    {
+        "year",
+        "annual",
+        "quarter",
+        "half",
+        "last_year",
+        "year_before",
+        "latest_report",
+        "last_quarter",
+        "this_quarter",
+    }
 )
 
 

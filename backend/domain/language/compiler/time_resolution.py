@@ -12,7 +12,7 @@ from backend.domain.language.ir import HALF_YEAR_ENDS, TimeSpec
 
 ANNUAL_LABELS = {"year", "annual", "last_year", "year_before"}  # times that name one annual report
 # times that name a report period when a question reads report figures only
-REPORT_PERIOD_LABELS = ANNUAL_LABELS | {"quarter", "half"}
+REPORT_PERIOD_LABELS = ANNUAL_LABELS | {"quarter", "half", "last_quarter", "this_quarter"}
 # A calendar period's return (this year, 2024, since March, last month) starts from each stock's last
 # close before the period, on whatever day it traded last; a window of N days needs the base day's bar.
 PERIOD_LABELS = ANNUAL_LABELS | {
@@ -151,6 +151,13 @@ def resolve_period(context: LanguageContext, spec: TimeSpec | None, day: date) -
             return quarter_end(spec.year, 3 * spec.quarter)
         if spec.label == "quarter" and spec.quarter:  # 三季报 with no year: the latest Q3 report
             return latest_report_period(context, day, month=3 * spec.quarter)
+        if spec.label == "last_quarter":  # 上季度净利润: that quarter's report (year-to-date, as stored)
+            previous = date(latest.year, latest.month - (latest.month - 1) % 3, 1) - timedelta(days=1)
+            return quarter_end(previous.year, previous.month)
+        if spec.label == "this_quarter":
+            raise CompileError(
+                "the quarter under way has no report yet: ask for last quarter's or the latest report"
+            )
         if spec.label == "half" and spec.year and spec.month == HALF_YEAR_ENDS[0]:  # the half-year report
             return quarter_end(spec.year, 6)
         if spec.label == "half":
