@@ -485,6 +485,20 @@ def advance_decline() -> Iterator[Case]:
         ), ref.advance_decline(time.span, "day"))  # fmt: skip
 
 
+def groups_with_movers() -> Iterator[Case]:
+    """Groups (or the days of a window) kept on how many of their stocks rose or fell."""
+    for group, n in zip(GROUPS[:3], (1000, 800, 60), strict=True):
+        yield from _both("groups_with_movers", Words(
+            f"今天上涨家数超过{n}家的{group.plural.zh}",
+            f"{group.plural.en} with more than {n} advancers today",
+        ), ref.groups_with_movers(ref.latest_day(), group.key, ">", ">", n))  # fmt: skip
+    for time in TIMES_WINDOW[:2]:
+        yield from _both("groups_with_movers", Words(
+            f"{time.words.zh}下跌家数超过2500家的交易日",
+            f"trading days {time.words.en} on which more than 2500 stocks closed down",
+        ), ref.groups_with_movers(time.span, "day", "<", ">", 2500))  # fmt: skip
+
+
 def counts_of_each() -> Iterator[Case]:
     """One count per condition (涨停和跌停各有多少家)."""
     pairs = (
@@ -684,6 +698,7 @@ FAMILIES = (
     bar_tests_each_day,
     longest_streaks,
     advance_decline,
+    groups_with_movers,
     counts_of_each,
     shares,
     report_figures,

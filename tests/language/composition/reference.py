@@ -419,3 +419,15 @@ def advance_decline(span: Span, group: str | None) -> str:
         f"countIf(d.pct_chg > 0) / countIf(d.pct_chg < 0)) AS r FROM {DB}.daily AS d "
         f"INNER JOIN {DB}.stock_basic AS s ON s.ts_code = d.ts_code WHERE {when}{grouped}"
     )
+
+
+def groups_with_movers(span: Span, group: str, sign: str, op: str, n: int) -> str:
+    """The groups (or days, `group` "day") where the number of stocks that moved (`sign` `>` up, `<`
+    down) on the day passes `op n`."""
+    key = "d.trade_date" if group == "day" else GROUP_COLUMNS[group]
+    when = f"d.trade_date = {span.day}" if span.day else f"d.{span.days}"
+    return (
+        f"SELECT {key} AS g, countIf(d.pct_chg {sign} 0) AS n FROM {DB}.daily AS d "
+        f"INNER JOIN {DB}.stock_basic AS s ON s.ts_code = d.ts_code WHERE {when} "
+        f"GROUP BY g HAVING n {op} {n}"
+    )

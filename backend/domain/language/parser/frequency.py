@@ -92,8 +92,13 @@ def every_day(model: SemanticModel, tokens: list[Token], i: int) -> Match | None
         return 2, [synthetic("cond", Frequency(condition, "every"), tokens[i : i + 2])]
     window = tokens[i].value if kind_at(tokens, i) == "timespec" else None
     days = window is not None and window.label in {"recent_bars", "recent_days"}
+    days = days and kind_at(tokens, i - 1) != "consecutive"  # 连续10个交易日…都: a run, read by sustained
     if days and _is_all(tokens[i + 1]) if i + 1 < len(tokens) else False:
         condition = _day_condition(model, tokens, i + 2)  # 最近10个交易日都站在20日均线上方
+        if condition is not None:
+            return 3, [tokens[i], synthetic("cond", Frequency(condition, "every"), tokens[i + 1 : i + 3])]
+    if days and i + 2 < len(tokens) and _is_all(tokens[i + 2]):
+        condition = _day_condition(model, tokens, i + 1)  # 近10日收盘价都在20日均线之上
         if condition is not None:
             return 3, [tokens[i], synthetic("cond", Frequency(condition, "every"), tokens[i + 1 : i + 3])]
     return None

@@ -8,6 +8,8 @@ from backend.domain.language.parser.composition import LIST_DIMENSIONS
 from backend.domain.language.parser.rewriting import Match, is_plain_number, kind_at, synthetic
 from backend.domain.language.semantic import SemanticModel
 
+COUNTS = {"count", "count_move", "having"}  # a count of stocks, or a filter on one
+
 
 def group(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     token = tokens[i]
@@ -37,6 +39,9 @@ def group(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     if token.kind == "cmp" and count_filter and not tokens[i + 1].extra.get("unit"):
         # "only industries with more than 10 such stocks": a filter on the group's count
         condition = Compare("stock_count", token.value, float(tokens[i + 1].value), agg="count")
+        if kind_at(tokens, i - 1) == "count_move":  # 上涨家数超过100家: the count of those that rose
+            moved = str(tokens[i - 1].value)
+            condition = Compare("pct_chg", token.value, float(tokens[i + 1].value), agg=moved)
         return 3, [synthetic("having", condition, tokens[i : i + 3])]
     having = _groups_counting(tokens, i) or _groups_sharing(tokens, i)
     if having is not None:
@@ -73,7 +78,7 @@ def _names_days(tokens: list[Token], i: int) -> bool:
         return False
     # the pass reads the tokens as they were before it: a count word, a count filter still unread,
     # or a ranking by the count (涨停家数最多的交易日)
-    counted = any(token.kind in {"count", "having"} or _ranks_by_count(token) for token in tokens)
+    counted = any(token.kind in COUNTS or _ranks_by_count(token) for token in tokens)
     return counted or any(_count_of_stocks_meeting(tokens, k) for k in range(len(tokens)))
 
 
@@ -82,13 +87,16 @@ def _ranks_by_count(token: Token) -> bool:
 
 
 def _count_of_stocks_meeting(tokens: list[Token], i: int) -> Match | None:
-    """more than 25 limit-up stocks / more than 25 stocks hitting limit up (in a group, on a day): the
-    count of the stocks meeting the condition, filtered."""
+    """more than 25 limit-up stocks / more than 25 stocks hitting limit up / more than 60 advancers (in
+    a group, on a day): the count of the stocks meeting the condition, filtered."""
     said = (
         kind_at(tokens, i) == "cmp" and kind_at(tokens, i + 1) == "number" and is_plain_number(tokens[i + 1])
     )
     if not said:
         return None
+    if kind_at(tokens, i + 2) == "count_move":  # more than 60 advancers: a filter on that count
+        moved = Compare("pct_chg", tokens[i].value, float(tokens[i + 1].value), agg=str(tokens[i + 2].value))
+        return 3, [tokens[i + 2], synthetic("having", moved, tokens[i : i + 2])]
     if _counted(tokens, i + 2) and kind_at(tokens, i + 3) == "count_unit":
         condition, unit = tokens[i + 2], tokens[i + 3]
     elif kind_at(tokens, i + 2) == "count_unit" and _counted(tokens, i + 3):

@@ -64,6 +64,7 @@ def _consecutive_days_then_condition(model: SemanticModel, tokens: list[Token], 
     condition = _on_each_day(model, tokens[j].value, days)
     if condition is None:
         return None
+    j += kind_at(tokens, j + 1) == "quantifier" and tokens[j + 1].value == "all"  # …都, said after it
     return j + 1 - i, [synthetic("cond", condition, tokens[i : j + 1])]
 
 

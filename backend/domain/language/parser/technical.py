@@ -200,6 +200,9 @@ def moving_average(model: SemanticModel, tokens: list[Token], i: int) -> Match |
         return None  # volume above its 20-day average: the average of that figure (volume_surge)
     start = i
     i = _after_price_metric(tokens, i)
+    said_all = i > start and kind_at(tokens, i) == "quantifier" and tokens[i].value == "all"
+    every = [tokens[i]] if said_all else []
+    i += len(every)  # 收盘价都在60日均线之上: 都 is about the days, kept for the passes that read them
     verb = tokens[i] if i < len(tokens) else None
     if verb is None:
         return None
@@ -221,7 +224,8 @@ def moving_average(model: SemanticModel, tokens: list[Token], i: int) -> Match |
         j += 1
     elif kind_at(tokens, j) in {"above_pos", "below_pos"}:
         j += 1
-    return j - start, [synthetic("cond", Technical(kind, n), tokens[start:j])]
+    said = [token for token in tokens[start:j] if token not in every]
+    return j - start, [synthetic("cond", Technical(kind, n), said), *every]
 
 
 # where a price (or a short average) stands against a moving average on the day: above or below
