@@ -87,23 +87,22 @@ class Vocabulary:
             if any(start <= position < end for start, end in masked):
                 position += 1
                 continue
-            match = next(
+            found = next(
                 (
-                    entry
+                    (entry, end)
                     for entry in by_first.get(text[position], ())
                     if text.startswith(entry.surface, position)
-                    and _bounded(text, position, position + len(entry.surface))
-                    and not any(
-                        start < position + len(entry.surface) and position < end for start, end in masked
-                    )
+                    and (end := _word_end(text, position, position + len(entry.surface))) is not None
+                    and not any(start < end and position < stop for start, stop in masked)
                 ),
                 None,
             )
-            if match is None:
+            if found is None:
                 position += 1
                 continue
-            hits.append(Hit(position, position + len(match.surface), match.category, match.key))
-            position += len(match.surface)
+            match, end = found
+            hits.append(Hit(position, end, match.category, match.key))
+            position = end
         return hits
 
 
@@ -140,6 +139,18 @@ def _bounded(text: str, start: int, end: int) -> bool:
     if _is_word_character(text[start]) and start > 0 and _is_word_character(text[start - 1]):
         return False
     return not (_is_word_character(text[end - 1]) and end < len(text) and _is_word_character(text[end]))
+
+
+def _word_end(text: str, start: int, end: int) -> int | None:
+    """Where a word matched at start..end ends: there, or after an English plural ending (closing
+    prices, percentage changes); None when it runs on into a longer word."""
+    if _bounded(text, start, end):
+        return end
+    if text[end - 1].isascii() and text[end - 1].isalpha():
+        for plural in ("s", "es"):
+            if text.startswith(plural, end) and _bounded(text, start, end + len(plural)):
+                return end + len(plural)
+    return None
 
 
 _IDENTIFIER = re.compile(r"[a-z_][a-z0-9_]*")

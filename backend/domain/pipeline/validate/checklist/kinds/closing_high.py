@@ -1,9 +1,11 @@
-"""A closing high (收盘价创60日新高, closed at a 60-day high) is a close at the highest close of the window.
+"""A closing high (收盘价创60日新高, closed at a 60-day high) is a close at the highest close of the
+window; a closing low (创N日新低, closed at a N-day low) at the lowest.
 
-The window's maximum is taken over the closes: a maximum of the intraday highs answers "traded at a
+The window's extreme is taken over the closes: a maximum of the intraday highs answers "traded at a
 new high" (the close rarely reaches it), and comparing today's high with it drops the close the
-question names. Judged on the tree: a maximum of close passes; maxima of high or low only fail; a
-window maximum the tree does not show (arrays, NOT EXISTS) is undecidable.
+question names. Judged on the tree: the extreme (max for a high, min for a low) of close passes;
+extremes of high or low only, or only the other extreme of close, fail; an extreme the tree does not
+show (arrays, NOT EXISTS) is undecidable.
 """
 
 from __future__ import annotations
@@ -27,42 +29,62 @@ from backend.domain.pipeline.validate.checklist.question import COUNT, Question
 from backend.domain.pipeline.validate.checklist.sqltree import Sql, columns_of, function_name
 
 _CUE = re.compile(
-    rf"收盘价?(?:创出?|再创|创下)?\s*(?:近|最近|过去)?\s*{COUNT}\s*(?:个交易日|日|天|周|个月|年)\s*(?:收盘)?新高"
+    rf"收盘价?(?:创出?|再创|创下)?\s*(?:近|最近|过去)?\s*{COUNT}\s*(?:个交易日|日|天|周|个月|年)\s*(?:收盘)?新(?P<zh>高|低)"
     rf"|\bclos(?:ed|es|ing)\s+at\s+(?:a|an|its|their|the)\s+(?:new\s+)?"
-    rf"{COUNT}[- ](?:trading[- ])?day\s+high\b"
-    rf"|\b{COUNT}[- ](?:trading[- ])?day\s+closing\s+high\b",
+    rf"{COUNT}[- ](?:trading[- ])?day\s+(?P<en>high|low)\b"
+    rf"|\b{COUNT}[- ](?:trading[- ])?day\s+closing\s+(?P<closing>high|low)\b",
     re.IGNORECASE,
 )
-_MAXIMA = {"max", "maxif"}
+_EXTREMES: dict[bool, tuple[type[exp.Expr], set[str]]] = {
+    True: (exp.Max, {"max", "maxif"}),
+    False: (exp.Min, {"min", "minif"}),
+}
+
+
+def _over(sql: Sql, highest: bool) -> set[str]:
+    """The columns the query takes this extreme of."""
+    node_type, names = _EXTREMES[highest]
+    found = [
+        node
+        for node in sql.tree.find_all(node_type, exp.Anonymous, exp.CombinedAggFunc)
+        if isinstance(node, node_type) or function_name(node) in names
+    ]
+    return set().union(*(columns_of(node.this if isinstance(node, node_type) else node) for node in found))
 
 
 @dataclass(frozen=True)
 class ClosingHighDetail:
     kind: ClassVar[Kind] = Kind.CLOSING_HIGH
+    highest: bool = True  # a new high; False: a new low
 
     def check(self, sql: Sql) -> Finding:
-        maxima = [
-            node
-            for node in sql.tree.find_all(exp.Max, exp.Anonymous, exp.CombinedAggFunc)
-            if isinstance(node, exp.Max) or function_name(node) in _MAXIMA
-        ]
-        over = set().union(*(columns_of(node.this if isinstance(node, exp.Max) else node) for node in maxima))
+        extreme = "maximum" if self.highest else "minimum"
+        over = _over(sql, self.highest)
         if "close" in over:
-            return passed("the window's maximum is taken over the closes")
+            return passed(f"the window's {extreme} is taken over the closes")
         if over & {"high", "low"}:
             return failed(
                 Attribution.ENTITY_MAPPING,
-                "the window's maximum is taken over the intraday highs; a closing high is over the closes",
+                f"the window's {extreme} is taken over intraday prices; a closing extreme is over the closes",
             )
-        return undecided("no maximum of a price is read: how the new high is found is not read")
+        if "close" in _over(sql, not self.highest):
+            return failed(
+                Attribution.AGGREGATION,
+                f"the SQL takes the other extreme of the closes; a new {'high' if self.highest else 'low'} "
+                f"needs their {extreme}",
+            )
+        return undecided(f"no {extreme} of a price is read: how the new extreme is found is not read")
 
 
 def extract(question: Question) -> list[Constraint]:
     cue = _CUE.search(question.text)
     if cue is None:
         return []
+    side = (cue.group("zh") or cue.group("en") or cue.group("closing") or "").lower()
+    highest = side in ("高", "high")
     span = question.span(cue.start(), cue.end())
     text = question.says(
-        f"“{span.text}”：窗口内收盘价的最高值", f"“{span.text}”: the highest close of the window"
+        f"“{span.text}”：窗口内收盘价的{'最高' if highest else '最低'}值",
+        f"“{span.text}”: the {'highest' if highest else 'lowest'} close of the window",
     )
-    return [Constraint(span, text, question.lang, ClosingHighDetail())]
+    return [Constraint(span, text, question.lang, ClosingHighDetail(highest))]

@@ -2,16 +2,18 @@
 
 Neighbours are the stored columns of the same table in the same unit (semantic model): pe and pe_ttm,
 total_mv and circ_mv, close and pre_close/open/high/low, netprofit_yoy and or_yoy, n_income and
-n_income_attr_p. A SQL that reads a neighbour the question does not name and never the named column
-answers about another measure (static P/E for TTM P/E, revenue growth for profit growth, the
+n_income_attr_p. A SQL that reads a neighbour and never the named column answers about another
+measure (static P/E for TTM P/E, revenue growth for profit growth, the
 previous close for the close). A measure with a formula (振幅 = (high − low) / pre_close) must read
 every column of its formula: one left out with no same-unit column read in its place (the range
 divided by the low), or none of them but a stored neighbour (abs(pct_chg) for the amplitude), is
-another measure. A named measure the SQL computes otherwise (a gain from two closes) is not judged.
+another measure. A named measure the SQL computes otherwise (a gain from two closes) is not judged, nor
+one named with its growth (revenue grew 20% year on year: a growth-rate column answers it).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -22,13 +24,14 @@ from backend.domain.pipeline.validate.checklist.model import (
     Constraint,
     Finding,
     Kind,
+    Lang,
     failed,
     passed,
     undecided,
 )
 from backend.domain.pipeline.validate.checklist.question import Question
 from backend.domain.pipeline.validate.checklist.sqltree import Sql
-from backend.domain.pipeline.validate.checklist.vocabulary import Category, MetricInfo, Vocabulary
+from backend.domain.pipeline.validate.checklist.vocabulary import Category, Hit, MetricInfo, Vocabulary
 
 # Words for the price in general (股价, share price): they name no one price of the bar, so a SQL
 # reading the high or the low for them reads no neighbour in place of the close.
@@ -46,6 +49,38 @@ _GENERIC_PRICE = frozenset(
         "trading at",
     }
 )
+
+
+# An amount named with its growth ("revenue grew 20% year on year", 营收同比增长) is read from a
+# growth-rate column of another table: the amount's own column need not be read.
+_GROWTH = re.compile(
+    r"同比|环比|增长|增速|增幅|下滑|下降"
+    r"|\b(?:year[- ]on[- ]year|year[- ]over[- ]year|yoy|growth|grew|grow|grows"
+    r"|growing|rose|fell|declined|dropped|increased|decreased)\b",
+    re.IGNORECASE,
+)
+
+
+_CLAUSE_END = re.compile(r"[，,、；;。？?]")
+
+
+def _with_growth(question: Question, hit: Hit) -> bool:
+    """An amount (money) followed in its clause by a growth word."""
+    if question.vocabulary.metrics[hit.key].unit_kind != "money":
+        return False
+    reach = 10 if question.lang is Lang.ZH else 40
+    after = _CLAUSE_END.split(question.text[hit.end : hit.end + reach])[0]
+    return _GROWTH.search(after) is not None
+
+
+# "yesterday's close", 昨日收盘价: the previous close, stored as pre_close, may be what is named
+_PREVIOUS = re.compile(
+    r"(?:昨日?|前一(?:个交易)?日|上一(?:个交易)?日|yesterday'?s?|previous|prior|last)\s*(?:的)?\s*$"
+)
+
+
+def _of_previous_day(question: Question, hit: Hit) -> bool:
+    return _PREVIOUS.search(question.text[max(0, hit.start - 20) : hit.start]) is not None
 
 
 def _unit(metric: MetricInfo) -> tuple[bool, str, str]:
@@ -71,7 +106,7 @@ class ColumnDetail:
     kind: ClassVar[Kind] = Kind.COLUMN
     metric: str
     columns: frozenset[str]  # the stored column, or the formula's columns
-    neighbours: frozenset[str]  # stored columns of the same table and unit the question does not name
+    neighbours: frozenset[str]  # stored columns of the same table and unit (a formula's: not named)
     stand_ins: frozenset[str] = frozenset()  # for a formula: same-unit columns that may replace one of it
 
     def check(self, sql: Sql) -> Finding:
@@ -97,12 +132,15 @@ class ColumnDetail:
 
 def _detail(metric: MetricInfo, named: frozenset[str], vocabulary: Vocabulary) -> ColumnDetail | None:
     same_table = [other for other in _stored(vocabulary) if other.table == metric.table]
+    # a stored measure read nowhere while its neighbour is read is another measure, even when the
+    # question names the neighbour too (净利润同比 and 营收同比 both asked, only or_yoy read)
+    excluded = named if metric.derived else metric.columns
     neighbours = frozenset(
         column
         for other in same_table
         if _unit(other) == _unit(metric)
         for column in other.columns
-        if column not in named
+        if column not in excluded
     )
     stand_ins: frozenset[str] = frozenset()
     if metric.derived:
@@ -125,6 +163,8 @@ def extract(question: Question) -> list[Constraint]:
         hit
         for hit in question.hits_of(Category.METRIC)
         if question.text[hit.start : hit.end] not in _GENERIC_PRICE
+        and not _with_growth(question, hit)
+        and not _of_previous_day(question, hit)
     ]
     named = frozenset(
         column for hit in question.hits_of(Category.METRIC) for column in vocabulary.metrics[hit.key].columns
