@@ -203,6 +203,10 @@ class NumberDetail:
     # percent points (pct_chg, or_yoy, roe …). 30% compared with one of them (or an aggregate of one
     # that keeps its unit) as 0.3, or a price ratio compared with 30, is a unit error.
     percent_columns: frozenset[str] = frozenset()
+    # With a percentage bound to no metric: stored columns in another unit (prices, change, amounts,
+    # multiples); one of them compared bare with the points (change > 9 for "gained more than 9%")
+    # is not the percentage asked.
+    other_unit_columns: frozenset[str] = frozenset()
 
     def _percent_unit(self, sql: Sql) -> Finding | None:
         points = (self.value, -self.value)
@@ -214,6 +218,9 @@ class NumberDetail:
             if number is None:
                 continue
             if any(close(number, point) for point in points):
+                if isinstance(subject, exp.Column) and subject.name.lower() in self.other_unit_columns:
+                    wrong.append(f"{subject.name} (not in percent) is compared with {_shown(number)}")
+                    continue
                 if not _price_ratio(subject):
                     return None
                 wrong.append(f"a price ratio is compared with {_shown(number)} (percent points)")
@@ -454,7 +461,13 @@ def _constraint(
     text = question.says(
         f"数值条件“{span.text}”须出现在 SQL 中", f"the threshold in “{span.text}” must appear in the SQL"
     )
-    percent_columns = _percent_columns(question)
+    percent = quantity.unit == "percent"
+    other_units = frozenset(
+        column
+        for metric in question.vocabulary.metrics.values()
+        if not metric.percent and not metric.derived and len(metric.columns) == 1
+        for column in metric.columns
+    )
     detail = NumberDetail(
         quantity.value,
         side,
@@ -462,7 +475,8 @@ def _constraint(
         None,
         _writings(quantity),
         strict,
-        percent_columns if quantity.unit == "percent" else frozenset(),
+        _percent_columns(question) if percent else frozenset(),
+        other_units if percent else frozenset(),
     )
     return Constraint(span, text, question.lang, detail)
 
