@@ -190,11 +190,24 @@ def counts_each(model: SemanticModel, tokens: list[Token], i: int) -> Match | No
         return j - i, _counts((tokens[i], moved))
     if kind_at(tokens, i) == "count":  # how many stocks rose and how many fell
         first = i + 1 + (kind_at(tokens, i + 1) == "count_unit")
+        listed = kind_at(tokens, first + 1) in {"and", "to"} and tokens[first + 1].text in AND_WORDS
+        if _counted(tokens, first) and listed and _counted(tokens, first + 2) and _says_each(tokens):
+            # 分别有多少只涨停和跌停 / how many rose and fell, respectively: one count each
+            return first + 3 - i, _counts((tokens[first], tokens[first + 2]))
         second = first + 3 + (kind_at(tokens, first + 3) == "count_unit")
         pair = kind_at(tokens, first + 1) in {"and", "to"} and kind_at(tokens, first + 2) == "count"
         if _counted(tokens, first) and pair and _counted(tokens, second):
             return second + 1 - i, _counts((tokens[first], tokens[second]))
     return None
+
+
+def _says_each(tokens: list[Token]) -> bool:
+    """分别 / respectively / a 各 that groups nothing, anywhere in the question."""
+    return any(
+        (token.kind == "quantifier" and token.value == "each")
+        or (token.kind == "per" and kind_at(tokens, k + 1) != "dim")
+        for k, token in enumerate(tokens)
+    )
 
 
 def _restates_each(tokens: list[Token], j: int) -> bool:
