@@ -51,26 +51,24 @@ _GENERIC_PRICE = frozenset(
 )
 
 
-# An amount named with its growth ("revenue grew 20% year on year", 营收同比增长) is read from a
-# growth-rate column of another table: the amount's own column need not be read.
-_GROWTH = re.compile(
-    r"同比|环比|增长|增速|增幅|下滑|下降"
-    r"|\b(?:year[- ]on[- ]year|year[- ]over[- ]year|yoy|growth|grew|grow|grows"
-    r"|growing|rose|fell|declined|dropped|increased|decreased)\b",
+# An amount named with its growth rate ("revenue grew 20% year on year", 营收同比增长30%) is read from a
+# growth-rate column of another table: the amount's own column need not be read. Growth without a rate
+# (净利润连续三年增长) compares the amounts themselves.
+_GROWTH_RATE = re.compile(
+    r"同比|环比|增速|增幅|增长率|\d+(?:\.\d+)?\s*%"
+    r"|\b(?:year[- ]on[- ]year|year[- ]over[- ]year|yoy|growth rate)\b",
     re.IGNORECASE,
 )
-
-
 _CLAUSE_END = re.compile(r"[，,、；;。？?]")
 
 
 def _with_growth(question: Question, hit: Hit) -> bool:
-    """An amount (money) followed in its clause by a growth word."""
+    """An amount (money) followed in its clause by a growth rate."""
     if question.vocabulary.metrics[hit.key].unit_kind != "money":
         return False
     reach = 10 if question.lang is Lang.ZH else 40
     after = _CLAUSE_END.split(question.text[hit.end : hit.end + reach])[0]
-    return _GROWTH.search(after) is not None
+    return _GROWTH_RATE.search(after) is not None
 
 
 # "yesterday's close", 昨日收盘价: the previous close, stored as pre_close, may be what is named
