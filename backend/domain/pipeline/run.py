@@ -60,6 +60,7 @@ from backend.domain.pipeline.validate.checklist_stage import (
 )
 from backend.domain.pipeline.validate.fanout import fanout_checks
 from backend.domain.pipeline.validate.grounded import grounded_checks
+from backend.domain.pipeline.validate.join_filter import join_filter_check
 from backend.domain.pipeline.validate.latest_period import latest_period_check
 from backend.domain.pipeline.validate.llm_checks import LlmCheckRoles, run_llm_checks
 from backend.domain.pipeline.validate.multiplicity import multiplicity_checks
@@ -239,7 +240,8 @@ class _Run:
             period = latest_period_check(
                 self.question, parsed, self.ports.reader, self.ports.database, self.lang
             )
-            checks = (unit, scale, total, today, period)
+            join_filter = join_filter_check(parsed, self.lang)
+            checks = (unit, scale, total, today, period, join_filter)
             attempt.checks += [check for check in checks if check is not None]
             if attempt.result is not None:  # the candidate ran: its own rows can be recounted
                 attempt.checks += multiplicity_checks(self.question, parsed, self.ports.reader, self.lang)
