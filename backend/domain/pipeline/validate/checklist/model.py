@@ -44,6 +44,7 @@ class Kind(StrEnum):
     SINGLE_QUARTER = "single_quarter"
     PROFIT_SIGN = "profit_sign"
     MAJORITY = "majority"
+    WHOLE_LIST = "whole_list"
 
 
 class Outcome(StrEnum):

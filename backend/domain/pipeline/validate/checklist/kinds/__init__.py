@@ -32,6 +32,7 @@ from backend.domain.pipeline.validate.checklist.kinds import (
     profit_sign,
     single_quarter,
     top_k,
+    whole_list,
     whole_set,
     window,
 )
@@ -69,4 +70,5 @@ EXTRACTORS: tuple[Extractor, ...] = (
     single_quarter.extract,
     profit_sign.extract,
     majority.extract,
+    whole_list.extract,
 )
