@@ -45,6 +45,7 @@ class Kind(StrEnum):
     PROFIT_SIGN = "profit_sign"
     MAJORITY = "majority"
     WHOLE_LIST = "whole_list"
+    DAY_COUNT = "day_count"
 
 
 class Outcome(StrEnum):

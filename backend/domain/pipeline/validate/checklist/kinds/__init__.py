@@ -16,6 +16,7 @@ from backend.domain.pipeline.validate.checklist.kinds import (
     count,
     crossing,
     date,
+    day_count,
     day_move,
     distinct,
     entity,
@@ -71,4 +72,5 @@ EXTRACTORS: tuple[Extractor, ...] = (
     profit_sign.extract,
     majority.extract,
     whole_list.extract,
+    day_count.extract,
 )

@@ -1,0 +1,125 @@
+"""A number of days with a bound (至少3天 / 超过5个交易日 / at least 4 of the last 10 trading days /
+more than 3 days / 不超过2天 / at most 2 days; not "over N days", which is also a span) bounds a
+count of days, and says whether N itself counts:
+at least N is `count >= N` (or `> N - 1`), more than N is `count > N` (or `>= N + 1`), fewer than N is
+`count < N`, at most N is `count <= N`. A count compared with N (or N ± 1) the other way — `> 3` for
+至少3天 — drops or adds the stocks exactly at N. A count is what count/countIf/sum/uniq give (through
+aliases and subquery outputs); no such comparison near N leaves it undecided.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import ClassVar
+
+from sqlglot import exp
+
+from backend.domain.pipeline.validate.checklist.model import (
+    Attribution,
+    Constraint,
+    Finding,
+    Kind,
+    failed,
+    passed,
+    undecided,
+)
+from backend.domain.pipeline.validate.checklist.question import COUNT, Question, parse_count
+from backend.domain.pipeline.validate.checklist.sqltree import Comparison, Sql, function_name
+
+
+class Bound(StrEnum):
+    AT_LEAST = "at_least"
+    MORE_THAN = "more_than"
+    FEWER_THAN = "fewer_than"
+    AT_MOST = "at_most"
+
+
+_WORDS = {
+    "至少": Bound.AT_LEAST, "不少于": Bound.AT_LEAST, "不低于": Bound.AT_LEAST,
+    "超过": Bound.MORE_THAN, "多于": Bound.MORE_THAN, "大于": Bound.MORE_THAN,
+    "少于": Bound.FEWER_THAN, "不到": Bound.FEWER_THAN, "不足": Bound.FEWER_THAN,
+    "最多": Bound.AT_MOST, "至多": Bound.AT_MOST, "不超过": Bound.AT_MOST, "不多于": Bound.AT_MOST,
+    "at least": Bound.AT_LEAST, "no fewer than": Bound.AT_LEAST, "no less than": Bound.AT_LEAST,
+    "more than": Bound.MORE_THAN,
+    "fewer than": Bound.FEWER_THAN, "less than": Bound.FEWER_THAN,
+    "at most": Bound.AT_MOST, "no more than": Bound.AT_MOST,
+}  # fmt: skip
+_WORD = "|".join(sorted((re.escape(word) for word in _WORDS), key=len, reverse=True))
+_DAYS = re.compile(
+    rf"(?P<word>{_WORD})\s*有?\s*(?P<n>{COUNT})\s*"
+    r"(?:个交易日|交易日|天|日(?!均|线)"
+    r"|(?:of\s+(?:the\s+)?(?:last|past|previous)\s+\d+\s+)?(?:trading\s+)?(?:days|sessions)\b)",
+    re.IGNORECASE,
+)
+_COUNTING = ("count", "uniq", "sum", "arraycount", "length")
+
+
+def _is_count(node: exp.Expr) -> bool:
+    return any(function_name(function).startswith(_COUNTING) for function in (node, *node.find_all(exp.Func)))
+
+
+def _bound_of(comparison: Comparison) -> tuple[bool, float] | None:
+    """(lower?, the bound as an inclusive integer) of `count OP number`."""
+    number = comparison.number
+    if number is None or comparison.negated:
+        return None
+    return {
+        ">": (True, number + 1),
+        ">=": (True, number),
+        "<": (False, number - 1),
+        "<=": (False, number),
+    }.get(comparison.op)
+
+
+@dataclass(frozen=True)
+class DayCountDetail:
+    kind: ClassVar[Kind] = Kind.DAY_COUNT
+    count: int
+    bound: Bound
+
+    def _wanted(self) -> tuple[bool, float]:
+        return {
+            Bound.AT_LEAST: (True, self.count),
+            Bound.MORE_THAN: (True, self.count + 1),
+            Bound.FEWER_THAN: (False, self.count - 1),
+            Bound.AT_MOST: (False, self.count),
+        }[self.bound]
+
+    def check(self, sql: Sql) -> Finding:
+        lower, wanted = self._wanted()
+        near = [
+            (comparison, bound)
+            for comparison in sql.comparisons
+            if _is_count(comparison.subject)
+            and (bound := _bound_of(comparison)) is not None
+            and bound[0] is lower
+            and abs(bound[1] - wanted) <= 1
+        ]
+        if not near:
+            return undecided(f"no count of days compared with {self.count}")
+        if any(bound[1] == wanted for _, bound in near):
+            return passed(f"the count of days is bounded at {wanted:g}, N included as asked")
+        comparison, bound = near[0]
+        return failed(
+            Attribution.CONDITION,
+            f"the count of days is compared `{comparison.op} {comparison.number:g}` "
+            f"(a bound of {bound[1]:g}) where the question's bound is {wanted:g}: the stocks exactly at the edge are counted wrongly",
+        )
+
+
+def extract(question: Question) -> list[Constraint]:
+    found = []
+    for match in _DAYS.finditer(question.text):
+        count = parse_count(match["n"])
+        if count is None:
+            continue
+        bound = _WORDS[match["word"].lower()]
+        span = question.span(match.start(), match.end())
+        text = question.says(
+            f"“{span.text}”：天数的界限（含不含 {count}）",
+            f"“{span.text}”: a bound on the days ({count} in or out)",
+        )
+        found.append(Constraint(span, text, question.lang, DayCountDetail(count, bound)))
+    return found
