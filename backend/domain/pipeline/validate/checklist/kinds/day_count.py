@@ -105,7 +105,8 @@ class DayCountDetail:
         return failed(
             Attribution.CONDITION,
             f"the count of days is compared `{comparison.op} {comparison.number:g}` "
-            f"(a bound of {bound[1]:g}) where the question's bound is {wanted:g}: the stocks exactly at the edge are counted wrongly",
+            f"(a bound of {bound[1]:g}) where the question's bound is {wanted:g}: "
+            "the stocks exactly at the edge are counted wrongly",
         )
 
 
