@@ -182,6 +182,11 @@ def compare(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
         yoy, agg = False, "qoq"
     if yoy and metric_key in YOY_OF:
         metric = model.metrics[YOY_OF[metric_key]]
+    if kind_at(tokens, j) == "profitable" and token.kind == "metric" and agg is None and not direction:
+        # 净利润同比为正 / gross margin positive: the measure's own sign (its growth when 同比 is said),
+        # never the net profit's that the sign word alone would name
+        condition = Compare(metric.key, tokens[j].value, 0.0, time=time, text="0")
+        return j + 1 - i, [synthetic("cond", condition, tokens[i : j + 1]), *kept]
     held = period_count(tokens, j)  # ROE连续三年超过15%: the comparison holds in each period
     if held is not None:
         j = held[2]
