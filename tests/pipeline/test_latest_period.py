@@ -31,6 +31,29 @@ EN = "Which companies had an ROE above 20% in the latest report period?"
             "JOIN market.stock_basic AS s ON s.ts_code = f.ts_code WHERE f.roe > 20",
             "fail",
         ),
+        # no period named at all: the latest report is asked, not the last annual one nor every one
+        (
+            "浙江省资产负债率低于10%的公司",
+            "SELECT ts_code FROM market.fina_indicator WHERE end_date = '2000-12-31' AND debt_to_assets < 10",
+            "fail",
+        ),
+        (
+            "banks with an ROE above 12%",
+            "SELECT f.ts_code FROM market.fina_indicator AS f "
+            "JOIN market.stock_basic AS s ON s.ts_code = f.ts_code WHERE f.roe > 12 AND s.industry = '银行'",
+            "fail",
+        ),
+        (
+            "banks with an ROE above 12%",
+            f"SELECT ts_code FROM market.fina_indicator WHERE end_date = {NEWEST} AND roe > 12",
+            None,
+        ),
+        # the whole history or several periods asked: any period may be read
+        (
+            "companies that ever reported a debt-to-assets above 95%",
+            "SELECT DISTINCT ts_code FROM market.fina_indicator WHERE debt_to_assets > 95",
+            None,
+        ),
         # another period named: the SQL may rightly read it
         (
             "2024年年报资产负债率超过70%的公司有多少家？",

@@ -1,5 +1,7 @@
 """The latest report period a question names (最新报告期 / 最近一期 / the latest report period) is the
 newest end_date of the report table read, and the only period asked when the question names no other.
+A question naming no period at all (净利率超过30%的公司, companies with debt-to-assets above 80%) asks
+the latest report too, as a question naming no day asks the latest trading day (`today.py`).
 
 Decided on the SQL tree and the data; only a failure becomes a check:
 - **every period**: a report table (income, fina_indicator) whose end_date its query never mentions
@@ -30,10 +32,11 @@ _LATEST_PERIOD = re.compile(
     r"|\b(?:the\s+)?(?:latest|most recent|newest)\s+(?:reporting|report|financial report|fiscal)\s+period\b",
     re.IGNORECASE,
 )
-# Another period or span named: the SQL may rightly read other periods.
+# Another period, span or the whole history named: the SQL may rightly read other periods.
 _OTHER_PERIODS = re.compile(
-    r"年报|年度|季报|季度|半年|中报|\d{4}|连续|以来|近|过去|同比|环比"
-    r"|\b(?:annual|quarter|quarterly|year|years|since|last|past|previous|prior|consecutive|q[1-4])\b",
+    r"年报|年度|季报|季度|半年|中报|\d{4}|连续|以来|近|过去|同比|环比|历史|曾|往年|每年|各年"
+    r"|\b(?:annual|quarter|quarterly|year|years|yrs?|since|last|past|previous|prior|consecutive|q[1-4]"
+    r"|half|interim|h[12]|fy|ever|history|historical|in a row|ttm|trailing)\b",
     re.IGNORECASE,
 )
 _PERIOD_TABLES = {"income", "fina_indicator"}
@@ -100,7 +103,7 @@ def _finding(sql: Sql, reader: MarketReader, database: str) -> str | None:
 def latest_period_check(
     question: str, sql: Sql, reader: MarketReader, database: str, lang: Lang
 ) -> CheckResult | None:
-    if not _LATEST_PERIOD.search(question) or _OTHER_PERIODS.search(_LATEST_PERIOD.sub(" ", question)):
+    if _OTHER_PERIODS.search(_LATEST_PERIOD.sub(" ", question)):
         return None
     started = time.perf_counter()
     reason = _finding(sql, reader, database)
@@ -109,8 +112,14 @@ def latest_period_check(
     return constraint_check(
         check_id="latest_period",
         kind="latest_period",
-        text=says(
-            lang, "“最新报告期”是数据中最新的一期", "“the latest report period” is the newest one in the data"
+        text=(
+            says(
+                lang,
+                "“最新报告期”是数据中最新的一期",
+                "“the latest report period” is the newest one in the data",
+            )
+            if _LATEST_PERIOD.search(question)
+            else says(lang, "未指明报告期：读取最新一期", "no report period named: the latest one is read")
         ),
         criterion=says(lang, "SQL 只读取最新的报告期", "the SQL reads the newest report period and no other"),
         sql=None,

@@ -70,7 +70,8 @@ _IMPLICIT = (
     re.compile(rf"(?P<sup>{_SUPERLATIVE_ZH})\s*的\s*[^，,。；的\d]{{0,8}}?(?:股票|公司|个股|行业|板块)"),
     re.compile(
         r"\b(?:which|the)\s+(?:[a-z0-9]+\s+){0,4}?(?:stock|company|industry|sector|board|exchange)s?\s+"
-        rf"(?:had|has|have|with|that had|that has|that have)\s+the\s+(?P<sup>{_SUPERLATIVE_EN})\b"
+        r"(?:(?:that\s+)?(?:had|has|have)|with|traded|posted|recorded|reported|logged|saw|showed)"
+        rf"\s+the\s+(?P<sup>{_SUPERLATIVE_EN})\b"
     ),
 )
 # "the most stocks" ranks by a count of rows; "most" before anything else is an adjective's degree.
