@@ -87,6 +87,18 @@ def _verdicts(store: MarketStore, question: str, sql: str) -> list[str]:
             "SELECT count() FROM market.stock_basic WHERE toYear(list_date) = 2021",
             ["pass"],
         ),
+        # several counts asked side by side: a count of different regions is another thing asked
+        (
+            "科创板有多少家公司，分布在多少个不同的地区？",
+            "SELECT count(), count(DISTINCT area) FROM market.stock_basic WHERE market = '科创板'",
+            ["pass"],
+        ),
+        (
+            "How many industries and how many regions do ChiNext stocks come from?",
+            "SELECT count(DISTINCT industry), count(DISTINCT area) FROM market.stock_basic "
+            "WHERE market = '创业板'",
+            [],
+        ),
         # occurrences are counted with their repeats
         (
             "近5个交易日涨幅超过3%的次数",

@@ -69,6 +69,9 @@ _COUNTED = (
         _DAYS,
     ),
 )
+# Several counts asked side by side (how many industries and how many regions): a count(DISTINCT y) of
+# another column may be the count of another thing asked, not a wrong distinct.
+_COUNT_CUES = re.compile(r"多少|几\s*(?:只|家|支|个|天)|\bhow many\b|\bnumber of\b")
 # Occurrences are counted with their repeats: 涨停次数, how many times, stock-days.
 _OCCURRENCES = re.compile(r"次|\btimes\b|\boccurrences?\b|stock-days?|\binstances\b")
 # Columns that name a thing, not measure it: a list made only of them lists things.
@@ -124,26 +127,27 @@ def _other_distinct(count: exp.Count, counted: _Counted) -> bool:
     return isinstance(column, exp.Column) and column.name.lower() not in counted.keys
 
 
-def _plain_counts(select: exp.Select, counted: _Counted) -> list[tuple[int, exp.Count]]:
+def _plain_counts(select: exp.Select, counted: _Counted, several: bool) -> list[tuple[int, exp.Count]]:
     """The answer's counting projections that do not count the different things asked: count(),
-    count(x), or count(DISTINCT y) of another column (not count(DISTINCT ts_code))."""
+    count(x), or count(DISTINCT y) of another column (not count(DISTINCT ts_code)) when only one
+    count is asked."""
     found = []
     for position, projection in enumerate(select.expressions):
         inner = projection.this if isinstance(projection, exp.Alias) else projection
         if isinstance(inner, exp.Count) and (
-            not isinstance(inner.this, exp.Distinct) or _other_distinct(inner, counted)
+            not isinstance(inner.this, exp.Distinct) or (not several and _other_distinct(inner, counted))
         ):
             found.append((position, inner))
     return found
 
 
-def _recount_sql(sql: Sql, counted: _Counted) -> tuple[str, list[int]] | None:
+def _recount_sql(sql: Sql, counted: _Counted, several: bool) -> tuple[str, list[int]] | None:
     """The candidate with, after its own projections, each plain count and the number of different
     counted things among the same rows; and the positions of the plain counts."""
     tree = sql.tree
     if not isinstance(tree, exp.Select):
         return None
-    counts = _plain_counts(tree, counted)
+    counts = _plain_counts(tree, counted, several)
     if not counts:
         return None
     argument_keys = [count.this for _, count in counts if isinstance(count.this, exp.Column)]
@@ -191,7 +195,8 @@ def _result(
 
 def count_check(question: str, sql: Sql, reader: MarketReader, lang: Lang) -> CheckResult | None:
     counted = _counted(question)
-    recount = _recount_sql(sql, counted) if counted is not None else None
+    several = len(_COUNT_CUES.findall(question.lower())) > 1
+    recount = _recount_sql(sql, counted, several) if counted is not None else None
     if counted is None or recount is None:
         return None
     started = time.perf_counter()

@@ -161,6 +161,7 @@ class Comparison:
     day: date | None
     negated: bool  # under NOT: the operator's sense is not the query's
     select: exp.Select | None
+    node: exp.Expr  # the comparison in the tree (the subject may be a resolved copy)
 
 
 @dataclass(frozen=True, eq=False)
@@ -322,7 +323,9 @@ class Sql:
                 number, day = number_value(constant), date_value(constant)
                 if (number is None and day is None) or self._constant(subject):
                     continue
-                found.append(Comparison(self.resolve(subject, select), op, number, day, negated, select))
+                found.append(
+                    Comparison(self.resolve(subject, select), op, number, day, negated, select, node)
+                )
         return tuple(found)
 
     @staticmethod

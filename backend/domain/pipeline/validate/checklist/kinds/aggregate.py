@@ -241,7 +241,10 @@ def _over_top(question: Question, match: re.Match[str], same_cues: list[int]) ->
 
     `same_cues` are the starts of the cues naming the same aggregate (of the same metric, or of none):
     one of them before the top-k makes it the ranking key (平均涨幅最高的5个行业…列出平均涨幅), so a
-    later mention names the key again, not an aggregate over the cut rows."""
+    later mention names the key again, not an aggregate over the cut rows. A cue in brackets glosses a
+    word of the question (波动率最低的10只（日涨跌幅标准差）): it defines the figure, ranking key or not."""
+    if _in_brackets(question.text, match):
+        return 0
     for constraint in top_k.extract(question):
         assert isinstance(constraint.detail, top_k.TopKDetail)
         if constraint.detail.ranks_groups or any(start < constraint.span.start for start in same_cues):
@@ -264,6 +267,12 @@ def _over_top(question: Question, match: re.Match[str], same_cues: list[int]) ->
         ):
             return constraint.detail.k
     return 0
+
+
+def _in_brackets(text: str, match: re.Match[str]) -> bool:
+    opened = max(text.rfind("(", 0, match.start()), text.rfind("（", 0, match.start()))
+    closed_before = max(text.rfind(")", 0, match.start()), text.rfind("）", 0, match.start()))
+    return opened > closed_before and re.search(r"[)）]", text[match.end() :]) is not None
 
 
 _WHAT_ZH = {

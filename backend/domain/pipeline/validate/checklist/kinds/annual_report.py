@@ -4,6 +4,8 @@ the report figures read are those of year-end periods (end_date on December 31).
 The SQL shows it by `toMonth(end_date) = 12`, or end_date compared with December 31 days only. A
 month other than 12, a December 31 day excluded (!=, NOT IN), or an end_date pinned to another day is
 a wrong period; report figures read with no restriction to the year's end mix in the quarters.
+When the question names the latest report or the year to date beside the annual one (lost money in
+the 2024 annual report but profitable in the latest report), that other period may be read too.
 """
 
 from __future__ import annotations
@@ -33,6 +35,12 @@ _CUE = re.compile(
     re.IGNORECASE,
 )
 _QUARTERLY = re.compile(r"季报|季度|中报|半年|\bquarter|\bQ[1-4]\b|\binterim\b", re.IGNORECASE)
+# The latest report or the year to date named beside the annual report: a second period is asked.
+_LATEST_REPORT = re.compile(
+    r"(?:最新(?:一期)?(?:的)?(?:报告期|财报|报告|一期)|最近一期)(?!的?年报|的?年度)|年初至今"
+    r"|\b(?:latest|most recent|newest) (?:report|reporting period|filing)|\byear[- ]to[- ]date\b|\bytd\b",
+    re.IGNORECASE,
+)
 _MONTH_FUNCTIONS = {"tomonth", "month"}
 
 
@@ -53,6 +61,7 @@ def _on_end_date(comparison: Comparison) -> str | None:
 @dataclass(frozen=True)
 class AnnualReportDetail:
     kind: ClassVar[Kind] = Kind.ANNUAL_REPORT
+    latest_too: bool = False  # the latest report is asked as well: a period off December 31 may be read
 
     def check(self, sql: Sql) -> Finding:
         if not any(isinstance(node, exp.Column) and node.name.lower() == "end_date" for node in sql.nodes()):
@@ -67,11 +76,11 @@ class AnnualReportDetail:
             if what == "month" and comparison.number is not None:
                 december = comparison.number == 12
                 year_end |= keeps and december
-                wrong |= (keeps and not december) or (excludes and december)
+                wrong |= (keeps and not december and not self.latest_too) or (excludes and december)
             elif what == "day" and comparison.day is not None:
                 december = (comparison.day.month, comparison.day.day) == (12, 31)
                 year_end |= keeps and december
-                wrong |= (keeps and not december) or (excludes and december)
+                wrong |= (keeps and not december and not self.latest_too) or (excludes and december)
         if wrong:
             return failed(Attribution.TIME_SCOPE, "the SQL reads a report period other than the annual one")
         if year_end:
@@ -92,4 +101,5 @@ def extract(question: Question) -> list[Constraint]:
         f"“{span.text}”：读取年报（报告期为 12 月 31 日）",
         f"“{span.text}”: annual reports (periods ending December 31)",
     )
-    return [Constraint(span, text, question.lang, AnnualReportDetail())]
+    detail = AnnualReportDetail(latest_too=_LATEST_REPORT.search(question.text) is not None)
+    return [Constraint(span, text, question.lang, detail)]

@@ -1,7 +1,9 @@
 """Two prices of bars related by the question: 收于最高价 / closed at the high of the day → close = high;
 收于最低价 / closed at the low → close = low; 向上跳空 / gapped up → the low above the previous bar's
 high; 向下跳空 / gapped down → the high below the previous low; a gap the question defines by the open
-(gapped up, opening above the previous day's high) → the open against the previous high.
+(gapped up, opening above the previous day's high) → the open against the previous high. A gap given
+a size (gapped up more than 5%, 跳空高开超过3%) is the open's change over the previous close, a
+number the `number` kind reads: no relation of bars.
 
 The SQL must compare the two prices (close = high, close >= high, high - close <= 0, …).
 A condition that never brings them together answers without it (the closed-at-the-high stocks
@@ -52,6 +54,8 @@ _GAPS = (
     (re.compile(r"向上跳空|\bgap(?:ped|s)?[ -]up\b"), "low", "high"),
     (re.compile(r"向下跳空|\bgap(?:ped|s)?[ -]down\b"), "high", "low"),
 )
+# "… more than 5%" / "超过3%" right after the gap cue: a gap measured against the previous close.
+_SIZED = re.compile(r"^[^,，。;；]{0,16}?\d+(?:\.\d+)?\s*(?:%|％|percent)", re.IGNORECASE)
 _PRICE_WORDS = {"open", "high", "low", "close"}
 _COMPARISONS = (exp.EQ, exp.GTE, exp.LTE, exp.GT, exp.LT, exp.NEQ)
 
@@ -105,7 +109,7 @@ def extract(question: Question) -> list[Constraint]:
     )
     for pattern, gap_price, previous in _GAPS:
         match = pattern.search(question.text)
-        if match is None:
+        if match is None or _SIZED.match(question.text[match.end() :]):
             continue
         price = "open" if opens else gap_price
         span = question.span(match.start(), match.end())

@@ -2,8 +2,10 @@
 
 The bound is read off comparisons of a date column (or toYear of one) with a day or year near the
 named one. "Since" is also met by the last day before the range (max(trade_date) … < '2025-01-01',
-the base of a gain since a date). A range closed at the end of the named year, or an equality,
-answers one year only; a bound on the other side answers the opposite question.
+argMaxIf(close, trade_date, trade_date < '2025-01-01'): the base of a gain since a date). A condition
+of any other conditional aggregate (countIf, sumIf) picks rows for that figure only, not for the
+answer. A range closed at the end of the named year, or an equality, answers one year only; a bound
+on the other side answers the opposite question.
 """
 
 from __future__ import annotations
@@ -28,7 +30,13 @@ from backend.domain.pipeline.validate.checklist.model import (
     undecided,
 )
 from backend.domain.pipeline.validate.checklist.question import Question
-from backend.domain.pipeline.validate.checklist.sqltree import Comparison, Sql, columns_of, is_date_column
+from backend.domain.pipeline.validate.checklist.sqltree import (
+    Comparison,
+    Sql,
+    columns_of,
+    function_name,
+    is_date_column,
+)
 
 
 class Way(StrEnum):
@@ -144,9 +152,30 @@ class OpenRangeDetail:
         around = date(self.start.year - 1, 1, 1), date(self.start.year + 1, 12, 31)
         if near and not any(end is not None and around[0] <= end <= around[1] for end in (low, high)):
             return None
+        conditional = _conditional_aggregate(comparison.node)
+        if conditional is not None and conditional not in _LAST_BEFORE:
+            return None
         select = comparison.select
-        base = select is not None and any(p.find(exp.Max, exp.ArgMax) for p in select.expressions)
+        base = conditional is not None or (
+            select is not None and any(p.find(exp.Max, exp.ArgMax) for p in select.expressions)
+        )
         return Kept(low, high, base, point)
+
+
+# Conditional aggregates whose condition finds the last value before a day (a gain's base close).
+_LAST_BEFORE = {"argmaxif", "maxif", "anylastif"}
+
+
+def _conditional_aggregate(node: exp.Expr) -> str | None:
+    """The name of the -If aggregate (argMaxIf, countIf, …) that holds the comparison, if any."""
+    ancestor = node.parent
+    while ancestor is not None and not isinstance(ancestor, exp.Select):
+        if isinstance(ancestor, (exp.CombinedAggFunc, exp.CountIf)) and function_name(ancestor).endswith(
+            "if"
+        ):
+            return function_name(ancestor)
+        ancestor = ancestor.parent
+    return None
 
 
 _SLACK = timedelta(days=7)  # ">= 2019-12-31" still starts the range at 2020
