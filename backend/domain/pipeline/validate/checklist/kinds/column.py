@@ -8,7 +8,9 @@ previous close for the close). A measure with a formula (振幅 = (high − low)
 every column of its formula: one left out with no same-unit column read in its place (the range
 divided by the low), or none of them but a stored neighbour (abs(pct_chg) for the amplitude), is
 another measure. A named measure the SQL computes otherwise (a gain from two closes) is not judged, nor
-one named with its growth (revenue grew 20% year on year: a growth-rate column answers it).
+one named with its growth (revenue grew 20% year on year: a growth-rate column answers it). A stored
+year-on-year rate (净利润同比) never read is undecided: computing it takes the amount of two periods,
+and the amount of one period read in its place (净利润 > 0 for 净利润同比为正) is another measure.
 """
 
 from __future__ import annotations
@@ -106,6 +108,7 @@ class ColumnDetail:
     columns: frozenset[str]  # the stored column, or the formula's columns
     neighbours: frozenset[str]  # stored columns of the same table and unit (a formula's: not named)
     stand_ins: frozenset[str] = frozenset()  # for a formula: same-unit columns that may replace one of it
+    yearly_rate: bool = False  # a stored year-on-year growth rate (the semantic model's yoy convention)
 
     def check(self, sql: Sql) -> Finding:
         read = _columns_read(sql)
@@ -118,6 +121,10 @@ class ColumnDetail:
                     Attribution.ENTITY_MAPPING,
                     f"the SQL reads {', '.join(instead)} and never {'/'.join(sorted(self.columns))}, "
                     f"which the question names ({self.metric})",
+                )
+            if self.yearly_rate:
+                return undecided(
+                    f"{self.metric} is never read; whether the SQL computes the growth is not read"
                 )
             return passed(f"{self.metric} is computed otherwise; no neighbouring column is read in its place")
         missing = ", ".join(sorted(self.columns - read))
@@ -152,7 +159,8 @@ def _detail(metric: MetricInfo, named: frozenset[str], vocabulary: Vocabulary) -
         )
     if not neighbours and not metric.derived:
         return None
-    return ColumnDetail(metric.key, metric.columns, neighbours, stand_ins)
+    yearly_rate = not metric.derived and all(column.endswith("_yoy") for column in metric.columns)
+    return ColumnDetail(metric.key, metric.columns, neighbours, stand_ins, yearly_rate)
 
 
 def extract(question: Question) -> list[Constraint]:
