@@ -46,6 +46,7 @@ class Kind(StrEnum):
     MAJORITY = "majority"
     WHOLE_LIST = "whole_list"
     DAY_COUNT = "day_count"
+    EACH_STEP = "each_step"
 
 
 class Outcome(StrEnum):

@@ -19,6 +19,7 @@ from backend.domain.pipeline.validate.checklist.kinds import (
     day_count,
     day_move,
     distinct,
+    each_step,
     entity,
     every_period,
     majority,
@@ -73,4 +74,5 @@ EXTRACTORS: tuple[Extractor, ...] = (
     majority.extract,
     whole_list.extract,
     day_count.extract,
+    each_step.extract,
 )

@@ -4,7 +4,8 @@ count of days, and says whether N itself counts:
 at least N is `count >= N` (or `> N - 1`), more than N is `count > N` (or `>= N + 1`), fewer than N is
 `count < N`, at most N is `count <= N`. A count compared with N (or N ± 1) the other way — `> 3` for
 至少3天 — drops or adds the stocks exactly at N. A count is what count/countIf/sum/uniq give (through
-aliases and subquery outputs); no such comparison near N leaves it undecided.
+aliases and subquery outputs); with no such comparison near N there is no edge counted wrongly: it
+passes, as does "at least one day" (an existence, not a count), which is not read.
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ from backend.domain.pipeline.validate.checklist.model import (
     Kind,
     failed,
     passed,
-    undecided,
 )
 from backend.domain.pipeline.validate.checklist.question import COUNT, Question, parse_count
 from backend.domain.pipeline.validate.checklist.sqltree import Comparison, Sql, function_name
@@ -98,7 +98,7 @@ class DayCountDetail:
             and abs(bound[1] - wanted) <= 1
         ]
         if not near:
-            return undecided(f"no count of days compared with {self.count}")
+            return passed(f"no count of days is bounded near {self.count}, so none is one off")
         if any(bound[1] == wanted for _, bound in near):
             return passed(f"the count of days is bounded at {wanted:g}, N included as asked")
         comparison, bound = near[0]
@@ -114,7 +114,7 @@ def extract(question: Question) -> list[Constraint]:
     found = []
     for match in _DAYS.finditer(question.text):
         count = parse_count(match["n"])
-        if count is None:
+        if count is None or count < 2:  # one day at least is an existence, not a count
             continue
         bound = _WORDS[match["word"].lower()]
         span = question.span(match.start(), match.end())

@@ -3,7 +3,8 @@ or count of rows) is the whole list: the answer's query must not cut it with a L
 
 A habitual `LIMIT 10` after an ORDER BY, or a stray `LIMIT 3`, silently drops rows the question asked
 for. A LIMIT of one row, or of a count the question writes (列出5只, show 20), is no finding here
-(top_k judges counts); a set operation at the top is not judged.
+(top_k judges counts), nor is a LIMIT … BY (rows per group) or a LIMIT that is not a number; a set
+operation at the top has no LIMIT of its own.
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ from backend.domain.pipeline.validate.checklist.model import (
     Kind,
     failed,
     passed,
-    undecided,
 )
 from backend.domain.pipeline.validate.checklist.question import COUNT, Question, parse_count
 from backend.domain.pipeline.validate.checklist.sqltree import Sql, number_value
@@ -44,15 +44,15 @@ class WholeListDetail:
     def check(self, sql: Sql) -> Finding:
         tree = sql.tree
         if not isinstance(tree, exp.Select):
-            return undecided("the answer is a set operation")
+            return passed("the answer is a set operation, with no LIMIT of its own")
         limit = tree.args.get("limit")
         if limit is None:
             return passed("the answer's query has no LIMIT")
         if limit.args.get("expressions"):
-            return undecided("a LIMIT … BY keeps rows per group")
+            return passed("a LIMIT … BY keeps rows per group, not a cut of the list")
         rows = number_value(limit.expression)
         if rows is None:
-            return undecided("the LIMIT is not a number")
+            return passed("the LIMIT is computed, not a number of rows written out")
         if rows <= 1 or int(rows) in self.counts:
             return passed(f"LIMIT {int(rows)} is one row or a count the question writes")
         return failed(
