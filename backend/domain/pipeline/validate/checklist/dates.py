@@ -33,6 +33,7 @@ _MONTHS = {
     )
     for name in names
 }
+MONTH_NAMES = _MONTHS
 _MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
 _DAYS = (
     re.compile(r"(?<!\d)(?P<y>\d{4})[-/.](?P<m>\d{1,2})[-/.](?P<d>\d{1,2})(?!\d)"),

@@ -47,6 +47,7 @@ class Kind(StrEnum):
     WHOLE_LIST = "whole_list"
     DAY_COUNT = "day_count"
     EACH_STEP = "each_step"
+    MONTH = "month"
 
 
 class Outcome(StrEnum):

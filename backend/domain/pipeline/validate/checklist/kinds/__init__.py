@@ -23,6 +23,7 @@ from backend.domain.pipeline.validate.checklist.kinds import (
     entity,
     every_period,
     majority,
+    month,
     negation,
     number,
     open_range,
@@ -75,4 +76,5 @@ EXTRACTORS: tuple[Extractor, ...] = (
     whole_list.extract,
     day_count.extract,
     each_step.extract,
+    month.extract,
 )
