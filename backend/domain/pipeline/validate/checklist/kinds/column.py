@@ -11,12 +11,13 @@ another measure. A named measure the SQL computes otherwise (a gain from two clo
 one named with its growth (revenue grew 20% year on year: a growth-rate column answers it). A stored
 year-on-year rate (净利润同比) never read is undecided: computing it takes the amount of two periods,
 and the amount of one period read in its place (净利润 > 0 for 净利润同比为正) is another measure.
+高开 / 低开 said as a condition (低开的股票, 今天低开) must be tested: the open compared, not only shown.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar
 
 from sqlglot import exp
@@ -27,12 +28,13 @@ from backend.domain.pipeline.validate.checklist.model import (
     Finding,
     Kind,
     Lang,
+    Outcome,
     failed,
     passed,
     undecided,
 )
 from backend.domain.pipeline.validate.checklist.question import Question
-from backend.domain.pipeline.validate.checklist.sqltree import Sql
+from backend.domain.pipeline.validate.checklist.sqltree import Sql, columns_of
 from backend.domain.pipeline.validate.checklist.vocabulary import Category, Hit, MetricInfo, Vocabulary
 
 # Words for the price in general (股价, share price): they name no one price of the bar, so a SQL
@@ -83,6 +85,27 @@ def _of_previous_day(question: Question, hit: Hit) -> bool:
     return _PREVIOUS.search(question.text[max(0, hit.start - 20) : hit.start]) is not None
 
 
+# 高开 / 低开 followed by 的, a conjunction or the end: a condition on the open (not 低开最多, a ranking,
+# nor 低开超过2%, a threshold the number kind reads; 跳空高开 is a gap, which bar_relation reads).
+_CONDITIONS = {"高开": "open", "低开": "open"}
+_CONDITION_END = re.compile(r"^(?:的|且|并|而|、|，|,|。|？|\?|\s|$)")
+_COMPARISONS = (exp.GT, exp.GTE, exp.LT, exp.LTE, exp.EQ, exp.NEQ)
+
+
+def _condition_on(question: Question, hit: Hit) -> str:
+    """The column a condition word tests (the open for 低开的股票), or ""."""
+    column = _CONDITIONS.get(question.text[hit.start : hit.end], "")
+    gap = question.text[: hit.start].endswith("跳空")
+    return column if column and not gap and _CONDITION_END.match(question.text[hit.end :]) else ""
+
+
+def _compared(sql: Sql, column: str) -> bool:
+    """Whether a comparison reads the column (also through an alias it compares)."""
+    raw = (columns_of(node) for node in sql.tree.find_all(*_COMPARISONS))
+    resolved = (columns_of(comparison.subject) for comparison in sql.comparisons)
+    return any(column in found for found in (*raw, *resolved))
+
+
 def _unit(metric: MetricInfo) -> tuple[bool, str, str]:
     return metric.percent, metric.unit_kind, metric.stored_unit
 
@@ -109,8 +132,20 @@ class ColumnDetail:
     neighbours: frozenset[str]  # stored columns of the same table and unit (a formula's: not named)
     stand_ins: frozenset[str] = frozenset()  # for a formula: same-unit columns that may replace one of it
     yearly_rate: bool = False  # a stored year-on-year growth rate (the semantic model's yoy convention)
+    condition_on: str = ""  # named as a condition (低开的股票): the column the SQL must compare
+
+    def _tested(self, sql: Sql, finding: Finding) -> Finding:
+        if not self.condition_on or finding.outcome is not Outcome.PASS or _compared(sql, self.condition_on):
+            return finding
+        return failed(
+            Attribution.CONDITION,
+            f"{self.metric} is asked as a condition, but the SQL never compares {self.condition_on}",
+        )
 
     def check(self, sql: Sql) -> Finding:
+        return self._tested(sql, self._read(sql))
+
+    def _read(self, sql: Sql) -> Finding:
         read = _columns_read(sql)
         if self.columns <= read:
             return passed(f"the SQL reads {', '.join(sorted(self.columns))}")
@@ -184,6 +219,7 @@ def extract(question: Question) -> list[Constraint]:
         detail = _detail(vocabulary.metrics[hit.key], named, vocabulary)
         if detail is None:
             continue
+        detail = replace(detail, condition_on=_condition_on(question, hit))
         span = question.span(hit.start, hit.end)
         of = "/".join(sorted(detail.columns))
         text = question.says(f"“{span.text}”：读取 {of}", f"“{span.text}”: read from {of}")

@@ -44,6 +44,7 @@ _ALWAYS = re.compile(
 )
 # "each of the last N …" is a quantifier unless a statistic is asked per period (then it groups).
 _EACH = re.compile(rf"\b(?:in|on|for) each of the (?:last|past) {COUNT}\b|\beach (?:trading )?day\b")
+_COUNT_ASKED = re.compile(r"\b(?:how many|number of)\b", re.IGNORECASE)
 _YEAR_RANGE = re.compile(
     r"\b(?:from|between)\s+(?P<en>\d{4})\s+(?:through|to|until|and)\s+\d{4}\b"
     r"|(?P<zh>\d{4})\s*年?\s*(?:到|至|-|—|~)\s*\d{4}\s*年"
@@ -58,6 +59,8 @@ _ALL_TESTS = {"arrayall", "arrayexists", "arraycount", "hasall", "arraymin", "ar
 class EveryPeriodDetail:
     kind: ClassVar[Kind] = Kind.EVERY_PERIOD
     growth_from: int = 0  # the first year of a range over which growth is asked every year, or 0
+    # "how many … hit limit-up on each of the last 5 days" reads also as one count per day
+    per_day_too: bool = False
 
     def check(self, sql: Sql) -> Finding:
         havings = [select.args["having"] for select in sql.selects if select.args.get("having")]
@@ -72,6 +75,10 @@ class EveryPeriodDetail:
                 return undecided(
                     f"growth in {self.growth_from} is measured against {base}, which the SQL does not "
                     "read (nor a stored year-over-year rate)"
+                )
+            if self.per_day_too:
+                return undecided(
+                    "the condition is tested over all periods at once, but the count asked may be one per day"
                 )
             return passed("the condition is tested over all periods at once (HAVING or an array test)")
         if _aggregates(sql) or _combines_rows(sql):
@@ -158,8 +165,12 @@ def extract(question: Question) -> list[Constraint]:
         cue = each
     if cue is None:
         return []
+    # a count before "on each of the last N days" (no statistic per period, no quantifier word): the
+    # stocks that met the condition on every day, or the number meeting it on each day
+    counted = _COUNT_ASKED.search(question.text, 0, cue.start())
+    per_day_too = cue is each and counted is not None
     span = question.span(cue.start(), cue.end())
     text = question.says(
         f"“{span.text}”：条件须在每一期都成立", f"“{span.text}”: the condition must hold on every period"
     )
-    return [Constraint(span, text, question.lang, EveryPeriodDetail(_growth_from(question)))]
+    return [Constraint(span, text, question.lang, EveryPeriodDetail(_growth_from(question), per_day_too))]
