@@ -190,14 +190,24 @@ def counts_each(model: SemanticModel, tokens: list[Token], i: int) -> Match | No
         return j - i, _counts((tokens[i], moved))
     if kind_at(tokens, i) == "count":  # how many stocks rose and how many fell
         first = i + 1 + (kind_at(tokens, i + 1) == "count_unit")
+        scopes: list[Token] = []
+        while kind_at(tokens, first) == "cond" and tokens[first].extra.get("scope"):  # how many banks rose…
+            scopes.append(tokens[first])
+            first += 1
         listed = kind_at(tokens, first + 1) in {"and", "to"} and tokens[first + 1].text in AND_WORDS
         if _counted(tokens, first) and listed and _counted(tokens, first + 2) and _says_each(tokens):
             # 分别有多少只涨停和跌停 / how many rose and fell, respectively: one count each
-            return first + 3 - i, _counts((tokens[first], tokens[first + 2]))
-        second = first + 3 + (kind_at(tokens, first + 3) == "count_unit")
-        pair = kind_at(tokens, first + 1) in {"and", "to"} and kind_at(tokens, first + 2) == "count"
+            return first + 3 - i, [*scopes, *_counts((tokens[first], tokens[first + 2]))]
+        # how many made a new high today, and how many a new low: the day said once is both counts'
+        said_on = [tokens[first + 1]] if kind_at(tokens, first + 1) == "timespec" else []
+        joined = first + 1 + len(said_on)
+        again = joined
+        while kind_at(tokens, again) in {"and", "to"}:  # ", and"
+            again += 1
+        second = again + 1 + (kind_at(tokens, again + 1) == "count_unit")
+        pair = again > joined and kind_at(tokens, again) == "count"
         if _counted(tokens, first) and pair and _counted(tokens, second):
-            return second + 1 - i, _counts((tokens[first], tokens[second]))
+            return second + 1 - i, [*scopes, *_counts((tokens[first], tokens[second])), *said_on]
     return None
 
 
