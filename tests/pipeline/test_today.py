@@ -33,6 +33,18 @@ SNAPSHOT = f"(SELECT max(trade_date) FROM market.index_weight WHERE trade_date <
             f"{PICK}{LATEST}",
             None,
         ),
+        # the first trading day of a range is not the latest
+        (
+            "哪些股票的市盈率低于10？",
+            f"{PICK}(SELECT min(trade_date) FROM market.daily WHERE trade_date >= '2025-03-01')",
+            "fail",
+        ),
+        # a range starting at the latest day has it as its first day
+        (
+            "Which stocks traded above 100 yuan today?",
+            f"{PICK}(SELECT min(trade_date) FROM market.daily WHERE trade_date >= {LATEST})",
+            None,
+        ),
         # the latest index snapshot up to today is no earlier day
         (
             "今天沪深300成分股的平均涨幅",

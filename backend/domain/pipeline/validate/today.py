@@ -3,7 +3,8 @@ by naming no day, span or history at all, is the latest trading day, and the onl
 
 Judged on the SQL tree, and only a failure becomes a check:
 - **an earlier day**: `trade_date = (SELECT max(trade_date) … WHERE trade_date < (SELECT max(…)))`
-  answers about yesterday;
+  answers about yesterday, `trade_date = (SELECT min(trade_date) … WHERE trade_date >= '2025-01-01')`
+  about the first day of a range;
 - **a span up to it**: `trade_date >= (SELECT max(trade_date) …) - 7` reads the last days, not the day;
 - **every day**: a daily table (daily, daily_basic) whose trade_date its query never mentions reads
   the whole history.
@@ -52,8 +53,8 @@ def _date_column(node: exp.Expr) -> bool:
 
 
 def _latest_pick(node: exp.Expr) -> str | None:
-    """'latest' for (SELECT max(d) FROM t), 'earlier' for (SELECT max(d) FROM t WHERE d < …),
-    None for anything else."""
+    """'latest' for (SELECT max(d) FROM t), 'earlier' for (SELECT max(d) FROM t WHERE d < …) or a
+    first day (SELECT min(d) FROM t WHERE d >= '2025-01-01'), None for anything else."""
     node = strip(node)
     if not isinstance(node, exp.Subquery) or not isinstance(node.this, exp.Select):
         return None
@@ -61,9 +62,15 @@ def _latest_pick(node: exp.Expr) -> str | None:
     if len(select.expressions) != 1:
         return None
     picked = strip(select.expressions[0])
+    where = select.args.get("where")
+    if isinstance(picked, exp.Min) and _date_column(strip(picked.this)):
+        # the first day of a range is an earlier one, unless the range starts at the latest day
+        starts_latest = isinstance(where, exp.Where) and any(
+            _latest_pick(inner) == "latest" for inner in where.find_all(exp.Subquery)
+        )
+        return None if starts_latest else "earlier"
     if not isinstance(picked, exp.Max) or not _date_column(strip(picked.this)):
         return None
-    where = select.args.get("where")
     if not isinstance(where, exp.Where):
         return "latest"
     # d < (the latest day) picks the day before it; d <= … (an index snapshot up to today) does not
@@ -141,7 +148,7 @@ def _finding(sql: Sql) -> str | None:
         return f"the SQL reads every trading day of {', '.join(unrestricted)}; the question asks one day"
     if not picks or "latest" in picks or None in picks:
         return None
-    return "the SQL picks the trading day before the latest one; the question asks for the latest"
+    return "the SQL picks a trading day before the latest one; the question asks for the latest"
 
 
 def _asks_latest_day(question: str) -> bool:
