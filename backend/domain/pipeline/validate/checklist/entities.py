@@ -30,9 +30,11 @@ ENTITY_CATEGORIES = tuple(_COLUMNS)
 # Characters after which an industry word starts a word of its own (的银行股, 不属于银行业, 10只银行股);
 # after any other Chinese character it is the tail of a longer name (招商银行, 中国石油, 长江电力).
 _WORD_BOUNDARY = set("的和与及、，,；;。非属于个各中在是为只家或且而及其")
-# What a question may start with before naming a stock ("查询贵州茅台…", "列出…").
+# What a question may start with before naming a stock ("查询贵州茅台…", "列出…"), exclusions too
+# (剔除银行…: the industry word is the excluded one, no name's tail).
 _COMMANDS = (
     r"请问|请|帮我查|帮我找|帮我|查询|查一下|查找|查|看看|告诉我|列出|显示|展示|找出|筛选|给出|搜索|统计|计算"
+    r"|剔除|排除|除去|去掉|除了"
 )
 _LEADING_VERBS = re.compile(rf"^(?:{_COMMANDS})+")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -46,7 +48,9 @@ _NOT_NAMES = {
     "what", "which", "how", "list", "show", "find", "give", "rank", "top", "the", "a", "an", "average",
     "total", "number", "stocks", "for", "in", "of", "and", "is", "are", "was", "were", "do", "does", "did",
 }  # fmt: skip
-_NOT_NAME_CHARACTERS = set("各每前最连续近今昨不非按统计哪些有多少这那上下涨跌股票")
+# Characters of the words that open a question but name no company: quantifiers, days and periods
+# (三季报, 过去20天).
+_NOT_NAME_CHARACTERS = set("各每前最连续近今昨不非按统计哪些有多少这那上下涨跌股票季过")
 
 
 def _names(literal: str, value: str) -> bool:
