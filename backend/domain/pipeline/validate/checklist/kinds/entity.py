@@ -8,6 +8,7 @@ when the SQL names no stock at all. Entities the question excludes are the negat
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -21,6 +22,7 @@ from backend.domain.pipeline.validate.checklist.entities import (
     stock_names,
 )
 from backend.domain.pipeline.validate.checklist.kinds.negation import negated_hits
+from backend.domain.pipeline.validate.checklist.kinds.per_group import grouping_expressions
 from backend.domain.pipeline.validate.checklist.model import (
     Attribution,
     Constraint,
@@ -42,6 +44,9 @@ _CODE_PREFIX = re.compile(r"\d{1,5}%?")
 class EntityDetail:
     kind: ClassVar[Kind] = Kind.ENTITY
     entity: EntityRef
+    # the question lists other values of the same column (沪市、深市、北交所各…, Shanghai vs Shenzhen):
+    # a SQL grouping by the column answers each of them as a group
+    listed: bool = False
 
     def check(self, sql: Sql) -> Finding:
         literals = list(sql.strings)
@@ -67,6 +72,8 @@ class EntityDetail:
             return undecided(
                 f"the SQL picks stocks by code pattern; whether that is {self.entity.label} is not read"
             )
+        if self.listed and any(self.entity.column in columns_of(e) for e in grouping_expressions(sql)):
+            return passed(f"the SQL groups by {self.entity.column}: {self.entity.label} is one of its groups")
         return failed(Attribution.ENTITY_MAPPING, f"the SQL never names {self.entity.label}")
 
     def _stock_name(self, sql: Sql, literals: list[str]) -> Finding:
@@ -122,6 +129,10 @@ def extract(question: Question) -> list[Constraint]:
     excluded = {(hit.start, hit.end) for _, hit in negated_hits(question)}
     found: list[Constraint] = []
     seen: set[tuple[Category | None, str]] = set()
+    kept = [hit for hit in question.hits_of(*ENTITY_CATEGORIES) if (hit.start, hit.end) not in excluded]
+    keys_by_column = Counter(
+        entity_ref(question, hit).column for hit in {(h.category, h.key): h for h in kept}.values()
+    )
     for hit in question.hits_of(*ENTITY_CATEGORIES):
         if (
             (hit.start, hit.end) in excluded
@@ -136,7 +147,8 @@ def extract(question: Question) -> list[Constraint]:
         text = question.says(
             f"{span.text}：{entity.column} = {values}", f"{span.text}: {entity.column} = {values}"
         )
-        found.append(Constraint(span, text, question.lang, EntityDetail(entity)))
+        listed = keys_by_column[entity.column] > 1
+        found.append(Constraint(span, text, question.lang, EntityDetail(entity, listed)))
     for start, end, name in stock_names(question):
         entity = EntityRef(None, name, (name,), "ts_code", name)
         span = question.span(start, end)

@@ -76,7 +76,7 @@ class PerGroupDetail:
                         Attribution.GROUPING,
                         f"the groups of {self.column} are split by {', '.join(sorted(extra))} too",
                     )
-        for expression in _grouping_expressions(sql):
+        for expression in grouping_expressions(sql):
             if self.column in columns_of(expression):
                 return passed(f"the SQL groups by {self.column}")
         if isinstance(sql.tree, exp.SetOperation):
@@ -101,7 +101,8 @@ def group_keys(sql: Sql, select: exp.Select) -> list[exp.Expr]:
     return keys
 
 
-def _grouping_expressions(sql: Sql) -> list[exp.Expr]:
+def grouping_expressions(sql: Sql) -> list[exp.Expr]:
+    """Every GROUP BY, LIMIT … BY and PARTITION BY expression, resolved through aliases."""
     found: list[exp.Expr] = []
     for select in sql.selects:
         found.extend(group_keys(sql, select))
