@@ -38,6 +38,8 @@ def _metric_then_rank(model: SemanticModel, tokens: list[Token], i: int) -> Matc
     direction: str | None = None
     limit: int | None = None
     if kind_at(tokens, j) == "super":
+        if _names_its_own_subject(tokens, j, time):
+            return None
         direction = tokens[j].value
         limit = 1
         j += 1
@@ -59,6 +61,16 @@ def _metric_then_rank(model: SemanticModel, tokens: list[Token], i: int) -> Matc
         j += 1
     limit, j = _limit_after(tokens, j, limit)
     return j - i, [_order_token(model, token, direction, limit, time, tokens[i:j])]
+
+
+def _names_its_own_subject(tokens: list[Token], j: int, day: TimeSpec | None) -> bool:
+    """traded the largest amount: an English superlative ranks by the measure after it; volume today was
+    the highest of the last 120 days: a window after the measure's own day is the stock's history (its
+    N-day high), never a ranking of the stocks (left unread, refused)."""
+    after = kind_at(tokens, j + 1)
+    if after == "timespec":
+        return day is not None and day.is_single_day and not tokens[j + 1].value.is_single_day
+    return after in ORDERABLE and tokens[j].text.isascii()
 
 
 def _metric_follows(tokens: list[Token], j: int) -> bool:

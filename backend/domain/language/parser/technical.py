@@ -282,6 +282,8 @@ def _side(tokens: list[Token], j: int) -> str | None:
 
 def new_high_low(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     """创60日新高 / hit a 52-week low / made a new 20-day closing high."""
+    if kind_at(tokens, i - 1) == "metric" and tokens[i - 1].value not in PRICE_MOVE_METRICS:
+        return None  # 成交量创120日新高: the high of that measure, which this test (the close's) is not
     start = i
     i = _after_price_metric(tokens, i)
     if kind_at(tokens, i) == "recent":
