@@ -41,6 +41,8 @@ _LIST_CUE = re.compile(
     r"不含|不包含|不包括|排除|剔除|除去|去除|去掉|除了|excluding|exclude|except|other than"
 )
 _LIST_JOIN = re.compile(r"\s*(?:和|与|及|以及|、|,|，|and\b|or\b)(?:\s|the\b|a\b|an\b|any\b|of\b)*")
+# An exclusion said after the entities: 银行除外, 银行和保险以外的, banks excluded.
+_AFTER_CUE = re.compile(r"\s*(?:除外|以外|不算在内|\bexcluded\b|\baside\b)")
 _NEGATING_FUNCTIONS = {"notin", "notlike", "notilike", "notequals"}
 
 
@@ -56,6 +58,14 @@ def negated_hits(question: Question) -> list[tuple[int, Hit]]:
             found.append((cue.start(), hit))
             joined = _LIST_CUE.fullmatch(cue.group()) and _LIST_JOIN.match(question.text, hit.end)
             hit = question.hit_at(joined.end(), *ENTITY_CATEGORIES) if joined else None
+    for first in question.hits_of(*ENTITY_CATEGORIES):
+        listed = [first]
+        while (joined := _LIST_JOIN.match(question.text, listed[-1].end)) and (
+            following := question.hit_at(joined.end(), *ENTITY_CATEGORIES)
+        ):
+            listed.append(following)
+        if _AFTER_CUE.match(question.text, listed[-1].end):
+            found += [(first.start, hit) for hit in listed if all(hit is not seen for _, seen in found)]
     return found
 
 
