@@ -34,9 +34,16 @@ from backend.domain.pipeline.validate.checklist.model import (
 )
 from backend.domain.pipeline.validate.checklist.question import Question
 from backend.domain.pipeline.validate.checklist.sqltree import Sql, columns_of
-from backend.domain.pipeline.validate.checklist.vocabulary import Category
+from backend.domain.pipeline.validate.checklist.vocabulary import Category, Hit
 
 _STOCK_CODE = re.compile(r"\d{6}")
+# A city said as where companies are based (Shenzhen-based, headquartered in Shanghai, 注册地在深圳)
+# names their region (area), not the exchange of the same city.
+_BASED_AFTER = re.compile(r"[- ]?based\b", re.IGNORECASE)
+_BASED_BEFORE = re.compile(
+    r"(?:\b(?:based|headquartered|registered|located)\s+in\s+|注册地(?:在|为|是)?|总部(?:在|位于)?|注册在)$",
+    re.IGNORECASE,
+)
 _CODE_PREFIX = re.compile(r"\d{1,5}%?")
 
 
@@ -125,6 +132,10 @@ def _by_name(sql: Sql) -> bool:
     )
 
 
+def _names_region(question: Question, hit: Hit) -> bool:
+    return bool(_BASED_AFTER.match(question.raw, hit.end) or _BASED_BEFORE.search(question.raw[: hit.start]))
+
+
 def extract(question: Question) -> list[Constraint]:
     excluded = {(hit.start, hit.end) for _, hit in negated_hits(question)}
     found: list[Constraint] = []
@@ -141,6 +152,8 @@ def extract(question: Question) -> list[Constraint]:
         ):
             continue
         seen.add((hit.category, hit.key))
+        if hit.category is Category.EXCHANGE and _names_region(question, hit):
+            continue
         entity = entity_ref(question, hit)
         span = question.span(hit.start, hit.end)
         values = "、".join(entity.values[:1] if entity.category is Category.INDEX else entity.values)
