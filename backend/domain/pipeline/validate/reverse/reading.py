@@ -156,7 +156,8 @@ _TIME_WORDS = re.compile(
 _PER_TIME = re.compile(r"每天|每日|逐日|每个交易日|分别|\b(?:daily|per day|each day|every day|by day)\b")
 _UNREAD_TIME_KINDS = {Kind.WINDOW, Kind.EVERY_PERIOD, Kind.OPEN_RANGE, Kind.PER_GROUP}
 # Points of the SQL tree alone (which column a named metric is read from, what a rise is measured
-# against): they add no condition, and their spans stay readable (上涨 is a move filter).
+# against, no LIMIT on a whole list, a count's edge, each step of a run, the month a day falls in):
+# they add no condition, and their spans stay readable (上涨 is a move filter).
 _TREE_ONLY_KINDS = {
     Kind.COLUMN,
     Kind.DAY_MOVE,
@@ -165,6 +166,10 @@ _TREE_ONLY_KINDS = {
     Kind.WHOLE_SET,
     Kind.CONJUNCTION,
     Kind.PROFIT_SIGN,
+    Kind.WHOLE_LIST,
+    Kind.DAY_COUNT,
+    Kind.EACH_STEP,
+    Kind.MONTH,
 }
 # An entity the answer is compared with, not kept to (跑赢沪深300, 与茅台同行业, cheaper than banks).
 _RELATIONAL = re.compile(
