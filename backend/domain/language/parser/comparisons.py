@@ -41,6 +41,8 @@ MEASURES = {"metric", "aggmetric", "change_word", "report_figure"}
 
 
 PROFIT_FIGURE = "n_income_attr_p"
+OPEN_MOVES = {"高开": ">", "低开": "<"}  # the open's direction against the previous close, in one word
+SIZED = {"cmp", "number", "super", "top", "bottom", "order", "dir", "per", "agg"}  # the gap's size asked
 LOSS_WORDS = {"loss", "losses", "a loss", "net loss"}  # 'loss' alone is first the decline of a price
 
 
@@ -378,6 +380,9 @@ def single_word_conditions(model: SemanticModel, tokens: list[Token], i: int) ->
         doubled = tokens[i + 1]
         condition = Compare("pct_chg", tokens[i].value, float(doubled.value), text=doubled.text)
         return 2, [synthetic("cond", condition, tokens[i : i + 2])]
+    if _bare_open_move(tokens, i):  # 今天低开 / 高开 with no size: the open below / above the last close
+        op = OPEN_MOVES[tokens[i].text]
+        return 1, [synthetic("cond", Compare("open_pct", op, 0.0, text="0"), tokens[i : i + 1])]
     alone = tokens[i].kind == "single_quarter" and kind_at(tokens, i + 1) == "profitable"  # 单季亏损
     j = i + alone
     if tokens[j].kind != "profitable":
@@ -389,6 +394,14 @@ def single_word_conditions(model: SemanticModel, tokens: list[Token], i: int) ->
         "n_income_attr_p", tokens[j].value, 0.0, text="0", agg="single_quarter" if alone else None
     )
     return used, [synthetic("cond", condition, tokens[i : i + used])]
+
+
+def _bare_open_move(tokens: list[Token], i: int) -> bool:
+    """低开 / 高开 said as what the day did, not as the measure ranked or compared (低开超过3%, 高开最多,
+    按高开排序 are the size of the gap, read by the passes that rank and compare)."""
+    if tokens[i].kind != "metric" or tokens[i].text not in OPEN_MOVES:
+        return False
+    return kind_at(tokens, i + 1) not in SIZED and kind_at(tokens, i - 1) not in SIZED
 
 
 def comparison_tail(tokens: list[Token], j: int) -> ComparisonTail | None:
