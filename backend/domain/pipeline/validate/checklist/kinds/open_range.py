@@ -46,7 +46,8 @@ class Way(StrEnum):
 
 _SINCE_AFTER = re.compile(r"\s*(以来|以后|之后|起|开始|至今|or later|and later|onwards?|or after|and after)")
 _SINCE_BEFORE = re.compile(
-    r"(since|after|starting(?: in| from)?|beginning(?: in)?|later than)\s+(?:in\s+|the\s+)?$"
+    r"(since|after|starting(?: in| from)?|beginning(?: in)?|later than)\s+"
+    r"(?:in\s+|the\s+(?:(?:start|beginning)\s+of\s+)?)?$"
 )
 _BEFORE_AFTER = re.compile(r"\s*(之前|以前|前(?![一二两三四五六七八九十\d])|or earlier|and earlier)")
 _BEFORE_BEFORE = re.compile(r"(before|prior to|earlier than)\s+(?:in\s+|the\s+)?$")
