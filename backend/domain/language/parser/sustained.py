@@ -76,6 +76,8 @@ def _each_of_last_days(model: SemanticModel, tokens: list[Token], i: int) -> Mat
     j = i + 1
     days: int | None = None
     if kind_at(tokens, j) == "consecutive" and kind_at(tokens, j + 1) == "timespec":
+        if "each" in tokens[j].text and any(token.kind == "count" for token in tokens[:i]):
+            return None  # how many hit limit up on each of the last 5 days: a count per day (assembly)
         days, end = _days_said(tokens, j + 1), j + 2
     elif kind_at(tokens, j) == "number" and kind_at(tokens, j + 1) == "consecutive":
         swapped = [tokens[j + 1], tokens[j], *tokens[j + 2 : j + 3]]  # 5 consecutive days
