@@ -8,14 +8,25 @@ from backend.domain.language.parser.composition import LIST_DIMENSIONS
 from backend.domain.language.parser.rewriting import Match, is_plain_number, kind_at, synthetic
 from backend.domain.language.semantic import SemanticModel
 
+REPORTS_ONLY = frozenset({"latest_report", "annual", "quarter", "half"})  # times naming a report, never days
 COUNTS = {"count", "count_move", "having"}  # a count of stocks, or a filter on one
+
+
+def _days_of_window(tokens: list[Token], j: int) -> bool:
+    """A window of trading days (not one day, nor a report period, which has no days to list)."""
+    if kind_at(tokens, j) != "timespec":
+        return False
+    return not tokens[j].value.is_single_day and tokens[j].value.label not in REPORTS_ONLY
 
 
 def group(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     token = tokens[i]
-    if token.kind == "per" and kind_at(tokens, i + 1) == "timespec" and not tokens[i + 1].value.is_single_day:
+    if token.kind == "per" and _days_of_window(tokens, i + 1):
         # for each of the last five trading days: one row per day of the window
         return 2, [tokens[i + 1], synthetic("groupby", "trade_date", [token])]
+    reported = kind_at(tokens, i + 1) == "timespec" and tokens[i + 1].value.label in REPORTS_ONLY
+    if token.kind == "per" and reported:
+        return 2, [tokens[i + 1]]  # 按最新财报 / 按2024年报: the report period the figures are read at
     if token.kind == "per" and _period_unit(tokens, i + 1) is not None:
         # 2025年每个月日均成交额 / per year over a window: the window's days grouped by month or year
         return 2, [synthetic("groupby", f"trade_{_period_unit(tokens, i + 1)}", tokens[i : i + 2])]
