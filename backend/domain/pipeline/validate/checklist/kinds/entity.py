@@ -52,7 +52,8 @@ class EntityDetail:
     kind: ClassVar[Kind] = Kind.ENTITY
     entity: EntityRef
     # the question lists other values of the same column (沪市、深市、北交所各…, Shanghai vs Shenzhen):
-    # a SQL grouping by the column answers each of them as a group
+    # a SQL grouping by the column answers each of them as a group (boards and exchanges; industries
+    # listed are a few of many, which the grouping alone does not keep apart)
     listed: bool = False
 
     def check(self, sql: Sql) -> Finding:
@@ -80,7 +81,13 @@ class EntityDetail:
                 f"the SQL picks stocks by code pattern; whether that is {self.entity.label} is not read"
             )
         if self.listed and any(self.entity.column in columns_of(e) for e in grouping_expressions(sql)):
-            return passed(f"the SQL groups by {self.entity.column}: {self.entity.label} is one of its groups")
+            if self.entity.category in {Category.BOARD, Category.EXCHANGE}:  # a few values, listed whole
+                return passed(
+                    f"the SQL groups by {self.entity.column}: {self.entity.label} is one of its groups"
+                )
+            return undecided(  # a few of many industries: the others may be left in as groups of their own
+                f"the SQL groups by {self.entity.column}; whether it keeps only the values listed is not read"
+            )
         return failed(Attribution.ENTITY_MAPPING, f"the SQL never names {self.entity.label}")
 
     def _stock_name(self, sql: Sql, literals: list[str]) -> Finding:
