@@ -5,12 +5,15 @@ An `orderspec` carries its limit (最高 = 1, 前10 = 10) in `extra["limit"]`.
 
 from __future__ import annotations
 
-from backend.domain.language.ir import Order, TimeSpec
+from dataclasses import replace
+
+from backend.domain.language.ir import Compare, Order, TimeSpec
 from backend.domain.language.lexicon import Token
 from backend.domain.language.parser.rewriting import Match, kind_at, metric_of, synthetic
 from backend.domain.language.semantic import SemanticModel
 
 COUNT_SUPERLATIVES = {"most", "fewest", "最多", "最少"}  # words that rank by how many
+FLIPPED_ORDER = {"desc": "asc", "asc": "desc"}
 ORDERABLE = {"metric", "aggmetric", "change_word", "report_figure", "count"}
 
 
@@ -21,9 +24,33 @@ def ordering(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
         return None  # 涨停次数最多: an ordering names no count of a condition (left unread, refused)
     if tokens[i].kind in ORDERABLE:
         return _metric_then_rank(model, tokens, i)
+    if _bare_move(tokens[i]) and kind_at(tokens, i + 1) == "super":
+        return _move_then_rank(model, tokens, i)
     if tokens[i].kind in {"super", "top", "bottom", "order", "per", "gainers"}:
         return _rank_then_metric(model, tokens, i)
     return None
+
+
+def _bare_move(token: Token) -> bool:
+    """涨 / 跌 / rose / fell with no size: the sign of the day's or window's change."""
+    move = token.value
+    plain = isinstance(move, Compare) and move.other is None and move.agg is None
+    return token.kind == "cond" and plain and move.metric == "pct_chg" and move.value == 0 and move.op in "<>"
+
+
+def _move_then_rank(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """本月以来跌得最多的10只 / rose the most this year: ranked by the change over the move's own window
+    (the largest fall first for 跌); the move's sign is no filter of its own."""
+    move = tokens[i].value
+    gain = Token("metric", "pct_chg", tokens[i].text, tokens[i].start, {"time": move.time})
+    ranked = _metric_then_rank(model, [gain, *tokens[i + 1 :]], 0)
+    if ranked is None:
+        return None
+    used, [order] = ranked
+    if move.op == "<":  # 跌得最多: the most negative change first
+        order = synthetic("orderspec", replace(order.value, direction=FLIPPED_ORDER[order.value.direction]),
+                          tokens[i : i + used], limit=order.extra.get("limit"))  # fmt: skip
+    return used, [order]
 
 
 def _metric_then_rank(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
