@@ -37,14 +37,16 @@ def distance_from_high(model: SemanticModel, tokens: list[Token], i: int) -> Mat
             return None
         end = j + high[1] + 1
         return end - i, [*window, synthetic("aggmetric", ("drawdown", high[0]), tokens[i:end])]
-    far = (
-        kind_at(tokens, i) == "cmp" and tokens[i].value in {">", ">="} and kind_at(tokens, i + 1) == "number"
-    )
-    if not far or tokens[i + 1].extra.get("unit") != "percent":
+    fallen = kind_at(tokens, i) == "down"  # down more than 40% from their highest close
+    c = i + fallen  # the comparison
+    far = kind_at(tokens, c) == "cmp" and tokens[c].value in {">", ">="}
+    far = far and kind_at(tokens, c + 1) == "number"
+    if not far or tokens[c + 1].extra.get("unit") != "percent":
         return None
-    j = i + 2
-    if not (kind_at(tokens, j) == "distance" or (kind_at(tokens, j) == "cmp" and tokens[j].value == "<")):
-        return None  # 60% off / 50% below
+    j = c + 2
+    below = kind_at(tokens, j) == "distance" or (kind_at(tokens, j) == "cmp" and tokens[j].value == "<")
+    if not (below or (fallen and kind_at(tokens, j) == "between" and tokens[j].text == "from")):
+        return None  # 60% off / 50% below / down 40% from
     j += 1
     times = []
     if kind_at(tokens, j) == "timespec":
@@ -58,8 +60,8 @@ def distance_from_high(model: SemanticModel, tokens: list[Token], i: int) -> Mat
         times.append(tokens[j].value)
         j += 1
     condition = Compare(
-        high[0], tokens[i].value, float(tokens[i + 1].value), agg="drawdown",
-        time=times[0] if times else None, text=tokens[i + 1].text,
+        high[0], tokens[c].value, float(tokens[c + 1].value), agg="drawdown",
+        time=times[0] if times else None, text=tokens[c + 1].text,
     )  # fmt: skip
     return j - i, [synthetic("cond", condition, tokens[i:j])]
 
