@@ -48,6 +48,7 @@ class Kind(StrEnum):
     DAY_COUNT = "day_count"
     EACH_STEP = "each_step"
     MONTH = "month"
+    GROUP_SUBJECT = "group_subject"
 
 
 class Outcome(StrEnum):

@@ -170,6 +170,7 @@ _TREE_ONLY_KINDS = {
     Kind.DAY_COUNT,
     Kind.EACH_STEP,
     Kind.MONTH,
+    Kind.GROUP_SUBJECT,
 }
 # An entity the answer is compared with, not kept to (跑赢沪深300, 与茅台同行业, cheaper than banks).
 _RELATIONAL = re.compile(

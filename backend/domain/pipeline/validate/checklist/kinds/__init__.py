@@ -22,6 +22,7 @@ from backend.domain.pipeline.validate.checklist.kinds import (
     each_step,
     entity,
     every_period,
+    group_subject,
     majority,
     month,
     negation,
@@ -77,4 +78,5 @@ EXTRACTORS: tuple[Extractor, ...] = (
     day_count.extract,
     each_step.extract,
     month.extract,
+    group_subject.extract,
 )
