@@ -19,7 +19,7 @@ from backend.domain.pipeline.text import Lang, says
 from backend.domain.pipeline.trace import CheckVerdictValue
 from backend.domain.pipeline.validate.checklist import Attribution
 from backend.domain.pipeline.validate.checklist.sqltree import Sql
-from backend.domain.pipeline.validate.outcome import CheckResult
+from backend.domain.pipeline.validate.outcome import CheckResult, constraint_check
 
 _MONEY_ASKED = re.compile(
     r"(?:多少|几)\s*(?:万亿|千亿|百亿|亿|千万|百万|万)?\s*元"
@@ -51,10 +51,8 @@ def money_unit_check(question: str, sql: Sql, lang: Lang) -> CheckResult | None:
         reason = f"the SQL reads no money column, only {', '.join(sorted(read & percent))}"
     else:
         verdict, reason = "undecidable", "the SQL reads no stored money column; how it gets yuan is not read"
-    return CheckResult(
+    return constraint_check(
         check_id="answer-unit",
-        stage="checklist",
-        level="constraint",
         kind="answer_unit",
         text=says(
             lang, f"“{match.group()}”：答案是金额", f"“{match.group()}”: the answer is an amount of money"
@@ -62,7 +60,7 @@ def money_unit_check(question: str, sql: Sql, lang: Lang) -> CheckResult | None:
         sql=None,
         criterion=says(lang, "SQL 读取金额列", "the SQL reads a money column"),
         verdict=verdict,
-        attribution=Attribution.UNIT.value if verdict == "fail" else None,
+        blames=Attribution.UNIT,
         reason=reason,
-        ms=round((time.perf_counter() - started) * 1000, 3),
+        started=started,
     )
