@@ -1,13 +1,17 @@
 """The guard against fixture files: every hostile statement refused for its reason, every
-legitimate screen accepted and run on ClickHouse (chdb) over the small synthetic demo market."""
+legitimate screen accepted and run on ClickHouse (chdb) over the small synthetic demo market. Both
+entry points judge every fixture: `check_read_only` parses the whole text, `require_read_only` (the
+store's) parses long literal lists as one literal and must reach the same verdict."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import pytest
 from sqlglot import exp
 
 from backend.domain.market.errors import QueryRejected
-from backend.domain.market.guard import check_read_only
+from backend.domain.market.guard import check_read_only, forget_passed, require_read_only
 from backend.domain.market.store import MarketStore
 from tests.market.guard_support import GuardCase, load_cases
 
@@ -23,11 +27,21 @@ def test_fixture_folders_hold_enough_distinct_cases() -> None:
     assert len({case.sql for case in HOSTILE}) == len(HOSTILE)
 
 
+JUDGES = {"check_read_only": check_read_only, "require_read_only": require_read_only}
+
+
+@pytest.mark.parametrize("judge", JUDGES.values(), ids=JUDGES.keys())
 @pytest.mark.parametrize("case", HOSTILE, ids=lambda case: case.name)
-def test_hostile_statement_is_refused_for_its_reason(case: GuardCase) -> None:
+def test_hostile_statement_is_refused_for_its_reason(case: GuardCase, judge: Callable[[str], object]) -> None:
     with pytest.raises(QueryRejected) as refused:
-        check_read_only(case.sql)
+        judge(case.sql)
     assert case.headers["reason"] in str(refused.value)
+
+
+@pytest.mark.parametrize("case", ACCEPTED, ids=lambda case: case.name)
+def test_legitimate_screen_passes_the_stores_judge_too(case: GuardCase) -> None:
+    forget_passed()
+    require_read_only(case.sql)
 
 
 @pytest.mark.parametrize("case", ACCEPTED, ids=lambda case: case.name)

@@ -17,7 +17,8 @@ Replacing engine or a sampling key). `{name:Type}` parameters pass except type I
 can name any table. FORMAT is refused because the driver chooses the wire format. Refused functions
 and why: guard_rules/functions.py.
 
-The store asks through `require_read_only`, which remembers the texts the guard passed (exact text,
+The store asks through `require_read_only`, which parses long literal lists as one literal (no rule
+reads a literal's value) and remembers the texts the guard passed (exact text,
 bounded by total length): the rules are pure functions of the text, so the same text cannot be judged
 differently, and the engine's SQL guarded when it is compiled, a question asked again or a reverse
 check seen before is not parsed twice. Refusals are never remembered: they are judged every time.
@@ -113,9 +114,7 @@ def _parse(sql: str, sql_tokens: list[Token]) -> exp.Expr:
     return statements[0]
 
 
-def check_read_only(sql: str) -> exp.Query:
-    """Return the parsed statement, or raise QueryRejected saying why it is refused. A text that
-    passes is remembered for `require_read_only`."""
+def _judge(sql: str, *, whole_tree: bool) -> exp.Query:
     _refuse_if(text.empty_text(sql))
     _refuse_if(text.oversized_text(sql, MAX_SQL_CHARS))
     _refuse_if(text.invisible_characters(sql))
@@ -123,7 +122,7 @@ def check_read_only(sql: str) -> exp.Query:
     _refuse_if(tokens.statement_count(sql_tokens))
     _refuse_if(tokens.leading_keyword(sql_tokens))
     _refuse_if(tokens.into_outfile(sql_tokens))
-    tree = _parse(sql, sql_tokens)
+    tree = _parse(sql, sql_tokens if whole_tree else tokens.short_literal_lists(sql_tokens))
     statement = ParsedStatement.of(tree)
     for rule in TREE_RULES:
         _refuse_if(rule(statement))
@@ -132,10 +131,17 @@ def check_read_only(sql: str) -> exp.Query:
     return tree
 
 
+def check_read_only(sql: str) -> exp.Query:
+    """Return the parsed statement, or raise QueryRejected saying why it is refused. A text that
+    passes is remembered for `require_read_only`."""
+    return _judge(sql, whole_tree=True)
+
+
 def require_read_only(sql: str) -> None:
-    """Raise QueryRejected as `check_read_only` would; a text it passed before is not parsed again."""
+    """Raise QueryRejected as `check_read_only` would; a text it passed before is not parsed again.
+    No tree is returned, so long literal lists are parsed as one literal (tokens.short_literal_lists)."""
     if sql not in _passed:
-        check_read_only(sql)
+        _judge(sql, whole_tree=False)
 
 
 def forget_passed() -> None:
