@@ -155,23 +155,60 @@ _TIME_WORDS = re.compile(
 )
 _PER_TIME = re.compile(r"每天|每日|逐日|每个交易日|分别|\b(?:daily|per day|each day|every day|by day)\b")
 _UNREAD_TIME_KINDS = {Kind.WINDOW, Kind.EVERY_PERIOD, Kind.OPEN_RANGE, Kind.PER_GROUP}
+# Every checklist kind is in exactly one of three classes (tests/pipeline/test_reverse_reading_kinds.py
+# enforces it): a new kind left out would fall to the gap branch below and silently switch the reverse
+# checks off for every question that names it.
 # Points of the SQL tree alone (which column a named metric is read from, what a rise is measured
 # against, no LIMIT on a whole list, a count's edge, each step of a run, the month a day falls in):
 # they add no condition, and their spans stay readable (上涨 is a move filter).
-_TREE_ONLY_KINDS = {
-    Kind.COLUMN,
-    Kind.DAY_MOVE,
-    Kind.ADDITIVE,
-    Kind.CLOSING_HIGH,
-    Kind.WHOLE_SET,
-    Kind.CONJUNCTION,
-    Kind.PROFIT_SIGN,
-    Kind.WHOLE_LIST,
-    Kind.DAY_COUNT,
-    Kind.EACH_STEP,
-    Kind.MONTH,
-    Kind.GROUP_SUBJECT,
-}
+TREE_ONLY_KINDS = frozenset(
+    {
+        Kind.COLUMN,
+        Kind.DAY_MOVE,
+        Kind.ADDITIVE,
+        Kind.CLOSING_HIGH,
+        Kind.WHOLE_SET,
+        Kind.CONJUNCTION,
+        Kind.PROFIT_SIGN,
+        Kind.WHOLE_LIST,
+        Kind.DAY_COUNT,
+        Kind.EACH_STEP,
+        Kind.MONTH,
+        Kind.GROUP_SUBJECT,
+    }
+)
+# Kinds the reading turns into the reverse checks' filters, scopes, ranking, aggregate, count, group
+# or day (an annual report only when a date names its period).
+READ_KINDS = frozenset(
+    {
+        Kind.DATE,
+        Kind.ORDER,
+        Kind.NUMBER,
+        Kind.ENTITY,
+        Kind.NEGATION,
+        Kind.TOP_K,
+        Kind.AGGREGATE,
+        Kind.COUNT,
+        Kind.PER_GROUP,
+        Kind.ANNUAL_REPORT,
+    }
+)
+# Conditions the reading cannot restate: a question naming one is left to the tree checks (a gap).
+UNREAD_KINDS = frozenset(
+    {
+        Kind.OPEN_RANGE,
+        Kind.WINDOW,
+        Kind.DISTINCT,
+        Kind.PERCENTAGE,
+        Kind.EVERY_PERIOD,
+        Kind.PERIOD_RETURN,
+        Kind.BAR_RELATION,
+        Kind.CROSSING,
+        Kind.PER_PERIOD,
+        Kind.SINGLE_QUARTER,
+        Kind.MAJORITY,
+    }
+)
 # An entity the answer is compared with, not kept to (跑赢沪深300, 与茅台同行业, cheaper than banks).
 _RELATIONAL = re.compile(
     r"跑赢|跑输|相对|相比|同行业|同板块|同一|相同|强于|弱于|比"
@@ -430,7 +467,7 @@ def read(
     evidence: tuple[Evidence, ...] = (),
 ) -> Reading:
     read_back = read_question(question, vocabulary)
-    constraints = [c for c in constraints if c.kind not in _TREE_ONLY_KINDS]
+    constraints = [c for c in constraints if c.kind not in TREE_ONLY_KINDS]
     gaps: list[str] = []
     tables = _metric_tables()
     dates = [c.detail for c in constraints if isinstance(c.detail, DateDetail)]
