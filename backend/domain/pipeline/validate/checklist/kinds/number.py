@@ -207,6 +207,29 @@ class NumberDetail:
     # multiples); one of them compared bare with the points (change > 9 for "gained more than 9%")
     # is not the percentage asked.
     other_unit_columns: frozenset[str] = frozenset()
+    # With no metric column: the positive writings of a percentage or multiple (30 %: 30, 0.3, 1.3),
+    # which read the way the question says when compared the way it says (a gap above 5% as
+    # open / pre_close - 1 > 0.05). Empty when a fall or a negation is said before the number: a fall
+    # of 30% is also 1 - close / base > 0.3.
+    oriented: tuple[float, ...] = ()
+
+    def _direction(self, sql: Sql) -> Finding | None:
+        """A failure when every comparison of a plain formula with a positive writing of the number
+        keeps the other side (振幅超过10% as … * 100 < 10)."""
+        wanted = {">", ">="} if self.side is Side.ABOVE else {"<", "<="}
+        found = [
+            comparison
+            for comparison in sql.comparisons
+            if comparison.number is not None
+            and any(close(comparison.number, form) for form in self.oriented)
+            and _plain(comparison.subject)
+        ]
+        if not found or any(c.negated or c.op in wanted or c.op in {"=", "!="} for c in found):
+            return None
+        return failed(
+            Attribution.CONDITION,
+            f"{_shown(found[0].number or 0)} is compared the wrong way (the question says {self.side.value})",
+        )
 
     def _percent_unit(self, sql: Sql) -> Finding | None:
         points = (self.value, -self.value)
@@ -226,9 +249,12 @@ class NumberDetail:
                 wrong.append(f"a price ratio is compared with {_shown(number)} (percent points)")
             elif any(close(number, ratio) for ratio in ratios):
                 column = _in_points(subject, self.percent_columns)
-                if column is None:
+                if column is not None:
+                    wrong.append(f"{column} (in percent points) is compared with {_shown(number)}")
+                elif _price_points(subject):
+                    wrong.append(f"a price ratio times 100 (points) is compared with {_shown(number)}")
+                else:
                     return None
-                wrong.append(f"{column} (in percent points) is compared with {_shown(number)}")
         if not wrong:
             return None
         return failed(Attribution.UNIT, f"{wrong[0]}; the question says {_shown(self.value)}%")
@@ -258,6 +284,9 @@ class NumberDetail:
             unit = self._percent_unit(sql) if self.percent_columns else None
             if unit is not None:
                 return unit
+            turned = self._direction(sql) if self.oriented else None
+            if turned is not None:
+                return turned
             written = sql.find_number(self.writings)
             if written is not None:
                 return passed(f"{_shown(self.value)} appears in the SQL (as {_shown(written)})")
@@ -356,6 +385,27 @@ def _price_ratio(subject: exp.Expr) -> bool:
     return any(
         columns_of(div.this) & _PRICES and columns_of(div.expression) & _PRICES
         for div in subject.find_all(exp.Div)
+    )
+
+
+def _price_points(subject: exp.Expr) -> bool:
+    """A ratio of prices scaled to percent points: (high - low) / pre_close * 100,
+    (argMax(close, d) / argMin(close, d) - 1) * 100."""
+    return any(
+        any(number_value(side) == 100 for side in (mul.this, mul.expression))
+        and any(
+            columns_of(div.this) & _PRICES and columns_of(div.expression) & _PRICES
+            for div in mul.find_all(exp.Div)
+        )
+        for mul in subject.find_all(exp.Mul)
+    )
+
+
+def _plain(subject: exp.Expr) -> bool:
+    """No sign turned inside: no negation and nothing subtracted from a constant (1 - a / b)."""
+    return not any(
+        isinstance(node, exp.Neg) or (isinstance(node, exp.Sub) and number_value(node.this) is not None)
+        for node in subject.walk()
     )
 
 
@@ -462,6 +512,14 @@ def _constraint(
         f"数值条件“{span.text}”须出现在 SQL 中", f"the threshold in “{span.text}” must appear in the SQL"
     )
     percent = quantity.unit == "percent"
+    reach = 12 if question.lang is Lang.ZH else 40
+    before = question.text[max(0, start - reach) : start]
+    turned = _FALLING.search(before) or _NEGATED_BEFORE.search(before)
+    oriented: tuple[float, ...] = ()
+    if not turned and percent:
+        oriented = (quantity.base, quantity.base / 100, 1 + quantity.base / 100)
+    elif not turned and quantity.unit == "times":
+        oriented = (quantity.value,)
     other_units = frozenset(
         column
         for metric in question.vocabulary.metrics.values()
@@ -477,6 +535,7 @@ def _constraint(
         strict,
         _percent_columns(question) if percent else frozenset(),
         other_units if percent else frozenset(),
+        oriented,
     )
     return Constraint(span, text, question.lang, detail)
 
