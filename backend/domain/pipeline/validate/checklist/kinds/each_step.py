@@ -7,6 +7,13 @@ Counted on the tree: comparisons whose two sides read the same stored column (no
 than N of them fail. A SQL that tests the steps row by row (lagInFrame, neighbor, a window, a lambda
 over arrays, a self-join of the table) or each period's own change (yoy > 0, pct_chg > 0), comparing
 no two values of a column, has no short chain of comparisons: it passes, as N or more comparisons do.
+
+The way of the change: with a rise (增长, 放大, grew) or a fall (下降, 萎缩, declined) said, a step whose
+two periods the tree tells apart — a report day written on each side (sumIf(x, end_date =
+'2023-12-31') > sumIf(x, end_date = '2022-12-31')), or positions in an array sorted by day (v[2] >
+v[1] over arraySort) — must put the later value above (below) the earlier one; every such step the
+other way fails. Periods read otherwise (lagInFrame, an unsorted array) leave the way undecided, and
+a question about a loss or a fall's size (亏损连续3年减少, 跌幅扩大) is not read for it.
 """
 
 from __future__ import annotations
@@ -29,15 +36,23 @@ from backend.domain.pipeline.validate.checklist.question import COUNT, Question,
 from backend.domain.pipeline.validate.checklist.sqltree import (
     Sql,
     columns_of,
+    date_value,
     enclosing_select,
+    function_name,
     is_date_column,
+    number_value,
 )
 
-_CHANGE_ZH = r"增长|上涨|上升|放大|提高|增加|递增|走高|抬升|下降|下跌|减少|缩小|萎缩|下滑|递减|走低"
-_CHANGE_EN = (
-    r"\b(?:rose|rise|rising|risen|grew|grow|growing|growth|increas\w*|higher|fell|fall|falling|declin\w*"
-    r"|decreas\w*|shrink\w*|lower)\b"
-)
+_RISE_ZH = r"增长|上涨|上升|放大|提高|增加|递增|走高|抬升"
+_FALL_ZH = r"下降|下跌|减少|缩小|萎缩|下滑|递减|走低"
+_CHANGE_ZH = f"{_RISE_ZH}|{_FALL_ZH}"
+_RISE_EN = r"rose|rise|rising|risen|grew|grow|growing|growth|increas\w*|higher"
+_FALL_EN = r"fell|fall|falling|declin\w*|decreas\w*|shrink\w*|lower"
+_CHANGE_EN = rf"\b(?:{_RISE_EN}|{_FALL_EN})\b"
+_RISE = re.compile(rf"{_RISE_ZH}|\b(?:{_RISE_EN})\b", re.IGNORECASE)
+_FALL = re.compile(rf"{_FALL_ZH}|\b(?:{_FALL_EN})\b", re.IGNORECASE)
+# Measures whose rise is bad news or a fall's size: the way of their change is not the value's.
+_TURNED = re.compile(r"亏|跌幅|回撤|负债|\b(?:loss|losses|losing|drawdowns?|debts?)\b", re.IGNORECASE)
 _PERIOD_ZH = r"个?交易日|天|日|年|个报告期|报告期|期|个?季度|个?月|周"
 _PERIOD_EN = r"(?:trading\s+)?(?:days|sessions|years|quarters|months|weeks|reports)"
 _IN_A_ROW = (
@@ -65,6 +80,53 @@ def _same_column_comparisons(sql: Sql) -> int:
     return count
 
 
+def _sorted_array(sql: Sql, array: exp.Expr, select: exp.Select | None) -> str | None:
+    """The name of an array sorted by day, ascending (arraySort), that `array` reads; None otherwise."""
+    if not isinstance(array, exp.Column):
+        return None
+    name = array.name.lower()
+    body = sql.ctes.get(name) or sql.resolve(array, select)
+    names = {function_name(node) for node in body.walk() if isinstance(node, exp.Func)}
+    if "arraysort" in names and not names & {"arrayreversesort", "arrayreverse"}:
+        return name
+    return None
+
+
+def _period(sql: Sql, side: exp.Expr, select: exp.Select | None) -> tuple[str, float] | None:
+    """Where in time one side of a step is: its one day written, or its one position in a sorted array."""
+    days = {day for node in side.find_all(exp.Literal) if (day := date_value(node)) is not None}
+    positions = set()
+    for bracket in side.find_all(exp.Bracket):
+        array = _sorted_array(sql, bracket.this, select)
+        index = number_value(bracket.expressions[0]) if len(bracket.expressions) == 1 else None
+        if array is None or index is None:
+            return None
+        positions.add((array, index))
+    if days and not positions and len(days) == 1:
+        return ("", float(days.pop().toordinal()))
+    if positions and not days and len(positions) == 1:
+        return positions.pop()
+    return None
+
+
+def _later_above(sql: Sql) -> list[bool]:
+    """For each step whose two periods are told apart: whether the later value is kept above."""
+    found = []
+    for node in sql.nodes():
+        if not isinstance(node, exp.GT | exp.GTE | exp.LT | exp.LTE):
+            continue
+        select = enclosing_select(node)
+        shared = columns_of(sql.resolve(node.this, select)) & columns_of(sql.resolve(node.expression, select))
+        if not {name for name in shared if not is_date_column(name)}:
+            continue
+        left, right = _period(sql, node.this, select), _period(sql, node.expression, select)
+        if left is None or right is None or left[0] != right[0] or left[1] == right[1]:
+            continue
+        greater_left = isinstance(node, exp.GT | exp.GTE)
+        found.append(greater_left == (left[1] > right[1]))
+    return found
+
+
 def _self_joined(select: exp.Select) -> bool:
     from_clause = select.args.get("from_")
     sources = [from_clause.this] if isinstance(from_clause, exp.From) else []
@@ -85,8 +147,17 @@ def _steps_row_by_row(sql: Sql) -> bool:
 class EachStepDetail:
     kind: ClassVar[Kind] = Kind.EACH_STEP
     steps: int
+    rising: bool | None = None  # the way of the change said, None when not read
 
     def check(self, sql: Sql) -> Finding:
+        ways = _later_above(sql) if self.rising is not None else []
+        if ways and self.rising not in ways:
+            said = "rise" if self.rising else "fall"
+            return failed(
+                Attribution.CONDITION,
+                f"each step compared keeps the later period's value {'below' if self.rising else 'above'} "
+                f"the earlier one: the question asks for a {said}",
+            )
         if _steps_row_by_row(sql):
             return passed("the steps are tested row by row (a window, a lambda or a self-join)")
         compared = _same_column_comparisons(sql)
@@ -113,8 +184,11 @@ def extract(question: Question) -> list[Constraint]:
             if steps is None or steps < 2:
                 continue
             span = question.span(match.start(), match.end())
+            said = span.text if pattern is _IN_A_ROW[0] else question.text
+            rise, fall = _RISE.search(said), _FALL.search(said)
+            rising = None if bool(rise) == bool(fall) or _TURNED.search(question.text) else bool(rise)
             text = question.says(
                 f"“{span.text}”：逐期比较，{steps} 次变化", f"“{span.text}”: each of {steps} steps compared"
             )
-            found.append(Constraint(span, text, question.lang, EachStepDetail(steps)))
+            found.append(Constraint(span, text, question.lang, EachStepDetail(steps, rising)))
     return found
