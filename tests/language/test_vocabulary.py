@@ -8,6 +8,7 @@ import pytest
 
 from backend.domain.language.api import translate_question
 from backend.domain.language.context import LanguageContext
+from backend.domain.language.lexicon import english_industry_variants
 
 CASES = [
     ("近5个交易日涨了三成以上的票", ["period_gain, 6) >= 30"]),
@@ -33,3 +34,33 @@ def test_words_people_use(question: str, fragments: list[str], language_context:
     flat = " ".join((translation.sql or "").split()).replace("( ", "(").replace(" )", ")")
     for fragment in fragments:
         assert fragment in flat, flat
+
+
+def test_english_industry_variants() -> None:
+    variants = english_industry_variants(["auto parts", "coal miners", "baijiu makers", "banks", "汽配"])
+    expected = {"auto part", "auto parts makers", "auto part makers", "coal miner", "baijiu maker"}
+    assert expected <= set(variants)
+    assert "bank" in variants and "bank suppliers" in variants
+    assert "baijiu makers makers" not in variants and "baijiu maker producers" not in variants
+    assert all(word.isascii() for word in variants)
+
+
+@pytest.mark.parametrize(
+    ("question", "as_written"),
+    [
+        ("stocks that gaped up today", "stocks that gapped up today"),  # a typo inside a phrase
+        ("auto part makers under 15x earnigs", "汽车零部件市盈率低于15"),  # singular + makers, Nx earnings
+        ("Moutai vs Wuliangye 2024 ROE", "Moutai and Wuliangye 2024 ROE"),  # a list, never an empty AND
+        ("small caps under 3 billion with PE below 20", "market cap under 3 billion with PE below 20"),
+        ("gap ups today - closed in the green", "gap ups today, closed in the green"),  # a dash pauses
+        ("stocks at a 52-wk high", "stocks at a 52-week high"),
+    ],
+)
+def test_said_another_way_reads_the_same(
+    question: str, as_written: str, language_context: LanguageContext
+) -> None:
+    translation = translate_question(question, language_context)
+    reference = translate_question(as_written, language_context)
+    assert translation.status == "ok", translation.message
+    assert reference.status == "ok", reference.message
+    assert translation.sql == reference.sql

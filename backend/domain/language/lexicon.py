@@ -9,6 +9,7 @@ the parser can name exactly what it did not understand.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -138,6 +139,7 @@ ENGLISH_NUMBERS = (
     "twenty",
 )  # fmt: skip
 _WORD_CHARS = re.compile(r"[a-z0-9_]")
+_ALPHA_WORD = re.compile(r"(?<![a-z0-9_])[a-z]+(?![a-z0-9_])")
 
 
 # a typo is read as the known word one edit away only for words this long (shorter ones are often
@@ -191,6 +193,8 @@ class Lexicon:
         self.unit_words: dict[str, tuple[str, float]] = {}  # word -> (unit kind, factor)
         self.max_unit_len = 1
         self._spellable: dict[str, list[Entry]] | None = None  # words a typo may be read as
+        self._parts: set[str] | None = None  # every word of every surface
+        self._phrase_only: list[str] | None = None  # words a typo inside a phrase may be read as
 
     def add(self, word: str, entry: Entry) -> None:
         surface = normalize_text(word)
@@ -222,6 +226,28 @@ class Lexicon:
             }  # fmt: skip
         close = [surface for surface in self._spellable if _one_edit_apart(word, surface)]
         return (close[0], self._spellable[close[0]]) if len(close) == 1 else None
+
+    def mend_in_phrase(self, word: str) -> str | None:
+        """A mistyped word of a phrase (gaped up, 15x earnigs): the one word within one edit that
+        only occurs inside known phrases. None for a word the lexicon reads (alone or in a phrase),
+        one `correct` reads alone, or a guess between several words."""
+        if len(word) < TYPO_MIN_LENGTH or not word.isascii() or not word.isalpha():
+            return None
+        if self._parts is None or self._phrase_only is None:
+            self._parts = {part for surface in [*self.words, *self.unit_words] for part in surface.split()}
+            self._parts |= PATTERN_WORDS
+            self._phrase_only = sorted(
+                part
+                for surface, entries in self.words.items()
+                if " " in surface and not any(entry.kind in NEVER_GUESSED for entry in entries)
+                for part in surface.split()
+                if part.isascii() and part.isalpha() and len(part) >= TYPO_MIN_LENGTH
+                and part not in self.words
+            )  # fmt: skip
+        if word in self._parts or self.correct(word) is not None:
+            return None
+        close = {part for part in self._phrase_only if _one_edit_apart(word, part)}
+        return close.pop() if len(close) == 1 else None
 
     def lookup(self, text: str, start: int) -> tuple[str, list[Entry]] | None:
         end_max = min(len(text), start + self.max_len)
@@ -275,6 +301,10 @@ class Lexicon:
         for industry, synonyms in model.industry_synonyms.items():
             for word in synonyms:
                 lexicon.add(word, Entry("industry", industry))
+        for industry, synonyms in model.industry_synonyms.items():  # after all: never shadows a name
+            for word in english_industry_variants(synonyms):
+                if normalize_text(word) not in lexicon.words:
+                    lexicon.add(word, Entry("industry", industry))
         for group in model.industry_groups.values():
             for word in group.words:
                 lexicon.add(word, Entry("group", group.key))
@@ -320,6 +350,39 @@ class Lexicon:
         return lexicon
 
 
+# what an English industry word may be followed by and still name the industry (auto parts makers)
+INDUSTRY_MAKERS = ("makers", "maker", "producers", "producer", "manufacturers", "manufacturer", "suppliers",
+                   "supplier", "firms", "names")  # fmt: skip
+
+
+def _other_number(word: str) -> str | None:
+    """The plural of a singular English noun, or the singular of a plural (part ↔ parts, miner ↔
+    miners, company ↔ companies); None for words too short to tell."""
+    if len(word) < 3 or not word.isascii() or not word.isalpha() or word.endswith("ss"):
+        return None
+    if word.endswith("ies"):
+        return word[:-3] + "y"
+    if word.endswith("s"):
+        return word[:-1]
+    return word[:-1] + "ies" if word.endswith("y") and word[-2] not in "aeiou" else word + "s"
+
+
+def english_industry_variants(words: Iterable[str]) -> list[str]:
+    """Industry words as traders vary them: the last word singular or plural (auto part, coal
+    miner), followed by a word for its companies (auto parts makers, coal producers)."""
+    variants: list[str] = []
+    for word in words:
+        if not word.isascii():
+            continue
+        *head, last = word.split()
+        other = _other_number(last)
+        forms = [word] + ([" ".join([*head, other])] if other else [])
+        variants += forms[1:]
+        if last not in INDUSTRY_MAKERS and (other or "") not in INDUSTRY_MAKERS:
+            variants += [f"{form} {maker}" for form in forms for maker in INDUSTRY_MAKERS]
+    return variants
+
+
 # --- tokenizer ----------------------------------------------------------------------------------
 
 
@@ -340,6 +403,15 @@ _PERIOD_END_PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(rf"\b(?:the )?end of ({_MONTH_RE})\.?,? (\d{{4}})\b"), "my"),
     (re.compile(r"\b(?:the )?end of (\d{4})\b|\byear end (\d{4})\b"), "y"),
 ]
+
+# the English words the date and period patterns read (interim, fiscal…): known words, never typos
+_ALL_PATTERNS = [
+    *_PERIOD_END_PATTERNS, *_DATE_PATTERNS, *_EN_DATE_PATTERNS, *_MONTH_DAY_PATTERNS, *_MONTH_ONLY,
+    *_QUARTER_PATTERNS, *_HALF_PATTERNS, *_YEAR_PATTERNS,
+]  # fmt: skip
+PATTERN_WORDS = {
+    word for pattern, _shape in _ALL_PATTERNS for word in re.findall(r"[a-z]{3,}", pattern.pattern)
+}
 
 
 def _match_period_end(text: str, pos: int) -> tuple[int, Token] | None:
@@ -500,8 +572,17 @@ def _match_number(text: str, pos: int, lexicon: Lexicon) -> tuple[int, Token] | 
     return unit_end, Token("number", value, text[pos:unit_end], pos, extra)
 
 
+def _mend_phrase_typos(text: str, lexicon: Lexicon) -> str:
+    """Each mistyped word of a known phrase replaced by that phrase's word (Lexicon.mend_in_phrase)."""
+
+    def mended(found: re.Match[str]) -> str:
+        return lexicon.mend_in_phrase(found.group(0)) or found.group(0)
+
+    return _ALPHA_WORD.sub(mended, text)
+
+
 def tokenize(question: str, lexicon: Lexicon, stock_codes: dict[str, str]) -> list[Token]:
-    text = normalize_text(question)
+    text = _mend_phrase_typos(normalize_text(question), lexicon)
     tokens: list[Token] = []
     pos = 0
     unknown_start = -1

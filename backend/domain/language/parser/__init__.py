@@ -42,6 +42,7 @@ from backend.domain.language.parser.readings import POINTS, Reading, reread_toke
 from backend.domain.language.parser.report_windows import report_window
 from backend.domain.language.parser.rewriting import GrammarPass, rewrite
 from backend.domain.language.parser.scopes import scope, scope_conditions, scope_lists
+from backend.domain.language.parser.sizes import cap_size
 from backend.domain.language.parser.streaks import streak, streak_each_day, streak_total
 from backend.domain.language.parser.sustained import sustained
 from backend.domain.language.parser.technical import (
@@ -58,6 +59,7 @@ from backend.domain.language.parser.time_scopes import time_scope
 # Phrases that hold dates or numbers of their own (上市日期, N日均线, 连续N天) go before the time and
 # comparison passes, which would otherwise read those dates and numbers as times and values.
 GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
+    cap_size,
     concepts,
     gap_details,
     listed_stack,

@@ -323,15 +323,20 @@ def _unit_fits(metric: Metric, number: Token) -> bool:
     return True
 
 
+# the figure a price is a multiple of → that multiple: 15x earnings is the P/E, 2x sales the P/S
+MULTIPLE_OF = {"n_income_attr_p": "pe", "n_income": "pe", "revenue": "ps", "total_revenue": "ps"}
+
+
 def multiple_of_measure(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
-    """below 0.6x book / less than 3 times trailing sales: cmp N times a valuation base = the
-    multiple (P/B, P/S TTM …) compared with N. Only a metric counted in 倍 takes a multiple."""
+    """below 0.6x book / less than 3 times trailing sales / under 15x earnings: cmp N times a
+    valuation base = the multiple (P/B, P/S TTM, P/E …) compared with N. Only a metric counted in
+    倍, or a figure a multiple is taken of (MULTIPLE_OF), takes a multiple."""
     if tokens[i].kind != "cmp" or tokens[i].value not in OPS_ORDERED or kind_at(tokens, i + 1) != "number":
         return None
     number = tokens[i + 1]
     if number.extra.get("unit") != "times" or kind_at(tokens, i + 2) != "metric":
         return None
-    metric = model.metrics[metric_of(tokens[i + 2])]
+    metric = model.metrics[MULTIPLE_OF.get(metric_of(tokens[i + 2]), metric_of(tokens[i + 2]))]
     if metric.input_unit.name != "倍":
         return None
     condition = Compare(metric.key, tokens[i].value, float(number.value), text=number.text)

@@ -23,6 +23,10 @@ OWN_DIMENSION = {"exchange": "exchange", "board": "market", "industry": "industr
 # words joining scopes into one list (和 reads as `to` first: 从…和…)
 JOINING = {"and", "or", "to"}
 
+# a stock has one of each: two of these side by side can only be a list ("banks vs brokers", the
+# "vs" being filler), never both at once (an empty AND)
+ONE_PER_STOCK = {"exchange", "board", "industry", "area", "stock"}
+
 # a pause ends an exclusion: 剔除ST股后，沪市主板… excludes ST only
 PAUSES = {",", "，", ";", "；"}
 
@@ -82,7 +86,7 @@ def scope_lists(model: SemanticModel, tokens: list[Token], i: int) -> Match | No
     j = i + 1
     while True:
         joined = kind_at(tokens, j) in JOINING and kind_at(tokens, j + 1) == "scope"
-        if not joined and not (kind_at(tokens, j) == "scope" and merged.kind == "exchange"):  # 沪深北
+        if not joined and not _side_by_side(merged, tokens, j):
             break
         other = _as_board_beside(tokens[j + joined].value, merged)
         merged = _as_board_beside(merged, other)
@@ -100,6 +104,14 @@ def scope_lists(model: SemanticModel, tokens: list[Token], i: int) -> Match | No
     if j == i + 1:
         return None
     return j - i, [synthetic("scope", merged, tokens[i:j])]
+
+
+def _side_by_side(merged: Scope, tokens: list[Token], j: int) -> bool:
+    """A scope right after the list with no joining word: 沪深北, or one more of a kind a stock has
+    only one of (banks vs brokers, Moutai vs Wuliangye)."""
+    if kind_at(tokens, j) != "scope":
+        return False
+    return merged.kind == "exchange" or (merged.kind in ONE_PER_STOCK and tokens[j].value.kind == merged.kind)
 
 
 def _as_board_beside(item: Scope, neighbour: Scope) -> Scope:
