@@ -49,6 +49,7 @@ class Kind(StrEnum):
     EACH_STEP = "each_step"
     MONTH = "month"
     GROUP_SUBJECT = "group_subject"
+    PRICE_ORDER = "price_order"
 
 
 class Outcome(StrEnum):

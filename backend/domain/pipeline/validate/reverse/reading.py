@@ -203,6 +203,7 @@ UNREAD_KINDS = frozenset(
         Kind.EVERY_PERIOD,
         Kind.PERIOD_RETURN,
         Kind.BAR_RELATION,
+        Kind.PRICE_ORDER,
         Kind.CROSSING,
         Kind.PER_PERIOD,
         Kind.SINGLE_QUARTER,

@@ -33,6 +33,7 @@ from backend.domain.pipeline.validate.checklist.kinds import (
     per_period,
     percentage,
     period_return,
+    price_order,
     profit_sign,
     single_quarter,
     top_k,
@@ -79,4 +80,5 @@ EXTRACTORS: tuple[Extractor, ...] = (
     each_step.extract,
     month.extract,
     group_subject.extract,
+    price_order.extract,
 )

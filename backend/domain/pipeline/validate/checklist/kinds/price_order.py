@@ -1,0 +1,192 @@
+"""One price of a bar above or below another, as the question orders them: 收盘价高于开盘价 / closed
+above their open → close > open; opening above the previous day's high → open > the previous high;
+收阳线 (a bullish candle) → close > open, 收阴线 → close < open.
+
+The SQL must compare the two prices that way: the named prices on the two sides of a comparison
+(close > open, open >= prev_high, t.open > p.high), or their difference with 0 or their ratio with 1
+on one side (close - open > 0, close / open > 1). A comparison the other way round (close < open for
+closed above the open) fails, as does the boundary kept where the word leaves it out (open >= high
+for "above", 高于) or left out where the word keeps it (不低于, at least). Prices that are the same
+stored column on both sides (today's close above yesterday's) tell no way apart by name and are not
+read; nor are prices compared only through other quantities (undecided). A negation before the
+phrase (没有, not) leaves it unread.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import ClassVar
+
+from sqlglot import exp
+
+from backend.domain.pipeline.validate.checklist.model import (
+    Attribution,
+    Constraint,
+    Finding,
+    Kind,
+    failed,
+    passed,
+    undecided,
+)
+from backend.domain.pipeline.validate.checklist.question import Question
+from backend.domain.pipeline.validate.checklist.sqltree import Sql, columns_of, number_value, strip
+
+_ZH_PRICES = {
+    "收盘价": "close",
+    "收盘": "close",
+    "开盘价": "open",
+    "开盘": "open",
+    "最高价": "high",
+    "最低价": "low",
+}
+_EN_PRICES = {
+    "closing price": "close",
+    "closed": "close",
+    "closes": "close",
+    "close": "close",
+    "opening price": "open",
+    "opened": "open",
+    "opens": "open",
+    "opening": "open",
+    "open": "open",
+    "intraday high": "high",
+    "high": "high",
+    "intraday low": "low",
+    "low": "low",
+}
+_ZH_ABOVE, _ZH_BELOW = ("高于", "大于", "超过", "不低于"), ("低于", "小于", "不高于")
+_EN_ABOVE = ("above", "higher than", "at or above", "at least", "not below")
+_EN_BELOW = ("below", "lower than", "at or below", "at most", "not above")
+# Words that keep the boundary in; the others above leave it out.
+_INCLUSIVE = {
+    "不低于",
+    "不高于",
+    "at or above",
+    "at or below",
+    "at least",
+    "at most",
+    "not below",
+    "not above",
+}
+
+
+def _words(words: tuple[str, ...] | list[str]) -> str:
+    return "|".join(re.escape(word) for word in sorted(words, key=len, reverse=True))
+
+
+_ZH_PREVIOUS = r"(?P<prev>前一(?:个交易)?日的?|上一(?:个交易)?日的?|昨日的?|昨天的?)?"
+_EN_PREVIOUS = (
+    r"(?P<prev>(?:the\s+)?(?:previous|prior|preceding)(?:\s+trading)?\s+day'?s\s+|yesterday'?s\s+)?"
+)
+_ZH = re.compile(
+    rf"(?P<a>{_words(list(_ZH_PRICES))})(?:仍然|仍|依然|均|都)?(?P<rel>{_words([*_ZH_ABOVE, *_ZH_BELOW])})"
+    rf"(?:当日|当天)?{_ZH_PREVIOUS}(?P<b>{_words(list(_ZH_PRICES))})"
+)
+_EN = re.compile(
+    rf"\b(?P<a>{_words(list(_EN_PRICES))})\s+(?:still\s+|was\s+|is\s+|were\s+|are\s+)?"
+    rf"(?P<rel>{_words([*_EN_ABOVE, *_EN_BELOW])})\s+(?:the\s+|their\s+|its\s+|today'?s\s+|the\s+day'?s\s+)?"
+    rf"{_EN_PREVIOUS}(?P<b>{_words(list(_EN_PRICES))})\b",
+    re.IGNORECASE,
+)
+_CANDLES = (
+    (re.compile(r"阳线|收阳|\bbullish candle|\bgreen candle"), True),
+    (re.compile(r"阴线|收阴|\bbearish candle|\bred candle"), False),
+)
+_NEGATED = re.compile(r"(?:没有|没|未|并非|不是|\b(?:not|never|no|didn't|did not)\b)[^，,。;；]{0,12}$")
+_PRICE_WORDS = {"open", "high", "low", "close"}
+_ORDER = (exp.GT, exp.GTE, exp.LT, exp.LTE)
+
+
+def _prices(node: exp.Expr) -> set[str]:
+    """The bar prices a side reads, with the price word of a derived name (prev_high → high); the
+    stored pre_close is a price of its own."""
+    names = columns_of(node)
+    derived = {word for name in names - {"pre_close"} for word in name.split("_") if word in _PRICE_WORDS}
+    return (names & {*_PRICE_WORDS, "pre_close"}) | derived
+
+
+@dataclass(frozen=True)
+class PriceOrderDetail:
+    kind: ClassVar[Kind] = Kind.PRICE_ORDER
+    upper: str  # the price that must be above
+    lower: str
+    strict: bool | None  # the boundary left out (above), kept (at least), or not read (a candle)
+
+    def _relations(self, sql: Sql) -> list[tuple[bool, bool]]:
+        """(upper kept above, boundary left out) for every comparison of the two prices."""
+        found = []
+        for node in sql.tree.find_all(*_ORDER):
+            greater_left = isinstance(node, exp.GT | exp.GTE)
+            strict = isinstance(node, exp.GT | exp.LT)
+            left, right = _prices(node.this), _prices(node.expression)
+            pair = {self.upper, self.lower}
+            if len(left & pair) == 1 and len(right & pair) == 1 and left & pair != right & pair:
+                found.append(((self.upper in left) == greater_left, strict))
+                continue
+            # close - open > 0, close / open > 1: both prices on the left, 0 or 1 on the right
+            formula, bound = strip(node.this), number_value(node.expression)
+            if isinstance(formula, exp.Sub | exp.Div) and bound == (0 if isinstance(formula, exp.Sub) else 1):
+                first, second = _prices(formula.this) & pair, _prices(formula.expression) & pair
+                if len(first) == 1 and len(second) == 1 and first != second:
+                    found.append(((self.upper in first) == greater_left, strict))
+        return found
+
+    def check(self, sql: Sql) -> Finding:
+        relations = self._relations(sql)
+        if not relations:
+            return undecided(
+                f"{self.upper} and {self.lower} are not compared with each other as the tree reads it"
+            )
+        ways = [strict for upper_above, strict in relations if upper_above]
+        if not ways:
+            return failed(
+                Attribution.CONDITION, f"{self.upper} is kept below {self.lower}, the question says above"
+            )
+        if self.strict is None or self.strict in ways:
+            return passed(f"{self.upper} is compared above {self.lower}")
+        said = "leaves the boundary out" if self.strict else "keeps the boundary"
+        return failed(
+            Attribution.CONDITION,
+            f"{self.upper} is compared with {self.lower} {'including' if not ways[0] else 'excluding'} "
+            f"equality; the question {said}",
+        )
+
+
+def _constraint(question: Question, start: int, end: int, detail: PriceOrderDetail) -> Constraint:
+    span = question.span(start, end)
+    sign = ">" if detail.strict is not False else ">="
+    shown = f"{detail.upper} {sign} {detail.lower}"
+    return Constraint(
+        span, question.says(f"“{span.text}”：{shown}", f"“{span.text}”: {shown}"), question.lang, detail
+    )
+
+
+def extract(question: Question) -> list[Constraint]:
+    found: list[Constraint] = []
+    zh = question.lang.value == "zh"
+    prices, above = (_ZH_PRICES, _ZH_ABOVE) if zh else (_EN_PRICES, _EN_ABOVE)
+    for match in (_ZH if zh else _EN).finditer(question.text):
+        if _NEGATED.search(question.text[: match.start()]):
+            continue
+        first, second = prices[match["a"].lower()], prices[match["b"].lower()]
+        if match["prev"] and second == "close":
+            second = "pre_close"
+        if first == second:
+            continue  # the same stored column on both sides: no way of telling them apart by name
+        rel = match["rel"].lower()
+        upper, lower = (first, second) if rel in above else (second, first)
+        found.append(
+            _constraint(
+                question, match.start(), match.end(), PriceOrderDetail(upper, lower, rel not in _INCLUSIVE)
+            )
+        )
+    for pattern, bullish in _CANDLES:
+        for match in pattern.finditer(question.text):
+            if _NEGATED.search(question.text[: match.start()]):
+                continue
+            upper, lower = ("close", "open") if bullish else ("open", "close")
+            found.append(
+                _constraint(question, match.start(), match.end(), PriceOrderDetail(upper, lower, None))
+            )
+    return found
