@@ -34,12 +34,23 @@ from backend.domain.market.guard import DIALECT
 
 DAILY_TABLES = {"daily": "d", "daily_basic": "db"}
 REPORT_TABLES = {"income": "inc", "fina_indicator": "fi"}
-# groupings of a window's stock-day rows: by day, or by the month / year the day falls in
+# groupings of a window's stock-day rows: by day, or by the month / quarter / year the day falls in,
+# each keyed by its first day (a Date: the year is part of the key, so a window across a new year
+# never merges two Januaries — benchmarks/language/README.md, "Breakdowns by month")
 DAY_GROUPINGS = {
-    "trade_date": "", "trade_month": "toMonth", "trade_quarter": "toQuarter", "trade_year": "toYear"
-}  # fmt: skip
-# by when the stocks listed
-LISTING_GROUPINGS = {"list_year": "toYear", "list_quarter": "toQuarter", "list_month": "toMonth"}
+    "trade_date": "",
+    "trade_month": "toStartOfMonth",
+    "trade_quarter": "toStartOfQuarter",
+    "trade_year": "toYear",
+}
+# by when the stocks listed: the period (2023年每个月新上市), or the month of the year across years
+# (上市月份: every January together)
+LISTING_GROUPINGS = {
+    "list_year": "toYear",
+    "list_quarter": "toStartOfQuarter",
+    "list_month": "toStartOfMonth",
+    "list_month_of_year": "toMonth",
+}
 SUM_OVER_WINDOW = {"vol", "amount"}  # flows add up over a window; levels and ratios are averaged
 FULL_WINDOW_MEASURES = {"stddevSamp"}
 # measured at the window's last close (below its high, above its low): the stock needs a bar that day
