@@ -26,7 +26,7 @@ from backend.domain.pipeline.validate.checklist.model import (
 )
 from backend.domain.pipeline.validate.checklist.question import COUNT, Question
 from backend.domain.pipeline.validate.checklist.sqltree import Sql, columns_of, number_value
-from backend.domain.pipeline.validate.checklist.vocabulary import Category
+from backend.domain.pipeline.validate.checklist.vocabulary import Category, Hit
 
 # Dimensions a question groups by; per stock (code, name) is every screen's grain, not a grouping.
 GROUP_DIMENSIONS = {"industry", "exchange", "market", "area", "list_year", "list_date"}
@@ -134,6 +134,18 @@ def _dimension_after(question: Question, position: int) -> str | None:
     return None
 
 
+_AND = re.compile(r"\s*(?:和|与|及|、|,|，|\band\b|\bthen\b)\s*")
+
+
+def _joined_dimension(question: Question, position: int) -> tuple[Hit, str] | None:
+    """The group dimension joined by "and" right after `position`, with its column."""
+    joined = _AND.match(question.text, position)
+    dimension = question.hit_at(joined.end(), Category.DIMENSION) if joined else None
+    if dimension is None or dimension.key not in GROUP_DIMENSIONS:
+        return None
+    return dimension, question.vocabulary.dimension_columns[dimension.key]
+
+
 def _ranked_groups(question: Question) -> list[tuple[int, str, int]]:
     """(start, group column, end) of each group ranked by a figure."""
     found = []
@@ -171,6 +183,10 @@ def extract(question: Question) -> list[Constraint]:
         if column is not None and column not in found:
             dimension = next(hit for hit in question.hits_of(Category.DIMENSION) if hit.start >= cue.end())
             found[column] = _constraint(question, cue.start(), dimension.end, column)
+            # "by listing year and board", 按行业和地区: each dimension joined to the first is a key too
+            while (joined := _joined_dimension(question, dimension.end)) is not None:
+                dimension, column = joined
+                found.setdefault(column, _constraint(question, cue.start(), dimension.end, column))
     for cue in _RESPECTIVELY.finditer(question.text):
         before = [hit for hit in question.hits_of(*_ENTITY_COLUMNS) if hit.end <= cue.start()]
         columns = [_ENTITY_COLUMNS[hit.category] for hit in before]

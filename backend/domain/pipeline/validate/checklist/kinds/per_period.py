@@ -5,7 +5,9 @@ A grouping by another period is another answer: by calendar month (toMonth) for 
 years, by year for each month gives one figure a year; no date grouping at all gives one figure for
 the whole span. Month of the year (toMonth) for each month passes when the SQL stays within one
 year, and a date key read through a function this module does not know is undecidable. Quantifiers
-(每年都增长, revenue grew every year) are the every_period kind's, not a grouping.
+(每年都增长, revenue grew every year) are the every_period kind's, not a grouping. The SELECT grouped by
+the period must not split it by a dimension the question never names (每年新上市的股票各有多少只 grouped
+by year and board as well).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from backend.domain.pipeline.validate.checklist.model import (
 from backend.domain.pipeline.validate.checklist.question import Question
 from backend.domain.pipeline.validate.checklist.sqltree import (
     Sql,
+    columns_of,
     function_name,
     is_date_column,
     number_value,
@@ -65,6 +68,7 @@ _OF_YEAR = {"month": "month_of_year", "quarter": "quarter_of_year", "week": "wee
 class PerPeriodDetail:
     kind: ClassVar[Kind] = Kind.PER_PERIOD
     period: str  # year / quarter / month / week
+    named: frozenset[str] = frozenset()  # the group columns the question names (per_group.named_dimensions)
 
     def check(self, sql: Sql) -> Finding:
         splits: list[set[str]] = []  # per SELECT, what its date keys split by
@@ -74,6 +78,14 @@ class PerPeriodDetail:
             found = {_period_of(key) for key in keys if _has_date(key)}
             unknown = unknown or None in found
             splits.append({period for period in found if period is not None})
+            dates = set().union(*(columns_of(key) for key in keys if _has_date(key)))
+            others = set().union(*(columns_of(key) for key in keys if not _has_date(key)))
+            extra = others & per_group.GROUP_DIMENSIONS - self.named - dates
+            if self.period in found and extra:
+                return failed(
+                    Attribution.GROUPING,
+                    f"the groups of each {self.period} are split by {', '.join(sorted(extra))} too",
+                )
         if any(self.period in found for found in splits):
             return passed(f"the SQL groups by {self.period}")
         of_year = _OF_YEAR.get(self.period)
@@ -154,5 +166,7 @@ def extract(question: Question) -> list[Constraint]:
         text = question.says(
             f"{span.text}：按{names_zh[period]}分组", f"{span.text}: one figure per {period}"
         )
-        found[period] = Constraint(span, text, question.lang, PerPeriodDetail(period))
+        found[period] = Constraint(
+            span, text, question.lang, PerPeriodDetail(period, per_group.named_dimensions(question))
+        )
     return sorted(found.values(), key=lambda constraint: constraint.span.start)

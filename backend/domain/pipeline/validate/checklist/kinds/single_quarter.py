@@ -28,7 +28,8 @@ from backend.domain.pipeline.validate.checklist.question import Question
 from backend.domain.pipeline.validate.checklist.sqltree import Sql, function_name
 
 _CUE = re.compile(
-    r"单季度?|单一季度|\b(?:quarter|q[1-4]) alone\b|\b(?:single|standalone|stand-alone|discrete) quarter\b"
+    r"单季度?|单一季度|\b(?:quarter|q[1-4])(?: of (?:fy\s?)?\d{4})? alone\b"
+    r"|\b(?:single|standalone|stand-alone|discrete) quarter\b"
 )
 # Functions that read a neighbouring row or a series: the previous period may be read through them.
 _NEIGHBOURS = {

@@ -55,7 +55,10 @@ _PATTERNS = (
     (re.compile(rf"\b(?P<n>{COUNT})\s+consecutive\s+(?P<unit>{_UNIT_EN})\b"), False),
     (re.compile(rf"\b(?P<n>{COUNT})\s+(?P<unit>(?:trading )?days|years|sessions)\s+in\s+a\s+row\b"), False),
     (re.compile(r"\b(?P<n>\d+)[- ](?P<unit>day)\s+(?:moving average|ma|high|low|average)\b"), True),
+    # MA5, MA 20: a moving average of N bars (the unit is the bar's day)
+    (re.compile(r"(?<![a-z])ma\s?(?P<n>\d+)(?![\d.])(?P<unit>)"), True),
 )
+_MOVING = re.compile(r"均线|(?<![a-z])ma|moving average")
 _TRADING_UNIT = re.compile(r"交易日|trading|session")
 _PREVIOUS = re.compile(r"前|previous|prior")
 # A rise on each period over the one before it (每天都比前一天高, each year higher than the year before).
@@ -88,6 +91,7 @@ class WindowDetail:
     bars: bool = False  # trading days or bars, not calendar days
     previous: bool = False  # the N days before the day asked (前5日均量, previous 5 days), not up to it
     successive: bool = False  # a rise on each of the N over the one before: N + 1 periods are read
+    moving: bool = False  # a moving average (MA20, 20日均线): its frame, when it is one, holds N rows
 
     def check(self, sql: Sql) -> Finding:
         framed = self._frame(sql) if self.bars else None
@@ -124,6 +128,13 @@ class WindowDetail:
         asks for the days before it. None when the SQL has no such frame or it fits."""
         frames = _rows_frames(sql)
         fitting = [frame for frame in frames if frame[0] == self.count]
+        averages = _average_frames(sql) if self.moving else []
+        if averages and self.count not in averages:
+            return failed(
+                Attribution.TIME_SCOPE,
+                f"the moving averages are taken over {', '.join(map(str, sorted(set(averages))))} rows; "
+                f"the question's average is over {self.count} bars",
+            )
         if not fitting:
             off = sorted({rows for rows, _ in frames if abs(rows - self.count) == 1})
             if off:
@@ -141,22 +152,38 @@ class WindowDetail:
         return None
 
 
+def _spec_rows(spec: exp.Expr) -> tuple[int, bool] | None:
+    """(rows, ends at the current row) of a ROWS frame bounded by counts of preceding rows."""
+    if str(spec.args.get("kind", "")).upper() != "ROWS" or spec.args.get("start_side") != "PRECEDING":
+        return None
+    first = number_value(spec.args["start"]) if isinstance(spec.args.get("start"), exp.Expr) else None
+    end, end_side = spec.args.get("end"), spec.args.get("end_side")
+    if end is None or end == "CURRENT ROW":
+        last: float | None = 0
+    elif isinstance(end, exp.Expr) and end_side == "PRECEDING":
+        last = -(number_value(end) or 0)
+    else:
+        last = None
+    if first is None or last is None:
+        return None
+    return int(last + first + 1), last == 0
+
+
 def _rows_frames(sql: Sql) -> list[tuple[int, bool]]:
     """(rows, ends at the current row) of each ROWS frame bounded by counts of preceding rows."""
+    return [rows for spec in sql.tree.find_all(exp.WindowSpec) if (rows := _spec_rows(spec)) is not None]
+
+
+def _average_frames(sql: Sql) -> list[int]:
+    """The rows of each ROWS frame an average is taken over (avg(close) OVER w, w named or inline)."""
     found = []
-    for spec in sql.tree.find_all(exp.WindowSpec):
-        if str(spec.args.get("kind", "")).upper() != "ROWS" or spec.args.get("start_side") != "PRECEDING":
+    for window in sql.tree.find_all(exp.Window):
+        if not isinstance(strip(window.this), exp.Avg):
             continue
-        first = number_value(spec.args["start"]) if isinstance(spec.args.get("start"), exp.Expr) else None
-        end, end_side = spec.args.get("end"), spec.args.get("end_side")
-        if end is None or end == "CURRENT ROW":
-            last: float | None = 0
-        elif isinstance(end, exp.Expr) and end_side == "PRECEDING":
-            last = -(number_value(end) or 0)
-        else:
-            last = None
-        if first is not None and last is not None:
-            found.append((int(last + first + 1), last == 0))
+        spec = sql._window_spec(window).args.get("spec")
+        rows = _spec_rows(spec) if isinstance(spec, exp.WindowSpec) else None
+        if rows is not None:
+            found.append(rows[0])
     return found
 
 
@@ -236,9 +263,11 @@ def extract(question: Question) -> list[Constraint]:
             taken.add(match.start("n"))
             span = question.span(match.start(), match.end())
             text = question.says(f"时间窗口 {span.text}（{count}）", f"a window of {count}: “{span.text}”")
-            unit = match["unit"]
+            unit = match["unit"] or question.says("日", "day")
             previous = _PREVIOUS.match(match.group()) is not None
             successive = _SUCCESSIVE.search(question.text) is not None
-            detail = WindowDetail(count, unit, bars or bool(_TRADING_UNIT.search(unit)), previous, successive)
+            moving = _MOVING.search(match.group()) is not None
+            trading = bars or bool(_TRADING_UNIT.search(unit))
+            detail = WindowDetail(count, unit, trading, previous, successive, moving)
             constraints.append(Constraint(span, text, question.lang, detail))
     return sorted(constraints, key=lambda constraint: constraint.span.start)
