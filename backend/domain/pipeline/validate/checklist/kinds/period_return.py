@@ -5,12 +5,19 @@ The gain over a period is written as a ratio of two prices (the period's last cl
 close, through argMax, sumIf, a join of two days …) or compounded daily changes. A SQL whose only
 gain is the stored one-day `pct_chg` (or `change`) compared or shown row by row answers "rose that
 much on one day". Sums of daily changes approximate the return: undecidable.
+
+A year's gain (2025年全年涨幅, 2025年以来, full-year 2025) is based on the last close before the year
+(benchmarks/language/README.md): a SQL whose days all lie in the year — bounded from its first day,
+nothing read before it (no earlier day, no `< first day` lookup, no previous year's number, no
+pre_close or daily change that carries the first day's move) — bases the gain on the year's first
+close and loses that day's move (time_scope). No day written at all: undecided.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import date
 from typing import ClassVar
 
 from sqlglot import exp
@@ -30,6 +37,7 @@ from backend.domain.pipeline.validate.checklist.sqltree import (
     columns_of,
     enclosing_select,
     function_name,
+    is_date_column,
 )
 
 _GAIN_ZH = r"(?:涨幅|涨跌幅|收益率?|回报率?|涨了|上涨|下跌|跌了|跌幅|翻倍|翻番)"
@@ -52,10 +60,30 @@ _COMPOUNDING = {"exp", "exp2", "exp10", "arrayproduct", "product"}
 @dataclass(frozen=True)
 class PeriodReturnDetail:
     kind: ClassVar[Kind] = Kind.PERIOD_RETURN
+    start: date | None = None  # the first day of the year whose gain is asked
+
+    def _base_in_period(self, sql: Sql) -> Finding | None:
+        """A failure when the SQL reads days from the period's first day on and nothing before it."""
+        start = self.start
+        if start is None or _CARRIES_FIRST_MOVE & columns_of(sql.tree):
+            return None
+        dated = [c for c in sql.comparisons if c.day is not None and _on_a_day(c.subject)]
+        if not any(c.day == start and c.op in {">=", "="} for c in dated):
+            return None
+        before = any(day < start for day in sql.dates) or any(
+            c.day == start and c.op in {"<", "<="} for c in dated
+        )
+        if before or sql.has_number((float(start.year - 1),)):
+            return None
+        return failed(
+            Attribution.TIME_SCOPE,
+            f"the SQL reads no day before {start}: the gain is based on the year's first close, not on "
+            "the last close before the year, and the first day's move is lost",
+        )
 
     def check(self, sql: Sql) -> Finding:
         if any(_between_prices(sql, node) for node in sql.nodes() if isinstance(node, _PRICE_PAIRS)):
-            return passed("the gain compares two prices")
+            return self._base_in_period(sql) or passed("the gain compares two prices")
         if any(function_name(node) in _COMPOUNDING for node in sql.nodes() if isinstance(node, exp.Func)):
             return passed("the daily changes are compounded")
         daily = [
@@ -80,6 +108,27 @@ class PeriodReturnDetail:
 
 
 _PRICE_PAIRS = (exp.Div, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Sub)
+# Columns that hold the move from the day before: the first day's move is in them.
+_CARRIES_FIRST_MOVE = {"pre_close", "pct_chg", "change"}
+_YEAR_BEFORE = re.compile(r"(?P<year>(?:19|20)\d{2})\s*年\s*$|\b(?P<en>(?:19|20)\d{2})\s*$")
+_YEAR_IN = re.compile(r"(?P<year>(?:19|20)\d{2})\s*年|\b(?P<en>(?:19|20)\d{2})\b")
+_YEAR_CUE = re.compile(r"全年|年初|年以来|年内|整年|年度|full[- ]year|for the (?:whole |full )?year|over the")
+
+
+def _on_a_day(subject: object) -> bool:
+    return isinstance(subject, exp.Column) and is_date_column(subject.name.lower())
+
+
+def _year_start(question: Question, start: int, end: int) -> date | None:
+    """The first day of the year a year's gain is asked for, when a year is written with it."""
+    if not _YEAR_CUE.search(question.text, start, end):
+        return None
+    found = _YEAR_IN.search(question.text, start, end) or _YEAR_BEFORE.search(
+        question.text[max(0, start - 8) : start]
+    )
+    if found is None:
+        return None
+    return date(int(found["year"] or found["en"]), 1, 1)
 
 
 def _between_prices(sql: Sql, node: exp.Binary) -> bool:
@@ -99,4 +148,5 @@ def extract(question: Question) -> list[Constraint]:
         f"“{span.text}”：整段时期的涨幅（两个收盘价之比），不是某一天的涨跌幅",
         f"“{span.text}”: the gain over the period (a ratio of two closes), not one day's change",
     )
-    return [Constraint(span, text, question.lang, PeriodReturnDetail())]
+    detail = PeriodReturnDetail(_year_start(question, cue.start(), cue.end()))
+    return [Constraint(span, text, question.lang, detail)]
