@@ -54,6 +54,10 @@ def test_english_industry_variants() -> None:
         ("small caps under 3 billion with PE below 20", "market cap under 3 billion with PE below 20"),
         ("gap ups today - closed in the green", "gap ups today, closed in the green"),  # a dash pauses
         ("stocks at a 52-wk high", "stocks at a 52-week high"),
+        ("companies that grew revenue by more than 30% YoY in 2024", "revenue growth above 30% in 2024"),
+        ("companies that grew revenue more than 30% in 2024", "revenue grew more than 30% in 2024"),
+        ("how much has Moutai fallen this year", "Moutai's change this year"),
+        ("total and average market cap by industry", "sum and average of market cap by industry"),
     ],
 )
 def test_said_another_way_reads_the_same(

@@ -55,10 +55,14 @@ from backend.domain.language.parser.technical import (
     volume_surge,
 )
 from backend.domain.language.parser.time_scopes import time_scope
+from backend.domain.language.parser.word_order import by_amount, how_much_moved, verb_before_figure
 
 # Phrases that hold dates or numbers of their own (上市日期, N日均线, 连续N天) go before the time and
 # comparison passes, which would otherwise read those dates and numbers as times and values.
 GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
+    verb_before_figure,
+    by_amount,
+    how_much_moved,
     cap_size,
     concepts,
     gap_details,

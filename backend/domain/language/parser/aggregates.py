@@ -102,6 +102,12 @@ def aggregate_metric(model: SemanticModel, tokens: list[Token], i: int) -> Match
     ):
         # 近10个交易日最大单日涨幅超过15%: the window's maximum is compared
         return 2, [synthetic("aggmetric", (_extreme(token), metric_of(tokens[i + 1])), tokens[i : i + 2])]
+    listed = _listed_aggregates(tokens, i)
+    if len(listed) > 1 and _measured(tokens[listed[-1] + 1]) is not None:
+        # total and average market cap / 平均和最高市盈率: each aggregate of the metric after them
+        metric = _measured(tokens[listed[-1] + 1]) or ""
+        phrase = tokens[i : listed[-1] + 2]
+        return len(phrase), [synthetic("aggmetric", (_function(tokens[k]), metric), phrase) for k in listed]
     pair = kind_at(tokens, i + 1) in {"and", "to"} and kind_at(tokens, i + 2) == "super"
     if token.kind == "super" and pair and kind_at(tokens, i + 3) in MEASURED:
         # Highest and lowest closing price: both aggregates
@@ -156,6 +162,25 @@ def _shared_by(tokens: list[Token], j: int) -> list[int]:
         shared.append(j + 1)
         j += 2
     return shared
+
+
+def _listed_aggregates(tokens: list[Token], i: int) -> list[int]:
+    """Where the aggregate words of a list starting at `i` are (total and average, 平均和最高): an
+    `agg` (not a count) first, then and/和 + an `agg` or a superlative, each."""
+    if kind_at(tokens, i) != "agg" or tokens[i].value == "count":
+        return []
+    listed = [i]
+    while kind_at(tokens, listed[-1] + 1) in {"and", "to"} and _is_function(tokens, listed[-1] + 2):
+        listed.append(listed[-1] + 2)
+    return listed
+
+
+def _is_function(tokens: list[Token], j: int) -> bool:
+    return kind_at(tokens, j) == "super" or (kind_at(tokens, j) == "agg" and tokens[j].value != "count")
+
+
+def _function(token: Token) -> str:
+    return _extreme(token) if token.kind == "super" else str(token.value)
 
 
 def _extreme(superlative: Token) -> str:

@@ -78,6 +78,7 @@ class _Collected:
     names_stocks: bool = False  # a word for stocks was said (股票, stocks, 只): the rows are stocks
     leftovers: list[int] = field(default_factory=list)  # indexes of the tokens no rule consumed
     figure_indexes: list[int] = field(default_factory=list)  # report figures shown (单季净利润)
+    metric_indexes: list[int] = field(default_factory=list)  # figures named bare (shown per stock)
     having_indexes: list[int] = field(default_factory=list)  # filters on a group's figure (70% of stocks …)
 
 
@@ -112,6 +113,7 @@ def assemble(
     _limit_per_group(screen)
     conditions = _aggregate_compares_to_having(screen, conditions)
     screen.where = _combine(conditions)
+    said_aggregates = bool(screen.aggregates)  # before a bare figure becomes each named group's total
     _each_named_group_figure(model, tokens, screen, found)
     _count_days_per_stock(screen)
     _breadth_each_day(screen)
@@ -126,6 +128,10 @@ def assemble(
     ranked = [k for k in found.leftovers if _among_ranked(tokens, k, screen)]
     # a quarter's own or trailing figure is shown per stock: over groups no rule reads it
     unread_figures = found.figure_indexes if screen.aggregates or screen.group_by else []
+    # 各行业的总市值和平均市值 / total and average market cap by exchange: beside a figure computed
+    # per group, one named bare is no figure of the group (which: total, average, highest…?)
+    grouped_figures = screen.group_by and said_aggregates and not (screen.order or screen.per_group_limit)
+    unread_figures += found.metric_indexes if grouped_figures else []
     refuse_leftovers(
         tokens, [k for k in found.leftovers if k not in ranked] + unread_days + unread_figures, screen
     )
@@ -204,6 +210,7 @@ def _collect(model: SemanticModel, tokens: list[Token]) -> _Collected:
             screen.figures.append(Figure(str(token.value), str(token.extra["window"])))
             found.figure_indexes.append(index)
         elif kind in {"metric", "change_word"}:
+            found.metric_indexes.append(index)
             metric = metric_of(token)
             if model.metrics[metric].negated:  # 跌幅 is shown as the signed change
                 metric = model.metrics[metric].column

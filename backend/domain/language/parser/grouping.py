@@ -43,6 +43,11 @@ def group(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     ):
         # 主板、创业板…换手率最高的各3只: the first N of each group named
         return 1, [synthetic("groupby", listed, [token])]
+    trailing = all(kind_at(tokens, k) == "and" for k in range(i + 1, len(tokens)))
+    ranked = any(kind_at(tokens, k) == "orderspec" for k in range(len(tokens)))
+    if token.kind == "per" and trailing and ranked and _listed_groups(tokens):
+        # for banks, brokers and insurers, the two cheapest by P/B in each: ranked within each one named
+        return 1, [synthetic("groupby", _listed_groups(tokens), [token])]
     if token.kind == "per" and kind_at(tokens, i + 1) == "cond" and kind_at(tokens, i + 2) == "dim":
         # in each new-energy industry: the scope stays, the grouping is by industry
         return 3, [tokens[i + 1], synthetic("groupby", tokens[i + 2].value, tokens[i : i + 3])]
