@@ -5,7 +5,9 @@ The window's extreme is taken over the closes: a maximum of the intraday highs a
 new high" (the close rarely reaches it), and comparing today's high with it drops the close the
 question names. Judged on the tree: the extreme (max for a high, min for a low) of close passes;
 extremes of high or low only, or only the other extreme of close, fail; an extreme the tree does not
-show (arrays, NOT EXISTS) is undecidable.
+show (arrays, NOT EXISTS) is undecidable. Where the closes' extreme is compared with one stored column,
+that column must be the close (today's high against the highest close is another test), and a close
+kept strictly above (below) a window's extreme whose frame ends at the current row is never true.
 """
 
 from __future__ import annotations
@@ -26,7 +28,13 @@ from backend.domain.pipeline.validate.checklist.model import (
     undecided,
 )
 from backend.domain.pipeline.validate.checklist.question import COUNT, Question
-from backend.domain.pipeline.validate.checklist.sqltree import Sql, columns_of, function_name
+from backend.domain.pipeline.validate.checklist.sqltree import (
+    Sql,
+    columns_of,
+    enclosing_select,
+    function_name,
+    strip,
+)
 
 _CUE = re.compile(
     rf"收盘价?(?:创出?|再创|创下)?\s*(?:近|最近|过去)?\s*{COUNT}\s*(?:个交易日|日|天|周|个月|年)\s*(?:收盘)?新(?P<zh>高|低)"
@@ -52,6 +60,49 @@ def _over(sql: Sql, highest: bool) -> set[str]:
     return set().union(*(columns_of(node.this if isinstance(node, node_type) else node) for node in found))
 
 
+_COMPARED = {exp.GT: ">", exp.GTE: ">=", exp.LT: "<", exp.LTE: "<=", exp.EQ: "="}
+_MIRRORED = {">": "<", ">=": "<=", "<": ">", "<=": ">=", "=": "="}
+
+
+def _close_extreme(sql: Sql, node: exp.Expr, highest: bool) -> bool | None:
+    """Whether `node` is the closes' extreme over a frame ending at the current row; None when it is
+    not the closes' extreme at all (a formula of it, another column)."""
+    node_type, _names = _EXTREMES[highest]
+    window = node if isinstance(node, exp.Window) else None
+    inner = strip(window.this) if window is not None else node
+    if not isinstance(inner, node_type) or columns_of(inner) != {"close"}:
+        return None
+    if window is None:
+        return False
+    spec = window.args.get("spec")
+    name = window.args.get("alias")
+    if spec is None and isinstance(name, exp.Identifier):
+        # OVER w, resolved out of its SELECT: the frame is the one named w
+        named = [
+            item.args.get("spec")
+            for select in sql.selects
+            for item in select.args.get("windows") or []
+            if isinstance(item, exp.Window) and item.this.name == name.name
+        ]
+        spec = named[0] if len(named) == 1 else None
+    return isinstance(spec, exp.WindowSpec) and spec.args.get("end") == "CURRENT ROW"
+
+
+def _compared_with_extreme(sql: Sql, highest: bool) -> list[tuple[str, str, bool]]:
+    """(column, its operator against the extreme, frame ends at the current row) for each comparison of
+    one stored column with the closes' extreme."""
+    found = []
+    for node in sql.tree.find_all(*_COMPARED):
+        select = enclosing_select(node)
+        op = _COMPARED[type(node)]
+        left, right = strip(sql.resolve(node.this, select)), strip(sql.resolve(node.expression, select))
+        for column, extreme, column_op in ((left, right, op), (right, left, _MIRRORED[op])):
+            current = _close_extreme(sql, extreme, highest)
+            if current is not None and isinstance(column, exp.Column):
+                found.append((column.name.lower(), column_op, current))
+    return found
+
+
 @dataclass(frozen=True)
 class ClosingHighDetail:
     kind: ClassVar[Kind] = Kind.CLOSING_HIGH
@@ -61,6 +112,19 @@ class ClosingHighDetail:
         extreme = "maximum" if self.highest else "minimum"
         over = _over(sql, self.highest)
         if "close" in over:
+            compared = _compared_with_extreme(sql, self.highest)
+            closes = [(op, current) for column, op, current in compared if column == "close"]
+            if compared and not closes:
+                return failed(
+                    Attribution.ENTITY_MAPPING,
+                    f"{compared[0][0]} is compared with the highest close; the question names the close",
+                )
+            beyond = ">" if self.highest else "<"
+            if closes and all(op == beyond and current for op, current in closes):
+                return failed(
+                    Attribution.CONDITION,
+                    f"the close is kept strictly beyond a {extreme} that includes its own day: never true",
+                )
             return passed(f"the window's {extreme} is taken over the closes")
         if over & {"high", "low"}:
             return failed(
