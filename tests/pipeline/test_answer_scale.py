@@ -14,6 +14,9 @@ TRILLION = (
 )
 YI = "今天各交易所的成交总额分别是多少亿元？"
 BILLION_DAILY = "What was the whole market's average daily turnover in each month of 2025, in billion yuan?"
+IN_BRACKETS = "总市值最大的10家银行，列出名称和总市值（亿元）。"
+AFTER_UNIT = "各行业总市值合计，单位：亿元"
+WRITTEN_IN_EN = "Show Kweichow Moutai's revenue for each annual report, in 亿 (100 million CNY)."
 
 
 @pytest.mark.parametrize(
@@ -46,6 +49,16 @@ BILLION_DAILY = "What was the whole market's average daily turnover in each mont
         (YI, "SELECT exchange, sum(amount) FROM market.daily GROUP BY exchange", "undecidable"),
         # a factor that is no unit's (a five-day average written as / 5): not judged
         (YI, "SELECT exchange, sum(amount) / 5 / 1e6 FROM market.daily GROUP BY exchange", "undecidable"),
+        # the unit named beside the figures: in brackets, after 单位, or written in Chinese in English
+        (IN_BRACKETS, "SELECT name, round(total_mv / 1e4, 2) AS mv FROM market.daily_basic", "pass"),
+        (IN_BRACKETS, "SELECT name, round(total_mv / 1e8, 2) AS mv FROM market.daily_basic", "fail"),
+        (
+            AFTER_UNIT,
+            "SELECT industry, sum(total_mv) / 1e4 FROM market.daily_basic GROUP BY industry",
+            "pass",
+        ),
+        (WRITTEN_IN_EN, "SELECT end_date, round(revenue / 1e8, 2) FROM market.income", "pass"),
+        (WRITTEN_IN_EN, "SELECT end_date, round(revenue / 1e4, 2) FROM market.income", "fail"),
     ],
 )
 def test_scale_of_a_shown_amount(question: str, sql: str, verdict: str) -> None:

@@ -32,8 +32,12 @@ from backend.domain.pipeline.validate.outcome import CheckResult, constraint_che
 
 _SCALE_ZH = "万亿|千亿|百亿|亿|千万|百万|万"
 # 多少亿元, 多少亿？ (not 多少万手, 几千只): a scale word alone must end the clause
+# …（亿元）, 单位：亿元, 以亿元为单位, in 亿 (100 million CNY): the unit named beside the figures
 _ASKED = re.compile(
     rf"(?:多少|几)\s*(?:(?P<zh>{_SCALE_ZH})\s*(?:元|(?=[？?，,。.;；\s]|$))|元)"
+    rf"|[（(]\s*(?:单位[:：]?\s*)?(?P<bracket>{_SCALE_ZH})\s*元\s*[)）]"
+    rf"|(?:单位[为是:：]?\s*|以)(?P<unit>{_SCALE_ZH})元"
+    rf"|\bin\s+(?P<written>{_SCALE_ZH})(?:\s*元)?"
     r"|\bin\s+(?:(?P<en>trillion|billion|million|thousand|bn|mn)s?\s+(?:of\s+)?)?(?:yuan|cny|rmb)\b",
     re.IGNORECASE,
 )
@@ -53,7 +57,9 @@ def asked_unit(question: str, vocabulary: Vocabulary) -> tuple[str, float] | Non
     match = _ASKED.search(question)
     if match is None:
         return None
-    scale = match.group("zh") or match.group("en")
+    scale = next(
+        (match.group(name) for name in ("zh", "bracket", "unit", "written", "en") if match.group(name)), None
+    )
     if scale is None:
         return match.group(), 1.0
     factor = vocabulary.scale_units.get(scale.lower())
