@@ -8,7 +8,7 @@ from datetime import date, timedelta
 
 from backend.domain.language.compiler.errors import CompileError
 from backend.domain.language.context import LanguageContext
-from backend.domain.language.ir import HALF_YEAR_ENDS, TimeSpec
+from backend.domain.language.ir import HALF_YEAR_ENDS, REPORT_TIME_LABELS, TimeSpec
 
 ANNUAL_LABELS = {"year", "annual", "last_year", "year_before"}  # times that name one annual report
 # times that name a report period when a question reads report figures only
@@ -143,6 +143,8 @@ def resolve_period(context: LanguageContext, spec: TimeSpec | None, day: date) -
     if spec is not None:
         if spec.label in {"year", "annual"} and spec.year:
             return date(spec.year, 12, 31)
+        if spec.label == "annual":  # 最近一期年报 / the latest annual report
+            return latest_annual_period(context, day)
         if spec.label == "last_year":
             return date(latest.year - 1, 12, 31)
         if spec.label == "year_before":
@@ -165,8 +167,20 @@ def resolve_period(context: LanguageContext, spec: TimeSpec | None, day: date) -
                 "a second half's report figure is no stored period (the annual figure less the half-year "
                 "one): ask for the annual or the half-year report"
             )
-        if spec.label == "latest_report":
-            return latest_report_period(context, day)
+        if not spec.is_single_day and spec.label not in REPORT_TIME_LABELS:
+            # 近12个月净利润 / loss-making over the trailing twelve months: a window of days is no
+            # report period; read silently as the latest one it would be another answer
+            raise CompileError(
+                f"a report figure is read for a report period, not over a window of days ({spec.label}): "
+                "name the period (2024年报, 最新一期) or the trailing four quarters (TTM, 近四个季度)"
+            )
+    # no period named (净利率超过30%的公司), or 最新一期财报: the latest report period of any quarter,
+    # as a question naming no day reads the latest trading day — never the latest annual report
+    return latest_report_period(context, day)
+
+
+def latest_annual_period(context: LanguageContext, day: date) -> date:
+    """The latest annual report (period ending 12-31) announced by `day`: the last of a run of years."""
     period = context.latest_annual_period(day)
     if period is None:
         raise CompileError(f"no annual report (period ending 12-31) was announced by {day.isoformat()}")
@@ -185,7 +199,10 @@ def latest_report_period(context: LanguageContext, day: date, month: int | None 
 
 def annual_periods(context: LanguageContext, time: TimeSpec, day: date, count: int) -> list[date]:
     """The last `count` year ends, newest first, up to the year the question names (else the latest)."""
-    reference = resolve_period(context, time if time.label in ANNUAL_LABELS else None, day)
+    if time.label in ANNUAL_LABELS:
+        reference = resolve_period(context, time, day)
+    else:
+        reference = latest_annual_period(context, day)
     return [date(reference.year - k, 12, 31) for k in range(count)]
 
 

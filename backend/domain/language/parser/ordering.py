@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from backend.domain.language.ir import Compare, Order, TimeSpec
+from backend.domain.language.ir import REPORT_TIME_LABELS, Compare, Order, TimeSpec
 from backend.domain.language.lexicon import Token
 from backend.domain.language.parser.rewriting import Match, kind_at, metric_of, synthetic
 from backend.domain.language.semantic import SemanticModel
@@ -87,7 +87,8 @@ def _metric_then_rank(model: SemanticModel, tokens: list[Token], i: int) -> Matc
     if kind_at(tokens, j) == "order":
         j += 1
     limit, j = _limit_after(tokens, j, limit)
-    return j - i, [_order_token(model, token, direction, limit, time, tokens[i:j])]
+    order = _order_token(model, token, direction, limit, time, tokens[i:j])
+    return j - i, [order, *_times_left_out(order, tokens[i:j])]
 
 
 def _names_its_own_subject(tokens: list[Token], j: int, day: TimeSpec | None) -> bool:
@@ -193,8 +194,20 @@ def _rank_then_metric(model: SemanticModel, tokens: list[Token], i: int) -> Matc
         j += 1
     limit, j = _limit_after(tokens, j, limit)
     order = _order_token(model, metric_token, direction, limit, time, tokens[i:j])
-    produced = [*skipped, order]
+    produced = [*skipped, order, *_times_left_out(order, tokens[i:j])]
     return j - i, produced if ranked_dimension is None else [*produced, ranked_dimension]
+
+
+def _times_left_out(order: Token, used: list[Token]) -> list[Token]:
+    """Rank industries by average ROE in 2024: a report period read with the ranked measure that the
+    ranking does not keep (a group's aggregate is read at the question's time) stays a time of the
+    question, never dropped. (A day-count word such as one-day gain names the daily change itself.)"""
+    kept = order.value.time
+    return [
+        token
+        for token in used
+        if token.kind == "timespec" and token.value != kept and token.value.label in REPORT_TIME_LABELS
+    ]
 
 
 def _most_stocks(tokens: list[Token], i: int) -> Match | None:

@@ -69,6 +69,8 @@ def time_scope(model: SemanticModel, tokens: list[Token], i: int) -> Match | Non
         spec = TimeSpec(token.value)
         if token.value in WHOLE_YEARS and kind_at(tokens, i + 1) == "annual":
             used = 2  # 去年全年 / last full year: the year, said whole
+        elif token.value == "latest" and kind_at(tokens, i + 1) == "annual":
+            spec, used = TimeSpec("annual"), 2  # 最新年报: the latest annual report, not today's data
     elif token.kind == "annual":
         spec = TimeSpec("annual")
     elif token.kind == "latest_period" and not _names_annual_report(tokens, i + 1):

@@ -1,0 +1,68 @@
+"""A loss maker said beside a P/E (各行业平均市盈率（剔除亏损股）, average PE ex loss-makers) is a company
+whose P/E has no value because of a loss: the static P/E divides by the last annual profit, the TTM
+P/E by the trailing four quarters'. With no period of its own, the loss (or profit) is read on the
+earnings that P/E uses — not on the latest report period, which a P/E never reads. Run by the
+assembly after the times are placed."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from backend.domain.language.ir import REPORT_TIME_LABELS, BoolOp, Compare, Condition, Not, Screen, TimeSpec
+
+PROFIT = "n_income_attr_p"
+# the earnings each P/E is computed on: the latest annual report, or the trailing four quarters
+EARNINGS_OF = {"pe": (TimeSpec("annual"), None), "pe_ttm": (None, "ttm")}
+
+
+def _metrics_read(screen: Screen) -> set[str]:
+    """The measures the question shows, ranks or filters on (a group's aggregate of them too)."""
+    read = {aggregate.metric for aggregate in screen.aggregates if aggregate.metric}
+    read |= {compare.metric for compare in _compares(screen.where)}
+    if screen.order is not None:
+        read.add(screen.order.metric.rsplit(":", 1)[-1])
+    return read | set(screen.outputs)
+
+
+def _compares(conditions: list[Condition]) -> list[Compare]:
+    found: list[Compare] = []
+    for condition in conditions:
+        if isinstance(condition, Compare):
+            found.append(condition)
+        elif isinstance(condition, BoolOp):
+            found.extend(_compares(list(condition.items)))
+        elif isinstance(condition, Not):
+            found.extend(_compares([condition.item]))
+    return found
+
+
+def _is_bare_loss(condition: Compare) -> bool:
+    """亏损 / 盈利 with no period nor window of its own: the sign of the net profit."""
+    return (
+        condition.metric == PROFIT
+        and condition.op in {"<", ">"}
+        and condition.value == 0
+        and condition.other is None
+        and condition.time is None
+        and condition.agg is None
+    )
+
+
+def _dated(condition: Condition, time: TimeSpec | None, agg: str | None) -> Condition:
+    if isinstance(condition, Compare) and _is_bare_loss(condition):
+        return replace(condition, time=time, agg=agg)
+    if isinstance(condition, BoolOp):
+        return BoolOp(condition.op, tuple(_dated(item, time, agg) for item in condition.items))
+    if isinstance(condition, Not):
+        return Not(_dated(condition.item, time, agg))
+    return condition
+
+
+def date_losses_by_valuation(screen: Screen) -> None:
+    """A bare loss beside exactly one kind of P/E reads that P/E's earnings; the question's own report
+    period, when it names one, is left alone (the loss already has it)."""
+    valuations = [key for key in EARNINGS_OF if key in _metrics_read(screen)]
+    if len(valuations) != 1 or screen.time.label in REPORT_TIME_LABELS:
+        return
+    time, agg = EARNINGS_OF[valuations[0]]
+    screen.where = [_dated(condition, time, agg) for condition in screen.where]
