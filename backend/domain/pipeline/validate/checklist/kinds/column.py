@@ -2,7 +2,9 @@
 
 Neighbours are the stored columns of the same table in the same unit (semantic model): pe and pe_ttm,
 total_mv and circ_mv, close and pre_close/open/high/low, netprofit_yoy and or_yoy, n_income and
-n_income_attr_p. A SQL that reads a neighbour and never the named column answers about another
+n_income_attr_p; and, across units, the measures of trading activity named by their noun (成交量,
+volume, 成交额, trading value; not "traded"): the volume and the trading value, the volume ratio
+for the volume. A SQL that reads a neighbour and never the named column answers about another
 measure (static P/E for TTM P/E, revenue growth for profit growth, the
 previous close for the close). A measure with a formula (振幅 = (high − low) / pre_close) must read
 every column of its formula: one left out with no same-unit column read in its place (the range
@@ -170,7 +172,16 @@ class ColumnDetail:
         )
 
 
-def _detail(metric: MetricInfo, named: frozenset[str], vocabulary: Vocabulary) -> ColumnDetail | None:
+# Measures of trading activity read in place of one another across units: the volume (手) for the
+# trading value (千元) and back, the volume ratio (量比) for the volume. Not the turnover rate:
+# "turnover" names the value or the rate.
+_ACTIVITY = {"vol": frozenset({"amount", "volume_ratio"}), "amount": frozenset({"vol"})}
+_ACTIVITY_NOUNS = re.compile(r"成交量|成交额|成交金额|\b(?:volume|trading value|turnover amount)\b")
+
+
+def _detail(
+    metric: MetricInfo, named: frozenset[str], vocabulary: Vocabulary, activity: bool = False
+) -> ColumnDetail | None:
     same_table = [other for other in _stored(vocabulary) if other.table == metric.table]
     # a stored measure read nowhere while its neighbour is read is another measure, even when the
     # question names the neighbour too (净利润同比 and 营收同比 both asked, only or_yoy read)
@@ -192,6 +203,9 @@ def _detail(metric: MetricInfo, named: frozenset[str], vocabulary: Vocabulary) -
             for column in other.columns
             if column not in metric.columns
         )
+    if activity and metric.columns <= _ACTIVITY.keys():
+        # volume and trading value are told apart by their own column, whatever their units
+        neighbours |= {column for own in metric.columns for column in _ACTIVITY[own]} - excluded
     if not neighbours and not metric.derived:
         return None
     yearly_rate = not metric.derived and all(column.endswith("_yoy") for column in metric.columns)
@@ -216,7 +230,10 @@ def extract(question: Question) -> list[Constraint]:
         if hit.key in seen:
             continue
         seen.add(hit.key)
-        detail = _detail(vocabulary.metrics[hit.key], named, vocabulary)
+        said = question.text[hit.start : hit.end]
+        detail = _detail(
+            vocabulary.metrics[hit.key], named, vocabulary, bool(_ACTIVITY_NOUNS.fullmatch(said))
+        )
         if detail is None:
             continue
         detail = replace(detail, condition_on=_condition_on(question, hit))
