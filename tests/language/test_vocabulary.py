@@ -58,6 +58,11 @@ def test_english_industry_variants() -> None:
         ("companies that grew revenue more than 30% in 2024", "revenue grew more than 30% in 2024"),
         ("how much has Moutai fallen this year", "Moutai's change this year"),
         ("total and average market cap by industry", "sum and average of market cap by industry"),
+        ("revenue growth above 20% in the latest quarter", "revenue growth above 20% in the latest report"),
+        (
+            "stocks that rose more than 30% after June 30 2025",
+            "stocks that rose more than 30% since July 1 2025",
+        ),
     ],
 )
 def test_said_another_way_reads_the_same(

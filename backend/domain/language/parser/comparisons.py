@@ -202,11 +202,18 @@ def compare(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
         if other.kind == metric.kind and other.stored_unit == metric.stored_unit:  # 收盘价高于开盘价
             condition = Compare(metric.key, tokens[j].value, 0.0, time=time, other=other.key)
             return j + 2 - i, [synthetic("cond", condition, tokens[i : j + 2])]
-    if kind_at(tokens, j) == "doubled" and (metric.key in GROWTH_RATES or metric.key in YOY_OF):
-        # 净利润同比翻倍 / net profit doubled in 2024: its year-on-year growth >= 100%
+    said_op = (
+        kind_at(tokens, j) == "cmp" and tokens[j].value in OPS_ORDERED and kind_at(tokens, j + 1) == "doubled"
+    )
+    if kind_at(tokens, j + said_op) == "doubled" and (metric.key in GROWTH_RATES or metric.key in YOY_OF):
+        # 净利润同比翻倍 / net profit doubled in 2024 / more than doubled YoY: its year-on-year growth
+        # >= 100% (> 100% for "more than"); a YoY said after it restates the growth
         grown = YOY_OF.get(metric.key, metric.key)
-        condition = Compare(grown, ">=", float(tokens[j].value), time=time, text=tokens[j].text)
-        return j + 1 - i, [synthetic("cond", condition, tokens[i : j + 1])]
+        op, doubled = (tokens[j].value if said_op else ">="), tokens[j + said_op]
+        condition = Compare(grown, op, float(doubled.value), time=time, text=doubled.text)
+        end = j + said_op + 1
+        end += kind_at(tokens, end) == "yoy"
+        return end - i, [synthetic("cond", condition, tokens[i:end])]
     parsed = comparison_tail(tokens, j)
     if parsed is None:
         if direction and metric.key in GROWTH_RATES:
@@ -393,12 +400,33 @@ def single_word_conditions(model: SemanticModel, tokens: list[Token], i: int) ->
     if tokens[j].kind != "profitable":
         return None
     used = j + 1 - i
+    signed = _signed_measure(model, tokens, j)
+    if signed is not None:  # positive YoY net profit growth, positive ROE: that measure's sign
+        metric, end = signed
+        return end - i, [synthetic("cond", Compare(metric, ">", 0.0, text="0"), tokens[i:end])]
     if kind_at(tokens, j + 1) == "metric" and tokens[j + 1].value in {"n_income_attr_p", "n_income"}:
         used += 1  # "positive net profit"
     condition = Compare(
         "n_income_attr_p", tokens[j].value, 0.0, text="0", agg="single_quarter" if alone else None
     )
     return used, [synthetic("cond", condition, tokens[i : i + used])]
+
+
+def _signed_measure(model: SemanticModel, tokens: list[Token], j: int) -> tuple[str, int] | None:
+    """'positive' [YoY] + a report measure other than the profit itself (positive YoY net profit
+    growth, positive YoY revenue): the measure (its growth when YoY is said) and where it ends."""
+    if tokens[j].text != "positive":
+        return None
+    yoy = kind_at(tokens, j + 1) == "yoy"
+    k = j + 1 + yoy
+    if kind_at(tokens, k) != "metric" or (tokens[k].value in {"n_income_attr_p", "n_income"} and not yoy):
+        return None
+    metric = model.metrics[str(tokens[k].value)]
+    if yoy and metric.key in YOY_OF:
+        metric = model.metrics[YOY_OF[metric.key]]
+    if metric.kind != "report" or (yoy and metric.key not in GROWTH_RATES):
+        return None
+    return metric.key, k + 1
 
 
 def _bare_open_move(tokens: list[Token], i: int) -> bool:

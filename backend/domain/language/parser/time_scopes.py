@@ -134,6 +134,9 @@ def _since(tokens: list[Token], i: int) -> tuple[TimeSpec, int] | None:
         j = i + 1 + (kind_at(tokens, i + 1) == "period_start")
         if kind_at(tokens, j) in PERIOD_KINDS:
             return TimeSpec("since", day=period_bounds(tokens[j])[0]), j + 1 - i
+    if tokens[i].kind == "after" and tokens[i].text == "after" and kind_at(tokens, i + 1) in PERIOD_KINDS:
+        # after June 30 2025 / after 2024: from the day after that period, its last close the base
+        return TimeSpec("since", day=period_bounds(tokens[i + 1])[1] + timedelta(days=1)), 2
     return None
 
 
