@@ -1,6 +1,7 @@
 """One price of a bar above or below another, as the question orders them: 收盘价高于开盘价 / closed
 above their open → close > open; opening above the previous day's high → open > the previous high;
-收阳线 (a bullish candle) → close > open, 收阴线 → close < open.
+收阳线 (a bullish candle) → close > open, 收阴线 → close < open; the close against a moving average:
+跌破20日均线 / fell below its 20-day moving average → close < MA, 突破/站上 / closed above → close > MA.
 
 The SQL must compare the two prices that way: the named prices on the two sides of a comparison
 (close > open, open >= prev_high, t.open > p.high), or their difference with 0 or their ratio with 1
@@ -9,7 +10,9 @@ closed above the open) fails, as does the boundary kept where the word leaves it
 for "above", 高于) or left out where the word keeps it (不低于, at least). Prices that are the same
 stored column on both sides (today's close above yesterday's) tell no way apart by name and are not
 read; nor are prices compared only through other quantities (undecided). A negation before the
-phrase (没有, not) leaves it unread.
+phrase (没有, not) leaves it unread. A moving average is a side that averages (through aliases and
+subquery outputs: avg(close) OVER w); a side that reads the bar before (lagInFrame, neighbor) is the
+previous bar's, which a crossing compares the other way, and is not read for it.
 """
 
 from __future__ import annotations
@@ -30,7 +33,14 @@ from backend.domain.pipeline.validate.checklist.model import (
     undecided,
 )
 from backend.domain.pipeline.validate.checklist.question import Question
-from backend.domain.pipeline.validate.checklist.sqltree import Sql, columns_of, number_value, strip
+from backend.domain.pipeline.validate.checklist.sqltree import (
+    Sql,
+    columns_of,
+    enclosing_select,
+    function_name,
+    number_value,
+    strip,
+)
 
 _ZH_PRICES = {
     "收盘价": "close",
@@ -79,14 +89,32 @@ _ZH_PREVIOUS = r"(?P<prev>前一(?:个交易)?日的?|上一(?:个交易)?日的
 _EN_PREVIOUS = (
     r"(?P<prev>(?:the\s+)?(?:previous|prior|preceding)(?:\s+trading)?\s+day'?s\s+|yesterday'?s\s+)?"
 )
+_MA_ZH = r"\d+\s*日均线|ma\s?\d+"
+_MA_EN = r"\d+[- ]day\s+(?:simple\s+)?(?:moving\s+average|ma)|ma\s?\d+"
 _ZH = re.compile(
     rf"(?P<a>{_words(list(_ZH_PRICES))})(?:仍然|仍|依然|均|都)?(?P<rel>{_words([*_ZH_ABOVE, *_ZH_BELOW])})"
-    rf"(?:当日|当天)?{_ZH_PREVIOUS}(?P<b>{_words(list(_ZH_PRICES))})"
+    rf"(?:当日|当天)?{_ZH_PREVIOUS}(?P<b>{_words(list(_ZH_PRICES))}|{_MA_ZH})"
 )
+# 跌破20日均线, 站上MA60: the close (named or not) against a moving average
+_ZH_MA_MOVES = {
+    "跌破": False,
+    "跌穿": False,
+    "跌落": False,
+    "突破": True,
+    "站上": True,
+    "升破": True,
+    "上破": True,
+}
+_ZH_MA = re.compile(rf"(?P<rel>{_words(list(_ZH_MA_MOVES))})\s*(?P<b>{_MA_ZH})")
 _EN = re.compile(
     rf"\b(?P<a>{_words(list(_EN_PRICES))})\s+(?:still\s+|was\s+|is\s+|were\s+|are\s+)?"
     rf"(?P<rel>{_words([*_EN_ABOVE, *_EN_BELOW])})\s+(?:the\s+|their\s+|its\s+|today'?s\s+|the\s+day'?s\s+)?"
-    rf"{_EN_PREVIOUS}(?P<b>{_words(list(_EN_PRICES))})\b",
+    rf"{_EN_PREVIOUS}(?P<b>{_words(list(_EN_PRICES))}|{_MA_EN})\b",
+    re.IGNORECASE,
+)
+_EN_MA = re.compile(
+    rf"\b(?:fell|fallen|falls|dropped|broke|breaks|broken|moved|crossed)\s+(?P<rel>below|above|under|over)\s+"
+    rf"(?:the\s+|their\s+|its\s+)?(?P<b>{_MA_EN})\b",
     re.IGNORECASE,
 )
 _CANDLES = (
@@ -106,6 +134,40 @@ def _prices(node: exp.Expr) -> set[str]:
     return (names & {*_PRICE_WORDS, "pre_close"}) | derived
 
 
+_AVERAGES = {"avg", "avgif", "avgmerge"}
+_PREVIOUS_BAR = {"laginframe", "leadinframe", "lag", "lead", "neighbor"}
+
+
+def _origin(sql: Sql, name: str, select: exp.Select, depth: int = 4) -> exp.Expr | None:
+    """What a column read from a subquery or CTE computes, through columns passed on unchanged."""
+    for source in sql.sources(select) if depth else []:
+        for projection in source.expressions:
+            if projection.alias_or_name.lower() != name:
+                continue
+            inner = projection.this if isinstance(projection, exp.Alias) else projection
+            if isinstance(inner, exp.Column) and inner.name.lower() == name:
+                return _origin(sql, name, source, depth - 1) or inner
+            return sql.resolve(inner, source)
+    return None
+
+
+def _averaged(sql: Sql, node: exp.Expr, select: exp.Select | None) -> set[str]:
+    """{"ma"} for a side that averages, {"close"} for one that reads the close without averaging, the
+    empty set for a side reading the bar before (or neither)."""
+    resolved = sql.resolve(node, select)
+    origins = [
+        _origin(sql, column.name.lower(), select) if select is not None else None
+        for column in resolved.find_all(exp.Column)
+    ]
+    trees = [resolved, *(origin for origin in origins if origin is not None)]
+    names = {function_name(item) for tree in trees for item in tree.walk() if isinstance(item, exp.Func)}
+    if names & _PREVIOUS_BAR:
+        return set()
+    if names & _AVERAGES or any(tree.find(exp.Avg) is not None for tree in trees):
+        return {"ma"}
+    return {"close"} & columns_of(resolved)
+
+
 @dataclass(frozen=True)
 class PriceOrderDetail:
     kind: ClassVar[Kind] = Kind.PRICE_ORDER
@@ -116,16 +178,22 @@ class PriceOrderDetail:
     def _relations(self, sql: Sql) -> list[tuple[bool, bool]]:
         """(upper kept above, boundary left out) for every comparison of the two prices."""
         found = []
+        pair = {self.upper, self.lower}
         for node in sql.tree.find_all(*_ORDER):
             greater_left = isinstance(node, exp.GT | exp.GTE)
             strict = isinstance(node, exp.GT | exp.LT)
-            left, right = _prices(node.this), _prices(node.expression)
-            pair = {self.upper, self.lower}
+            if "ma" in pair:
+                select = enclosing_select(node)
+                left, right = _averaged(sql, node.this, select), _averaged(sql, node.expression, select)
+            else:
+                left, right = _prices(node.this), _prices(node.expression)
             if len(left & pair) == 1 and len(right & pair) == 1 and left & pair != right & pair:
                 found.append(((self.upper in left) == greater_left, strict))
                 continue
             # close - open > 0, close / open > 1: both prices on the left, 0 or 1 on the right
             formula, bound = strip(node.this), number_value(node.expression)
+            if "ma" in pair:
+                continue
             if isinstance(formula, exp.Sub | exp.Div) and bound == (0 if isinstance(formula, exp.Sub) else 1):
                 first, second = _prices(formula.this) & pair, _prices(formula.expression) & pair
                 if len(first) == 1 and len(second) == 1 and first != second:
@@ -169,7 +237,7 @@ def extract(question: Question) -> list[Constraint]:
     for match in (_ZH if zh else _EN).finditer(question.text):
         if _NEGATED.search(question.text[: match.start()]):
             continue
-        first, second = prices[match["a"].lower()], prices[match["b"].lower()]
+        first, second = prices[match["a"].lower()], prices.get(match["b"].lower(), "ma")
         if match["prev"] and second == "close":
             second = "pre_close"
         if first == second:
@@ -178,9 +246,19 @@ def extract(question: Question) -> list[Constraint]:
         upper, lower = (first, second) if rel in above else (second, first)
         found.append(
             _constraint(
-                question, match.start(), match.end(), PriceOrderDetail(upper, lower, rel not in _INCLUSIVE)
+                question,
+                match.start(),
+                match.end(),
+                PriceOrderDetail(upper, lower, None if "ma" in (upper, lower) else rel not in _INCLUSIVE),
             )
         )
+    for match in (_ZH_MA if zh else _EN_MA).finditer(question.text):
+        if _NEGATED.search(question.text[: match.start()]):
+            continue
+        rises = _ZH_MA_MOVES[match["rel"]] if zh else match["rel"].lower() in {"above", "over"}
+        upper, lower = ("close", "ma") if rises else ("ma", "close")
+        detail = PriceOrderDetail(upper, lower, None)
+        found.append(_constraint(question, match.start(), match.end(), detail))
     for pattern, bullish in _CANDLES:
         for match in pattern.finditer(question.text):
             if _NEGATED.search(question.text[: match.start()]):
