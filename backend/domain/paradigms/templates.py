@@ -40,6 +40,7 @@ import sqlglot
 from sqlglot import exp
 
 from backend.domain.language.qst import Node
+from backend.domain.market.literals import string_list
 from backend.domain.paradigms.trees import (
     Path,
     canonical_qst,
@@ -411,7 +412,7 @@ def _render(slot: Slot, value: Any) -> str:
     if slot.kind == "string_list":
         if not _is_text_list(value):
             raise TemplateMismatch(f"{slot.name} needs a non-empty list of texts, got {value!r}")
-        return "(" + ", ".join(exp.Literal.string(item).sql(dialect=DIALECT) for item in value) + ")"
+        return string_list(value)
     if slot.kind == "year_of_date":
         if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 9999:
             raise TemplateMismatch(f"{slot.name} needs a year, got {value!r}")
