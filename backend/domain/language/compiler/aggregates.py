@@ -50,7 +50,7 @@ def aggregate_query(screen: Screen, build: QueryBuild, where: list[exp.Expr]) ->
         select.append(exp.alias_(group_column, screen.group_by or ""))
     aggregates = list(screen.aggregates)
     order_key: str | None = None
-    order_aggregate = _order_aggregate(screen.order)
+    order_aggregate = _order_aggregate(screen.order, screen.aggregates)
     if order_aggregate is not None and order_aggregate not in aggregates:
         aggregates.append(order_aggregate)
     if not aggregates:
@@ -122,14 +122,15 @@ def _having_aggregate(condition: Compare) -> Aggregate:
     return Aggregate(condition.agg or "avg", condition.metric, condition.where)
 
 
-def _order_aggregate(order: Order | None) -> Aggregate | None:
-    """The aggregate the groups are ordered by: the one named, else the metric's average
-    ("各行业平均涨幅排序" without an aggregate word)."""
+def _order_aggregate(order: Order | None, aggregates: list[Aggregate]) -> Aggregate | None:
+    """The aggregate the groups are ordered by: the one named (a share: the screen's share, with
+    the condition it counts), else the metric's average ("各行业平均涨幅排序" without an aggregate word)."""
     if order is None:
         return None
     if orders_by_aggregate(order):
         _prefix, fn, metric = order.metric.split(":", 2)
-        return Aggregate(fn, metric or None)
+        shares = [aggregate for aggregate in aggregates if aggregate.fn == "share"]
+        return shares[0] if fn == "share" and shares else Aggregate(fn, metric or None)
     return Aggregate("avg", order.metric)
 
 

@@ -120,6 +120,15 @@ def aggregate_metric(model: SemanticModel, tokens: list[Token], i: int) -> Match
         j = i + 1
         if kind_at(tokens, j) == "timespec":
             j += 1
+        scopes = []  # total CSI 300 weight, average bank PE: the scope said inside stays a scope
+        while kind_at(tokens, j) == "cond" and tokens[j].extra.get("scope"):
+            scopes.append(tokens[j])
+            j += 1
+        if scopes and kind_at(tokens, j) == "metric":
+            said = [t for t in tokens[i:j] if t not in scopes]  # the aggregate word and its time
+            aggregated = aggregate_metric(model, [*said, *tokens[j:]], 0)
+            if aggregated is not None:
+                return len(scopes) + aggregated[0], [*scopes, *aggregated[1]]
         if 0 <= j < len(tokens) and _measured(tokens[j]) is not None:
             metric = _measured(tokens[j]) or ""
             if token.value == "sum" and metric == "pct_chg":

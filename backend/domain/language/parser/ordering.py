@@ -26,9 +26,31 @@ def ordering(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
         return _metric_then_rank(model, tokens, i)
     if _bare_move(tokens[i]) and kind_at(tokens, i + 1) == "super":
         return _move_then_rank(model, tokens, i)
+    if tokens[i].kind == "share" and kind_at(tokens, i + 1) == "super":  # 破净股占比最高的3个行业
+        return 2, [tokens[i], _share_order(tokens[i + 1])]
+    if _ranks_share(tokens, i):
+        # the highest share of stocks below book value / ranked by the share of …: the groups ranked
+        # by that share, the share itself kept to be read (and shown) as an aggregate
+        return 1, [_share_order(tokens[i])]
     if tokens[i].kind in {"super", "top", "bottom", "order", "per", "gainers"}:
         return _rank_then_metric(model, tokens, i)
     return None
+
+
+def _share_order(ranking: Token) -> Token:
+    """Groups ordered by the share of their stocks; a superlative picks the first one unless a
+    number asks for more (the highest share: 1, the 3 industries with the highest share: 3)."""
+    superlative = ranking.kind == "super"
+    direction = str(ranking.value) if superlative else "desc"
+    limit = 1 if superlative else None
+    return synthetic("orderspec", Order("agg:share:", direction), [ranking], limit=limit)
+
+
+def _ranks_share(tokens: list[Token], i: int) -> bool:
+    """A superlative or 'ranked by' right before a share of the stocks."""
+    return kind_at(tokens, i + 1) == "share" and (
+        tokens[i].kind == "super" or (tokens[i].kind == "order" and tokens[i].text.endswith(" by"))
+    )
 
 
 def _bare_move(token: Token) -> bool:
