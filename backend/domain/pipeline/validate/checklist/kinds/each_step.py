@@ -58,7 +58,10 @@ _PERIOD_EN = r"(?:trading\s+)?(?:days|sessions|years|quarters|months|weeks|repor
 _IN_A_ROW = (
     re.compile(rf"连续\s*(?P<n>{COUNT})\s*(?:{_PERIOD_ZH})[^，,。；;？?]{{0,8}}?(?:{_CHANGE_ZH})"),
     re.compile(
-        rf"(?:(?P<n>{COUNT})\s+{_PERIOD_EN}\s+in\s+a\s+row|(?P<m>{COUNT})\s+consecutive\s+{_PERIOD_EN})",
+        rf"(?:(?P<n>{COUNT})\s+{_PERIOD_EN}\s+in\s+a\s+row|(?P<m>{COUNT})\s+consecutive\s+{_PERIOD_EN}"
+        # rising volume on each of the last 3 trading days
+        rf"|\b(?:rising|increasing|growing|falling|declining|shrinking)\s+[\w-]+(?:\s+[\w-]+)?"
+        rf"\s+(?:on|in|for|over)\s+each\s+of\s+the\s+(?:last|past)\s+(?P<k>{COUNT})\s+{_PERIOD_EN})",
         re.IGNORECASE,
     ),
 )
@@ -180,7 +183,8 @@ def extract(question: Question) -> list[Constraint]:
         for match in pattern.finditer(question.text):
             if pattern is _IN_A_ROW[1] and _CHANGE_IN_TEXT.search(question.text) is None:
                 continue
-            steps = parse_count(match["n"] or match.groupdict().get("m") or "")
+            groups = match.groupdict()
+            steps = parse_count(groups.get("n") or groups.get("m") or groups.get("k") or "")
             if steps is None or steps < 2:
                 continue
             span = question.span(match.start(), match.end())

@@ -212,6 +212,22 @@ class NumberDetail:
     # open / pre_close - 1 > 0.05). Empty when a fall or a negation is said before the number: a fall
     # of 30% is also 1 - close / base > 0.3.
     oriented: tuple[float, ...] = ()
+    # A rise or a fall said before the number (涨幅超过5%, gained more than 9.5%), with no word that
+    # takes both ways (绝对值, either way, 振幅): abs() of the move drops the side asked.
+    signed: bool = False
+
+    def _unsigned(self, sql: Sql) -> Finding | None:
+        found = [
+            c
+            for c in sql.comparisons
+            if c.number is not None and any(close(c.number, form) for form in self.writings)
+        ]
+        if found and all(function_name(strip(c.subject)) == "abs" for c in found):
+            return failed(
+                Attribution.CONDITION,
+                f"{_shown(self.value)} is compared with an absolute value: moves the other way count too",
+            )
+        return None
 
     def _direction(self, sql: Sql) -> Finding | None:
         """A failure when every comparison of a plain formula with a positive writing of the number
@@ -280,6 +296,9 @@ class NumberDetail:
         return names - {self.column}
 
     def check(self, sql: Sql) -> Finding:
+        unsigned = self._unsigned(sql) if self.signed else None
+        if unsigned is not None:
+            return unsigned
         if not self.column or self.stored is None:
             unit = self._percent_unit(sql) if self.percent_columns else None
             if unit is not None:
@@ -479,6 +498,19 @@ def _bound(question: Question, start: int) -> tuple[Hit, MetricInfo] | None:
     return question.metric_before(start, 6 if question.lang is Lang.ZH else 25)
 
 
+_RISING = re.compile(r"上涨|涨幅|涨超|涨了|涨|\b(?:gained|gains?|rose|rise|risen|climbed|advanced|up)\b")
+_BOTH_WAYS = re.compile(
+    r"绝对值|振幅|波动|双向|\b(?:abs|absolute|either way|either direction|swings?|moved?)\b"
+)
+
+
+def _signed(question: Question, start: int) -> bool:
+    """A rise or a fall said just before the number, and no word that takes both ways."""
+    before = question.text[max(0, start - (8 if question.lang is Lang.ZH else 30)) : start]
+    moved = _RISING.search(before) or _FALLING.search(before)
+    return moved is not None and _BOTH_WAYS.search(question.text) is None
+
+
 def _constraint(
     question: Question,
     start: int,
@@ -504,7 +536,14 @@ def _constraint(
         # 涨幅超过50% on percent points: a price ratio compared with 50 is a unit error
         points = _percent_columns(question) if quantity.unit == "percent" and metric.percent else frozenset()
         detail = NumberDetail(
-            quantity.value, wanted, column, stored, _bound_writings(stored, metric), strict, points
+            quantity.value,
+            wanted,
+            column,
+            stored,
+            _bound_writings(stored, metric),
+            strict,
+            points,
+            signed=_signed(question, start),
         )
         return Constraint(span, text, question.lang, detail)
     span = question.span(start, end)
@@ -536,6 +575,7 @@ def _constraint(
         _percent_columns(question) if percent else frozenset(),
         other_units if percent else frozenset(),
         oriented,
+        _signed(question, start),
     )
     return Constraint(span, text, question.lang, detail)
 
