@@ -50,6 +50,7 @@ class Kind(StrEnum):
     MONTH = "month"
     GROUP_SUBJECT = "group_subject"
     PRICE_ORDER = "price_order"
+    TRADING_DAYS = "trading_days"
 
 
 class Outcome(StrEnum):

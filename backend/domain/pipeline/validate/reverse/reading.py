@@ -175,6 +175,7 @@ TREE_ONLY_KINDS = frozenset(
         Kind.EACH_STEP,
         Kind.MONTH,
         Kind.GROUP_SUBJECT,
+        Kind.TRADING_DAYS,
     }
 )
 # Kinds the reading turns into the reverse checks' filters, scopes, ranking, aggregate, count, group

@@ -37,6 +37,7 @@ from backend.domain.pipeline.validate.checklist.kinds import (
     profit_sign,
     single_quarter,
     top_k,
+    trading_days,
     whole_list,
     whole_set,
     window,
@@ -81,4 +82,5 @@ EXTRACTORS: tuple[Extractor, ...] = (
     month.extract,
     group_subject.extract,
     price_order.extract,
+    trading_days.extract,
 )
