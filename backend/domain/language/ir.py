@@ -85,6 +85,7 @@ class Compare:
 DAY_BY_DAY_TECHNICALS = frozenset({
     "limit_up", "limit_down", "ma_above", "ma_below", "ma_cross_above", "ma_cross_below", "ma_over_ma",
     "ma_under_ma", "ma_golden_cross", "ma_death_cross", "volume_surge", "n_day_high", "n_day_low",
+    "volume_n_day_high", "volume_n_day_low",
 })  # fmt: skip
 # technical tests that are events: said with a window and no day of their own, they happened on
 # some day of it (近一个月涨停, 最近5天内5日线上穿20日线), never on its last day only

@@ -35,6 +35,8 @@ from backend.domain.language.ir import Aggregate, Compare, Order, Screen, TimeSp
 AGGREGATE_ORDER_PREFIX = "agg:"  # Order.metric "agg:<fn>:<metric>" orders groups by an aggregate
 COMPUTED_AGGREGATES = {"avg", "sum", "median"}  # min/max/count return stored values or integers
 DAY_COUNTS = {"trading_days", "stock_days"}  # counts of the window's days / stock-day bars, row by row
+# aggregates a ranking names without the condition they count (the highest share, 涨停次数最多)
+COUNTED_WITH_CONDITION = {"share", *DAY_COUNTS}
 
 
 def orders_by_aggregate(order: Order | None) -> bool:
@@ -123,14 +125,15 @@ def _having_aggregate(condition: Compare) -> Aggregate:
 
 
 def _order_aggregate(order: Order | None, aggregates: list[Aggregate]) -> Aggregate | None:
-    """The aggregate the groups are ordered by: the one named (a share: the screen's share, with
-    the condition it counts), else the metric's average ("各行业平均涨幅排序" without an aggregate word)."""
+    """The aggregate the groups are ordered by: the one named (a share or a count of days, which a
+    ranking names without the condition they count — the share of …, 涨停次数最多: the screen's own),
+    else the metric's average ("各行业平均涨幅排序" without an aggregate word)."""
     if order is None:
         return None
     if orders_by_aggregate(order):
         _prefix, fn, metric = order.metric.split(":", 2)
-        shares = [aggregate for aggregate in aggregates if aggregate.fn == "share"]
-        return shares[0] if fn == "share" and shares else Aggregate(fn, metric or None)
+        shown = [aggregate for aggregate in aggregates if aggregate.fn == fn and fn in COUNTED_WITH_CONDITION]
+        return shown[0] if shown else Aggregate(fn, metric or None)
     return Aggregate("avg", order.metric)
 
 

@@ -33,6 +33,14 @@ ABOVE_KINDS = {"ma_above", "ma_cross_above", "ma_over_ma", "ma_golden_cross"}
 CROSSINGS = {"ma_cross_above", "ma_cross_below", "ma_golden_cross", "ma_death_cross"}
 TWO_AVERAGES = {"ma_over_ma", "ma_under_ma", "ma_golden_cross", "ma_death_cross"}
 
+# kind → (the bar column, True for its high): 创60日新高 of the close, 成交量创60日新高 of the volume
+N_DAY_EXTREMES = {
+    "n_day_high": ("close", True),
+    "n_day_low": ("close", False),
+    "volume_n_day_high": ("vol", True),
+    "volume_n_day_low": ("vol", False),
+}
+
 
 def days_holding(build: QueryBuild, technical: Technical, window: Window) -> exp.Query:
     """ts_code, trade_date of the window's days on which the stock's test held."""
@@ -100,10 +108,11 @@ def _test(technical: Technical, frames: _Frames) -> exp.Expr:
         average = exp.Mul(this=number(factor), expression=frames.over("avg", "vol", n, 1))
         surged = exp.GTE(this=frames.over("any", "vol", 0), expression=settled(average))
         return exp.and_(frames.bars(n + 1), surged)
-    if kind in {"n_day_high", "n_day_low"}:
-        extreme = frames.over("max" if kind == "n_day_high" else "min", "close", n - 1)
-        beyond = exp.GTE if kind == "n_day_high" else exp.LTE
-        return exp.and_(frames.bars(n), beyond(this=frames.over("any", "close", 0), expression=extreme))
+    if kind in N_DAY_EXTREMES:  # the close's N-day high or low, or the volume's
+        column, highest = N_DAY_EXTREMES[kind]
+        extreme = frames.over("max" if highest else "min", column, n - 1)
+        beyond = exp.GTE if highest else exp.LTE
+        return exp.and_(frames.bars(n), beyond(this=frames.over("any", column, 0), expression=extreme))
     long_n = int(technical.factor or n) if kind in TWO_AVERAGES else n
     crossing = kind in CROSSINGS
     longest = max(n, long_n)

@@ -138,6 +138,12 @@ def technical_stocks(build: QueryBuild, technical: Technical) -> exp.Query:
         tests.append(exp.GTE(this=today_close, expression=call("max", col("close"))))
     elif kind == "n_day_low":
         tests.append(exp.LTE(this=today_close, expression=call("min", col("close"))))
+    elif kind in {"volume_n_day_high", "volume_n_day_low"}:  # 成交量创60日新高: the day's volume
+        today_vol = call("anyIf", col("vol"), rn_eq(1))
+        if kind == "volume_n_day_high":
+            tests.append(exp.GTE(this=today_vol, expression=call("max", col("vol"))))
+        else:
+            tests.append(exp.LTE(this=today_vol, expression=call("min", col("vol"))))
     elif kind == "up_streak":
         tests.append(exp.GT(this=call("min", col("pct_chg")), expression=number(0)))
     elif kind == "down_streak":

@@ -15,15 +15,18 @@ from backend.domain.language.semantic import SemanticModel
 COUNT_SUPERLATIVES = {"most", "fewest", "最多", "最少"}  # words that rank by how many
 FLIPPED_ORDER = {"desc": "asc", "asc": "desc"}
 ORDERABLE = {"metric", "aggmetric", "change_word", "report_figure", "count"}
+DAY_COUNT_ORDER = "agg:trading_days:"  # stocks ranked by their count of days (aggregates.py)
 
 
 def ordering(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     if tokens[i].kind == "per" and kind_at(tokens, i + 1) == "dir":  # 按从高到低排列
         return 2, [synthetic("dir", tokens[i + 1].value, tokens[i : i + 2])]
     if tokens[i].kind == "count" and tokens[i].extra.get("where") is not None:
-        return None  # 涨停次数最多: an ordering names no count of a condition (left unread, refused)
+        return _day_count_then_rank(model, tokens, i)
     if tokens[i].kind in ORDERABLE:
         return _metric_then_rank(model, tokens, i)
+    if tokens[i].kind == "most_stocks":  # 哪个行业涨停的股票最多: the conditions before it stay conditions
+        return 1, [synthetic("orderspec", Order("agg:count:", str(tokens[i].value)), [tokens[i]], limit=1)]
     if _bare_move(tokens[i]) and kind_at(tokens, i + 1) == "super":
         return _move_then_rank(model, tokens, i)
     if tokens[i].kind == "share" and kind_at(tokens, i + 1) == "super":  # 破净股占比最高的3个行业
@@ -51,6 +54,21 @@ def _ranks_share(tokens: list[Token], i: int) -> bool:
     return kind_at(tokens, i + 1) == "share" and (
         tokens[i].kind == "super" or (tokens[i].kind == "order" and tokens[i].text.endswith(" by"))
     )
+
+
+def _day_count_then_rank(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """近20个交易日涨停次数最多的10只 / 上涨天数最多: the stocks ranked by how many days of the window
+    their condition held on (the count stays shown). A count of the stocks where a condition holds
+    ranks no stocks, and over groups (涨停次数最多的行业: days, or stock-days?) it is not read either: left
+    unread, refused."""
+    if not tokens[i].extra.get("days") or any(token.kind in {"dim", "groupby"} for token in tokens):
+        return None
+    ranked = _metric_then_rank(model, tokens, i)
+    if ranked is None:
+        return None
+    used, [order, *times] = ranked
+    by_days = replace(order.value, metric=DAY_COUNT_ORDER)
+    return used, [tokens[i], synthetic("orderspec", by_days, tokens[i : i + used], **order.extra), *times]
 
 
 def _bare_move(token: Token) -> bool:

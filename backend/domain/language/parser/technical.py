@@ -281,11 +281,25 @@ def _side(tokens: list[Token], j: int) -> str | None:
 
 
 def new_high_low(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
-    """创60日新高 / hit a 52-week low / made a new 20-day closing high."""
+    """创60日新高 / hit a 52-week low / made a new 20-day closing high; 成交量创60日新高: the volume's
+    own N-day high (volume_n_day_high), never the close's."""
+    if kind_at(tokens, i) == "metric" and tokens[i].value == "vol":
+        found = _high_or_low(tokens, i + 1)
+        if found is None:
+            return None
+        end, kind, n = found
+        return end - i, [synthetic("cond", Technical(f"volume_{kind}", n), tokens[i:end])]
     if kind_at(tokens, i - 1) == "metric" and tokens[i - 1].value not in PRICE_MOVE_METRICS:
-        return None  # 成交量创120日新高: the high of that measure, which this test (the close's) is not
-    start = i
-    i = _after_price_metric(tokens, i)
+        return None  # 成交额创120日新高: the high of a measure no test reads (left unread, refused)
+    found = _high_or_low(tokens, _after_price_metric(tokens, i))
+    if found is None:
+        return None
+    end, kind, n = found
+    return end - i, [synthetic("cond", Technical(kind, n), tokens[i:end])]
+
+
+def _high_or_low(tokens: list[Token], i: int) -> tuple[int, str, int] | None:
+    """[近] N日 [收盘] 新高/新低 from `i`: (where it ends, n_day_high or n_day_low, N)."""
     if kind_at(tokens, i) == "recent":
         i += 1
     length = _window_length(tokens, i)
@@ -297,8 +311,7 @@ def new_high_low(model: SemanticModel, tokens: list[Token], i: int) -> Match | N
         j += 1
     if kind_at(tokens, j) not in {"new_high", "new_low"}:
         return None
-    kind = "n_day_high" if tokens[j].kind == "new_high" else "n_day_low"
-    return j + 1 - start, [synthetic("cond", Technical(kind, n), tokens[start : j + 1])]
+    return j + 1, "n_day_high" if tokens[j].kind == "new_high" else "n_day_low", n
 
 
 def volume_surge(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
