@@ -29,7 +29,7 @@ from backend.domain.pipeline.validate.checklist.model import (
     passed,
     undecided,
 )
-from backend.domain.pipeline.validate.checklist.question import Question
+from backend.domain.pipeline.validate.checklist.question import COUNT, Question
 from backend.domain.pipeline.validate.checklist.sqltree import (
     Sql,
     columns_of,
@@ -44,6 +44,14 @@ _CUE_ZH = re.compile(r"(?:每一?个?|各|逐|按|分)(?P<p>季度|月|年|周)(
 _CUE_EN = re.compile(
     r"\b(?:(?:in|for|on)\s+)?(?:each|every|per)\s+(?:calendar\s+)?(?P<p>month|year|quarter|week)\b"
     r"|\bby\s+(?P<by>month|year|quarter|week)\b|\b(?P<ly>month|year|quarter|week)ly\b(?!\s+reports?)"
+)
+# Periods ranked by a figure (which 3 months had the highest …, 哪个月成交额最大): one figure per period.
+_RANKED_EN = re.compile(
+    rf"\b(?:which|what)\s+(?:{COUNT}\s+)?(?:calendar\s+)?(?P<which>month|quarter|week|year)s?\b"
+    r"[^?.;]{0,80}?\b(?:highest|largest|biggest|greatest|most|lowest|smallest|least|fewest|best|worst)\b"
+)
+_RANKED_ZH = re.compile(
+    rf"哪(?:{COUNT})?个?(?P<which>季度|月|周|年)[^，,。；;？?]{{0,20}}?(?:最高|最大|最多|最低|最小|最少)"
 )
 # 每年净利润都增长: the cue quantifies a condition in its clause.
 _QUANTIFIED = re.compile(r"[^，,。；;？?]*?(?:都|(?<![日平])均(?![值线价额量]))")
@@ -152,12 +160,18 @@ def _period_of(key: exp.Expr) -> str | None:
 def extract(question: Question) -> list[Constraint]:
     if not question.asks_statistic() or every_period.extract(question):
         return []  # a condition on every period (每年都增长) is a quantifier, not a grouping
-    pattern = _CUE_ZH if question.lang is Lang.ZH else _CUE_EN
+    zh = question.lang is Lang.ZH
     found: dict[str, Constraint] = {}
-    for match in pattern.finditer(question.text):
+    cues = [
+        *(_CUE_ZH if zh else _CUE_EN).finditer(question.text),
+        # a mixed question (English with 亿) reads as Chinese: ranked periods are read in both
+        *_RANKED_ZH.finditer(question.text),
+        *_RANKED_EN.finditer(question.text),
+    ]
+    for match in cues:
         if question.covered(match.start()) or _QUANTIFIED.match(question.text, match.end()):
             continue
-        word = next(group for group in match.groups() if group)
+        word = match["which"] if "which" in match.groupdict() else next(g for g in match.groups() if g)
         period = _ZH_PERIODS.get(word, word)
         if period in found:
             continue
