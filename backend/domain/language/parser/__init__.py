@@ -32,7 +32,13 @@ from backend.domain.language.parser.comparisons import (
 from backend.domain.language.parser.concepts import concepts
 from backend.domain.language.parser.distances import distance_from_level
 from backend.domain.language.parser.errors import NotUnderstood
-from backend.domain.language.parser.frequency import counted_days, each_period, every_day, shown_day_counts
+from backend.domain.language.parser.frequency import (
+    counted_days,
+    each_period,
+    every_day,
+    never_on_any_day,
+    shown_day_counts,
+)
 from backend.domain.language.parser.grouping import group, listing_periods
 from backend.domain.language.parser.index_changes import index_membership
 from backend.domain.language.parser.listing import listing
@@ -103,6 +109,7 @@ GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
     every_day,
     shown_day_counts,
     price_move,
+    never_on_any_day,
     single_word_conditions,
     sustained,
     counts_each,

@@ -12,12 +12,14 @@ from backend.domain.language.ir import (
     Compare,
     Condition,
     GrowthStreak,
+    Scope,
     Sustained,
     Technical,
     TimeSpec,
     VersusGroup,
 )
 from backend.domain.language.lexicon import Token
+from backend.domain.language.parser.composition import LIST_DIMENSIONS
 from backend.domain.language.parser.rewriting import Match, kind_at, metric_of, synthetic
 from backend.domain.language.parser.sustained import period_count
 from backend.domain.language.semantic import Metric, SemanticModel
@@ -514,6 +516,17 @@ def _stored_value(metric: Metric, token: Token) -> float:
     return value * metric.input_unit.factor / metric.stored_unit.factor
 
 
+def _names_own_group(tokens: list[Token], j: int) -> bool:
+    """The group named before its dimension word (the baijiu industry average) is the stocks' own
+    group when the question's stocks are that one group's (baijiu stocks): the same as 'its'."""
+    named = tokens[j].value if kind_at(tokens, j) == "cond" and tokens[j].extra.get("scope") else None
+    if not isinstance(named, Scope) or len(named.values) != 1 or kind_at(tokens, j + 1) != "dim":
+        return False
+    if LIST_DIMENSIONS.get(named.kind) != tokens[j + 1].value:
+        return False
+    return any(token.value == named for k, token in enumerate(tokens) if k != j and token.kind == "cond")
+
+
 def versus_group_average(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     """metric [time] cmp [本/所在/its] [dim] 平均 [metric]: 市盈率低于行业平均, 涨幅跑赢本行业平均,
     P/E below its industry average, above the market average (no dimension: the question's stocks)."""
@@ -536,6 +549,7 @@ def versus_group_average(model: SemanticModel, tokens: list[Token], i: int) -> M
         factor = float(tokens[j].value)
         j += 1
     j += kind_at(tokens, j) == "own"
+    j += _names_own_group(tokens, j)  # baijiu stocks … above the baijiu industry average
     dimensions = []
     if kind_at(tokens, j) == "dim":
         dimensions.append(tokens[j].value)

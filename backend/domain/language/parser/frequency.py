@@ -18,6 +18,7 @@ from backend.domain.language.ir import (
     Condition,
     Frequency,
     GrowthStreak,
+    Not,
     Technical,
     TimeSpec,
 )
@@ -280,3 +281,17 @@ def _times(tokens: list[Token], i: int) -> tuple[int, int] | None:
     if tokens[i].extra.get("unit") == "times":  # 3 times (not 3x a multiple: a comparison follows one)
         return int(tokens[i].value), i + 1
     return None
+
+
+def never_on_any_day(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """never fell more than 2% [on any day] / did not close limit-down on any day [in the last 20
+    trading days]: on every day of the window the day's condition did not hold (a bar each day)."""
+    never = kind_at(tokens, i) == "never"
+    denied = kind_at(tokens, i) == "not" and kind_at(tokens, i + 2) == "any"  # not … on any day
+    if not (never or denied):
+        return None
+    condition = _day_condition(model, tokens, i + 1)
+    if condition is None:
+        return None
+    end = i + 2 + (kind_at(tokens, i + 2) == "any")
+    return end - i, [synthetic("cond", Frequency(Not(condition), "every"), tokens[i:end])]

@@ -14,6 +14,7 @@ from backend.domain.language.ir import (
     BoolOp,
     Compare,
     Condition,
+    Frequency,
     GrowthStreak,
     Not,
     Scope,
@@ -60,6 +61,8 @@ def _restates(tokens: list[Token], index: int, screen: Screen) -> bool:
         several = len(screen.aggregates) > 1 or len(screen.outputs) + len(screen.figures) > 1
         several = several and not _names_several_groups(screen)  # 主板和创业板的换手率分别: per group
         return screen.group_by is not None or _lists_named_stocks(screen) or several  # 营收和净利润分别…
+    if token.kind == "traded_daily":  # traded every day and never fell…: a bar each day, which every
+        return any(_every_day(condition) for condition in screen.where)  # day's condition needs anyway
     if token.kind == "distribution":  # 涨停股按板块分布: a distribution is the grouping itself
         return screen.group_by is not None
     if token.kind == "per":  # 省份有哪些，各多少家: a 各 with no dimension after it repeats the grouping
@@ -82,6 +85,12 @@ def _restates(tokens: list[Token], index: int, screen: Screen) -> bool:
             return True
         return _next_kind(tokens, index, skip=SKIPPED_BEFORE_FILTER) in FILTERS
     return False
+
+
+def _every_day(condition: Condition) -> bool:
+    if isinstance(condition, BoolOp):
+        return any(_every_day(item) for item in condition.items)
+    return isinstance(condition, Frequency) and condition.op == "every"
 
 
 def _measures_volatility(screen: Screen) -> bool:

@@ -62,6 +62,7 @@ def scope(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
         not grouped
         and kind_at(tokens, i + 1) == "dim"
         and tokens[i + 1].value == OWN_DIMENSION.get(token.kind)
+        and kind_at(tokens, i + 2) != "agg"  # the bank industry average: the group's average, its dimension
     ):
         used = 2  # "Shanghai exchange", "银行 行业"
     found = Scope(SCOPE_KINDS[token.kind], values=(str(token.value),))
