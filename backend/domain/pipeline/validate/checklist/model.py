@@ -51,6 +51,7 @@ class Kind(StrEnum):
     GROUP_SUBJECT = "group_subject"
     PRICE_ORDER = "price_order"
     TRADING_DAYS = "trading_days"
+    GAP_SIZE = "gap_size"
 
 
 class Outcome(StrEnum):

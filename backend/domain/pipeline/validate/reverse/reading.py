@@ -176,6 +176,7 @@ TREE_ONLY_KINDS = frozenset(
         Kind.MONTH,
         Kind.GROUP_SUBJECT,
         Kind.TRADING_DAYS,
+        Kind.GAP_SIZE,
     }
 )
 # Kinds the reading turns into the reverse checks' filters, scopes, ranking, aggregate, count, group

@@ -22,6 +22,7 @@ from backend.domain.pipeline.validate.checklist.kinds import (
     each_step,
     entity,
     every_period,
+    gap_size,
     group_subject,
     majority,
     month,
@@ -83,4 +84,5 @@ EXTRACTORS: tuple[Extractor, ...] = (
     group_subject.extract,
     price_order.extract,
     trading_days.extract,
+    gap_size.extract,
 )
