@@ -83,6 +83,17 @@ def columns_of(node: exp.Expr) -> set[str]:
     return {column.name.lower() for column in node.find_all(exp.Column)}
 
 
+_BAR_PRICES = frozenset({"open", "high", "low", "close"})
+
+
+def bar_prices(node: exp.Expr) -> set[str]:
+    """The prices of a bar a node reads, with the price word of a derived name (prev_high → high);
+    the stored pre_close is a price of its own."""
+    names = columns_of(node)
+    derived = {word for name in names - {"pre_close"} for word in name.split("_") if word in _BAR_PRICES}
+    return (names & {*_BAR_PRICES, "pre_close"}) | derived
+
+
 def number_value(node: exp.Expr) -> float | None:
     """The value of a constant numeric expression (literals, signs, arithmetic of constants)."""
     node = strip(node)

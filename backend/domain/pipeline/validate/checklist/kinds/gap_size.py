@@ -26,19 +26,11 @@ from backend.domain.pipeline.validate.checklist.model import (
     undecided,
 )
 from backend.domain.pipeline.validate.checklist.question import Question
-from backend.domain.pipeline.validate.checklist.sqltree import Sql, columns_of
+from backend.domain.pipeline.validate.checklist.sqltree import Sql, bar_prices
 
 _CUE = re.compile(r"(?:向上|向下)?跳空(?:高开|低开)?|\bgap(?:ped|s)?[ -](?:up|down)\b", re.IGNORECASE)
 _SIZE_AFTER = re.compile(r"^[^,，。;；]{0,16}?\d+(?:\.\d+)?\s*(?:%|％|percent)", re.IGNORECASE)
-_PRICES = {"open", "high", "low", "close", "pre_close"}
 _OTHERS = ("high", "low", "close")
-
-
-def _prices(node: exp.Expr) -> set[str]:
-    """The prices a side reads, with the price word of a derived name (prev_close → close)."""
-    names = columns_of(node)
-    derived = {word for name in names - {"pre_close"} for word in name.split("_") if word in _PRICES}
-    return (names & _PRICES) | derived
 
 
 @dataclass(frozen=True)
@@ -49,7 +41,7 @@ class GapSizeDetail:
         measured: set[str] = set()
         for comparison in sql.comparisons:
             for change in comparison.subject.find_all(exp.Div, exp.Sub):
-                first, second = _prices(change.this), _prices(change.expression)
+                first, second = bar_prices(change.this), bar_prices(change.expression)
                 if first and second:
                     measured |= first | second
         if "open" in measured:

@@ -35,6 +35,7 @@ from backend.domain.pipeline.validate.checklist.model import (
 from backend.domain.pipeline.validate.checklist.question import Question
 from backend.domain.pipeline.validate.checklist.sqltree import (
     Sql,
+    bar_prices,
     columns_of,
     enclosing_select,
     function_name,
@@ -122,16 +123,7 @@ _CANDLES = (
     (re.compile(r"阴线|收阴|\bbearish candle|\bred candle"), False),
 )
 _NEGATED = re.compile(r"(?:没有|没|未|并非|不是|\b(?:not|never|no|didn't|did not)\b)[^，,。;；]{0,12}$")
-_PRICE_WORDS = {"open", "high", "low", "close"}
 _ORDER = (exp.GT, exp.GTE, exp.LT, exp.LTE)
-
-
-def _prices(node: exp.Expr) -> set[str]:
-    """The bar prices a side reads, with the price word of a derived name (prev_high → high); the
-    stored pre_close is a price of its own."""
-    names = columns_of(node)
-    derived = {word for name in names - {"pre_close"} for word in name.split("_") if word in _PRICE_WORDS}
-    return (names & {*_PRICE_WORDS, "pre_close"}) | derived
 
 
 _AVERAGES = {"avg", "avgif", "avgmerge"}
@@ -186,7 +178,7 @@ class PriceOrderDetail:
                 select = enclosing_select(node)
                 left, right = _averaged(sql, node.this, select), _averaged(sql, node.expression, select)
             else:
-                left, right = _prices(node.this), _prices(node.expression)
+                left, right = bar_prices(node.this), bar_prices(node.expression)
             if len(left & pair) == 1 and len(right & pair) == 1 and left & pair != right & pair:
                 found.append(((self.upper in left) == greater_left, strict))
                 continue
@@ -195,7 +187,7 @@ class PriceOrderDetail:
             if "ma" in pair:
                 continue
             if isinstance(formula, exp.Sub | exp.Div) and bound == (0 if isinstance(formula, exp.Sub) else 1):
-                first, second = _prices(formula.this) & pair, _prices(formula.expression) & pair
+                first, second = bar_prices(formula.this) & pair, bar_prices(formula.expression) & pair
                 if len(first) == 1 and len(second) == 1 and first != second:
                     found.append(((self.upper in first) == greater_left, strict))
         return found
