@@ -79,6 +79,10 @@ class Compare:
     ratio: bool = False  # with `other`: 100 × metric ÷ other OP value (流通股占总股本比例低于60%)
 
 
+# measures of a window of days, one value per stock (波动率, 最大回撤, 最长连涨天数): never a day's value
+WINDOW_MEASURES = frozenset(
+    {"stddevSamp", "drawdown", "max_drawdown", "rebound", "longest_up_streak", "longest_down_streak"}
+)
 # technical tests a day's own bars decide, so they can hold (or be counted) on each day of a window:
 # a price limit, the close or a short average against a moving average, a crossing, a volume surge,
 # an N-day high/low; streaks and gaps are runs over the market's days and are not among them
@@ -225,8 +229,10 @@ class Aggregate:
 
 @dataclass(frozen=True)
 class Figure:
-    """A report figure shown over a window of its own (单季净利润, TTM revenue): `window` is
-    single_quarter, ttm or qoq, read at `time` (a report period) or the latest one."""
+    """A figure shown per stock over a window of its own: a report figure's (单季净利润, TTM revenue:
+    `window` single_quarter, ttm or qoq, read at `time` — a report period — or the latest one), or a
+    measure of a window of days (茅台近20个交易日的最大回撤: `window` one of WINDOW_MEASURES, read over
+    the question's window)."""
 
     metric: str
     window: str

@@ -16,6 +16,7 @@ from backend.domain.labelled_tree import Node, QstError
 from backend.domain.language.ir import (
     HALF_YEAR_ENDS,
     TIME_LABELS,
+    WINDOW_MEASURES,
     Aggregate,
     BoolOp,
     Compare,
@@ -42,7 +43,8 @@ AGGREGATES = (
     "avg", "sum", "max", "min", "median", "count", "count_up", "count_down", "up_down_ratio", "share",
     "trading_days", "stock_days",
 )  # fmt: skip
-FIGURE_WINDOWS = ("single_quarter", "ttm", "qoq")  # report figures derived over a window (values.py)
+# report figures derived over a window (values.py), then measures of a window of days
+FIGURE_WINDOWS = ("single_quarter", "ttm", "qoq", *sorted(WINDOW_MEASURES))
 FREQUENCY_OPERATORS = (">", ">=", "<", "<=", "=", "every")
 TECHNICAL_KINDS = (
     "ma_above", "ma_below", "ma_cross_above", "ma_cross_below", "n_day_high", "n_day_low",

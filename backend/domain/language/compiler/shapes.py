@@ -19,7 +19,7 @@ from backend.domain.language.compiler.state import QueryBuild
 from backend.domain.language.compiler.top_k import top_per_group
 from backend.domain.language.compiler.units import shown_columns
 from backend.domain.language.compiler.values import value
-from backend.domain.language.ir import REPORT_TIME_LABELS, Not, Scope, Screen, TimeSpec
+from backend.domain.language.ir import REPORT_TIME_LABELS, WINDOW_MEASURES, Not, Scope, Screen, TimeSpec
 from backend.domain.language.semantic import SemanticModel
 
 
@@ -44,8 +44,9 @@ def build_query(screen: Screen, build: QueryBuild) -> exp.Query:
             build.add_column(column, expression)
     if screen.figures and (screen.aggregates or screen.group_by):
         raise CompileError("a quarter's own or trailing figure is shown per stock, not aggregated")
-    for figure in screen.figures:  # 单季净利润 / TTM revenue of the listed stocks
-        expression, name = value(build, figure.metric, figure.time or _report_time(time), figure.window)
+    for figure in screen.figures:  # 单季净利润 / TTM revenue / 近20日最大回撤 of the listed stocks
+        own_time = time if figure.window in WINDOW_MEASURES else _report_time(time)
+        expression, name = value(build, figure.metric, figure.time or own_time, figure.window)
         build.add_column(name, expression)
     if screen.per_group_limit:
         for aggregate in screen.aggregates:

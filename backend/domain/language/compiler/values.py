@@ -28,13 +28,11 @@ from backend.domain.language.compiler.time_resolution import (
     resolve_period,
     resolve_window,
 )
-from backend.domain.language.ir import TimeSpec
+from backend.domain.language.ir import WINDOW_MEASURES, TimeSpec
 from backend.domain.language.semantic import Metric
 
 # volatility, drawdowns, the rise from a low and the longest streaks: no value on a day
-WINDOW_ONLY = {
-    "stddevSamp", "drawdown", "max_drawdown", "rebound", "longest_up_streak", "longest_down_streak"
-}  # fmt: skip
+WINDOW_ONLY = WINDOW_MEASURES
 
 
 def value(

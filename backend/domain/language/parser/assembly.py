@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from backend.domain.language.ir import (
+    WINDOW_MEASURES,
     Aggregate,
     BoolOp,
     Compare,
@@ -117,6 +118,7 @@ def assemble(
     said_aggregates = bool(screen.aggregates)  # before a bare figure becomes each named group's total
     _each_named_group_figure(model, tokens, screen, found)
     _count_days_per_stock(screen)
+    _window_measures_per_stock(screen)
     _breadth_each_day(screen)
     group_lists(screen, screen.where, reading)
     take_share_and_averages_over_scope(screen, reading)
@@ -358,6 +360,18 @@ def _order_groups_by_own_figure(model: SemanticModel, screen: Screen, found: _Co
     if order.time is not None:
         found.times.append(Token("timespec", order.time, "", found.order_index))
     screen.order = Order(f"agg:{_group_figure(metric)}:{order.metric}", order.direction)
+
+
+def _window_measures_per_stock(screen: Screen) -> None:
+    """茅台近20个交易日的最大回撤 / 宁德时代2025年的波动率: a measure of a window of days with no grouping
+    nor ranking is each stock's own figure (a set of stocks has no such aggregate)."""
+    if screen.group_by is not None or screen.order is not None:
+        return
+    measures = [a for a in screen.aggregates if a.fn in WINDOW_MEASURES and a.metric and a.where is None]
+    if not measures or len(measures) != len(screen.aggregates):
+        return
+    screen.figures += [Figure(str(aggregate.metric), aggregate.fn) for aggregate in measures]
+    screen.aggregates = []
 
 
 def _count_days_per_stock(screen: Screen) -> None:
