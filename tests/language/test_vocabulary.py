@@ -54,6 +54,10 @@ def test_english_industry_variants() -> None:
         ("small caps under 3 billion with PE below 20", "market cap under 3 billion with PE below 20"),
         ("gap ups today - closed in the green", "gap ups today, closed in the green"),  # a dash pauses
         ("stocks at a 52-wk high", "stocks at a 52-week high"),
+        ("ROE above 15% 3 years in a row", "ROE above 15% for 3 consecutive years"),
+        ("stocks down 30% from their 52-week highs", "stocks at least 30% below their 52-week high"),
+        ("stocks up 50% from their 52-week low", "stocks at least 50% above their 52-week low"),
+        ("biggest gainers of the week", "biggest gainers this week"),
         ("companies that grew revenue by more than 30% YoY in 2024", "revenue growth above 30% in 2024"),
         ("companies that grew revenue more than 30% in 2024", "revenue grew more than 30% in 2024"),
         ("how much has Moutai fallen this year", "Moutai's change this year"),

@@ -44,9 +44,13 @@ def distance_from_level(model: SemanticModel, tokens: list[Token], i: int) -> Ma
 
 
 def _english(tokens: list[Token], i: int) -> tuple[Condition, int] | None:
-    """[cmp] N% [or more] [above | below | off] [its] level: within 5% of its 52-week high."""
+    """[down | up] [cmp] N% [or more] [above | below | off | from] [its] level: within 5% of its
+    52-week high, down more than 30% from its 52-week high; a size with no comparison (30% off its
+    high, up 50% from its low) is at least that far, as a move's size is."""
     j = i
     op = None
+    moved = SIDE_WORDS.get(kind_at(tokens, j)) if kind_at(tokens, j) in {"up", "down"} else None
+    j += moved is not None
     if kind_at(tokens, j) == "cmp":
         op, j = tokens[j].value, j + 1
     if not _is_percent(tokens, j):
@@ -60,6 +64,11 @@ def _english(tokens: list[Token], i: int) -> tuple[Condition, int] | None:
         side, j = ("above" if tokens[j].value == ">" else "below"), j + 1
     elif kind_at(tokens, j) == "distance":  # 30% off its high
         side, j = "below", j + 1
+    elif moved is not None and kind_at(tokens, j) == "between" and tokens[j].text == "from":
+        side, j = moved, j + 1  # down 30% from its 52-week high
+    if moved is not None and side != moved:
+        return None  # up 5% below its MA: no distance said
+    op = op or (">=" if side is not None else None)
     level = _level(tokens, j)
     if op is None or level is None:
         return None

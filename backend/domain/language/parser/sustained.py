@@ -141,7 +141,7 @@ def period_count(tokens: list[Token], j: int) -> tuple[int, str, int] | None:
     consecutive = kind_at(tokens, j) == "consecutive"
     # 最近4个报告期净利润同比增速都超过20%: the last N reports, each of them, as 连续 says
     if not consecutive and not (recent and _report_unit(tokens, j + 1)):
-        return None
+        return None if recent else _periods_in_a_row(tokens, j)
     j += consecutive
     if kind_at(tokens, j) != "number":
         return None
@@ -157,6 +157,17 @@ def period_count(tokens: list[Token], j: int) -> tuple[int, str, int] | None:
     if period is None or n < 1:
         return None
     return n, period, j + 1
+
+
+def _periods_in_a_row(tokens: list[Token], j: int) -> tuple[int, str, int] | None:
+    """N [个] unit + in a row / straight / consecutively (3 years in a row): the count said first."""
+    if kind_at(tokens, j) != "number" or not is_plain_number(tokens[j]):
+        return None
+    k = j + 1 + (kind_at(tokens, j + 1) == "count_unit")
+    period = PERIOD_OF_UNIT.get(tokens[k].value) if kind_at(tokens, k) == "tunit" else None
+    if period is None or kind_at(tokens, k + 1) != "consecutive" or tokens[j].value < 1:
+        return None
+    return int(tokens[j].value), period, k + 2
 
 
 def _report_unit(tokens: list[Token], j: int) -> bool:
