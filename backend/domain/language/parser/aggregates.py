@@ -37,6 +37,9 @@ def distance_from_high(model: SemanticModel, tokens: list[Token], i: int) -> Mat
             return None
         end = j + high[1] + 1
         return end - i, [*window, synthetic("aggmetric", ("drawdown", high[0]), tokens[i:end])]
+    asked = _distance_asked(tokens, i)
+    if asked is not None:
+        return asked
     fallen = kind_at(tokens, i) == "down"  # down more than 40% from their highest close
     c = i + fallen  # the comparison
     far = kind_at(tokens, c) == "cmp" and tokens[c].value in {">", ">="}
@@ -75,6 +78,31 @@ def _high_of(tokens: list[Token], j: int) -> tuple[str, int] | None:
     if highest and kind_at(tokens, j + 1) == "metric" and tokens[j + 1].value in {"close", "high"}:
         return str(tokens[j + 1].value), 2
     return None
+
+
+def _distance_asked(tokens: list[Token], i: int) -> Match | None:
+    """How far is Ping An below its highest close of the last 250 trading days / how much is X off
+    its 2025 high: the drawdown asked for, shown (the question's stocks said inside stay scopes)."""
+    if kind_at(tokens, i) not in {"how_far", "how_much"}:
+        return None
+    j = i + 1
+    scopes = []
+    while kind_at(tokens, j) == "cond" and tokens[j].extra.get("scope"):
+        scopes.append(tokens[j])
+        j += 1
+    below = kind_at(tokens, j) == "distance" or (kind_at(tokens, j) == "cmp" and tokens[j].value == "<")
+    if not below:
+        return None
+    j += 1
+    window = [tokens[j]] if kind_at(tokens, j) == "timespec" else []
+    j += len(window)
+    high = _high_of(tokens, j)
+    if high is None:
+        return None
+    j += high[1]
+    if not window and kind_at(tokens, j) == "timespec":
+        window, j = [tokens[j]], j + 1
+    return j - i, [*scopes, *window, synthetic("aggmetric", ("drawdown", high[0]), tokens[i:j])]
 
 
 def aggregate_metric(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:

@@ -516,6 +516,22 @@ def _stored_value(metric: Metric, token: Token) -> float:
     return value * metric.input_unit.factor / metric.stored_unit.factor
 
 
+# a verb of trading whose measure is the one its object names (traded more than the average trading value)
+TRADED = {"traded", "trades", "trading"}
+
+
+def _scoped(tokens: list[Token]) -> bool:
+    """The question names its stocks (banks, SSE stocks): 'the market' or 'all stocks' is not them."""
+    return any(token.kind == "cond" and token.extra.get("scope") for token in tokens)
+
+
+def _is_multiple(tokens: list[Token], j: int) -> bool:
+    """twice / three times / 2x the average: a factor said before the average."""
+    if kind_at(tokens, j) == "twice":
+        return True
+    return kind_at(tokens, j) == "number" and tokens[j].extra.get("unit") == "times"
+
+
 def _names_own_group(tokens: list[Token], j: int) -> bool:
     """The group named before its dimension word (the baijiu industry average) is the stocks' own
     group when the question's stocks are that one group's (baijiu stocks): the same as 'its'."""
@@ -545,11 +561,17 @@ def versus_group_average(model: SemanticModel, tokens: list[Token], i: int) -> M
     op = tokens[j].value
     j += 1
     factor = 1.0
-    if kind_at(tokens, j) == "fraction":  # less than half of their industry average
+    if kind_at(tokens, j) == "fraction" or _is_multiple(tokens, j):  # less than half of / twice the average
         factor = float(tokens[j].value)
         j += 1
     j += kind_at(tokens, j) == "own"
     j += _names_own_group(tokens, j)  # baijiu stocks … above the baijiu industry average
+    market = kind_at(tokens, j) == "benchmark" and tokens[j].value == "market"  # the market average
+    if market and _scoped(tokens):
+        return None  # banks below the market average: not the banks' own average
+    j += market
+    if tokens[i].text in TRADED and kind_at(tokens, j) == "aggmetric" and tokens[j].value[0] == "avg":
+        metric = model.metrics[tokens[j].value[1]]  # traded more than the average trading value
     dimensions = []
     if kind_at(tokens, j) == "dim":
         dimensions.append(tokens[j].value)
@@ -572,6 +594,11 @@ def versus_group_average(model: SemanticModel, tokens: list[Token], i: int) -> M
     if kind_at(tokens, j) == "fraction" and factor == 1.0:  # 低于行业平均的一半
         factor = float(tokens[j].value)
         j += 1
+    every_stock = kind_at(tokens, j) == "all_of" and kind_at(tokens, j + 1) == "count_unit"
+    if every_stock and not dimensions:  # the average of all stocks: the question's own set, unless scoped
+        if _scoped(tokens):
+            return None
+        j += 2
     if metric.negated:  # 跌幅低于行业平均 = the change above the industry's average change
         if factor != 1.0:
             return None
