@@ -80,13 +80,24 @@ def stock_words(stocks: Iterable[NamedStock], taken: set[str]) -> dict[str, tupl
     return {word: tuple(sorted(codes)) for word, codes in words.items()}
 
 
+CHINESE_NUMERALS = set("一二两三四五六七八九十百千万")
+
+
 def _straddling(taken: set[str]) -> Callable[[str], bool]:
     """A short form that a question would rather read as the end of one word and the start of
-    another (日新 in 60日新高: 日 + 新高) is no name: it would take words from the rules."""
+    another (日新 in 60日新高: 日 + 新高), or as a number and its unit (三只 in 市盈率最低的三只: not
+    三只松鼠), is no name: it would take words from the rules."""
     singles = {word for word in taken if len(word) == 1}
     starts = {word[0] for word in taken if len(word) > 1}
     ends = {word[-1] for word in taken if len(word) > 1}
-    return lambda form: (form[0] in singles and form[1] in starts) or (form[0] in ends and form[1] in singles)
+
+    def straddles(form: str) -> bool:
+        counted = form[0] in CHINESE_NUMERALS and (form[1] in singles or form[1] in starts)
+        return (
+            counted or (form[0] in singles and form[1] in starts) or (form[0] in ends and form[1] in singles)
+        )
+
+    return straddles
 
 
 def _short_forms(by_name: dict[str, set[str]]) -> dict[str, set[str]]:

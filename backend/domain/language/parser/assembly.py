@@ -282,6 +282,7 @@ def _whole_set_aggregates(model: SemanticModel, found: _Collected) -> None:
     if found.all_of and plain and len(metrics) == 1:
         screen.aggregates.append(Aggregate("sum", metrics[0]))
         screen.outputs.remove(metrics[0])
+        found.metric_indexes.clear()  # the bare figure is the set's total now (每天的全市场成交额: per day)
         return
     one_stock = [c for c, _is_scope, _ in conditions if isinstance(c, Scope) and c.kind == "stock"]
     named = len(one_stock) == 1 and len(one_stock[0].values) == 1
