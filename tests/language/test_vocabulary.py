@@ -24,6 +24,9 @@ CASES = [
     ("今天收阳线的股票", ["d.close > d.open"]),
     ("CSI 300 members trading below book value", ["db.pb < 1", "index_code = '000300.SH'"]),
     ("市盈率8倍以下而且破净的股票", ["db.pb < 1", "db.pe <= 8"]),
+    # a TTM loss: the trailing four quarters' profit (latest + last annual − a year before), not the quarter's
+    ("Companies with a TTM net loss", [".n_income_attr_p + inc_", ") < 0"]),
+    ("loss-making companies on a trailing-twelve-month basis", [".n_income_attr_p + inc_", ") < 0"]),
 ]
 
 

@@ -408,10 +408,15 @@ def single_word_conditions(model: SemanticModel, tokens: list[Token], i: int) ->
         return end - i, [synthetic("cond", Compare(metric, ">", 0.0, text="0"), tokens[i:end])]
     if kind_at(tokens, j + 1) == "metric" and tokens[j + 1].value in {"n_income_attr_p", "n_income"}:
         used += 1  # "positive net profit"
-    condition = Compare(
-        "n_income_attr_p", tokens[j].value, 0.0, text="0", agg="single_quarter" if alone else None
-    )
-    return used, [synthetic("cond", condition, tokens[i : i + used])]
+    window = tokens[i] if alone else None
+    kept = []  # loss-making [companies] on a TTM basis: the window said after (the stock noun kept)
+    k = i + used + (kind_at(tokens, i + used) == "count_unit")
+    if window is None and kind_at(tokens, k) == "single_quarter":
+        window, kept, used = tokens[k], tokens[i + used : k], k + 1 - i
+    # 单季亏损 / a TTM net loss: the quarter's own or the trailing four quarters' profit
+    agg = None if window is None else ("ttm" if window.value == "ttm" else "single_quarter")
+    condition = Compare("n_income_attr_p", tokens[j].value, 0.0, text="0", agg=agg)
+    return used, [synthetic("cond", condition, tokens[i : i + used]), *kept]
 
 
 def _signed_measure(model: SemanticModel, tokens: list[Token], j: int) -> tuple[str, int] | None:
