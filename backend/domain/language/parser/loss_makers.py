@@ -1,8 +1,8 @@
 """A loss maker said beside a P/E (各行业平均市盈率（剔除亏损股）, average PE ex loss-makers) is a company
 whose P/E has no value because of a loss: the static P/E divides by the last annual profit, the TTM
-P/E by the trailing four quarters'. With no period of its own, the loss (or profit) is read on the
-earnings that P/E uses — not on the latest report period, which a P/E never reads. Run by the
-assembly after the times are placed."""
+P/E by the trailing four quarters' (a negative P/E, which the data never stores, is that loss too).
+With no period of its own, the loss (or profit) is read on the earnings that P/E uses — not on the
+latest report period, which a P/E never reads. Run by the assembly after the times are placed."""
 
 from __future__ import annotations
 
@@ -58,9 +58,30 @@ def _dated(condition: Condition, time: TimeSpec | None, agg: str | None) -> Cond
     return condition
 
 
+def _negative_pe_as_loss(condition: Condition) -> Condition:
+    """市盈率为负 / negative P/E: the data stores no negative P/E (a loss leaves it empty), so the
+    question asks for a loss on the earnings that P/E divides by (pe < 0 would answer nothing)."""
+    if (
+        isinstance(condition, Compare)
+        and condition.metric in EARNINGS_OF
+        and condition.other is None
+        and condition.agg is None
+        and condition.op in {"<", "<="}
+        and condition.value == 0
+    ):
+        time, agg = EARNINGS_OF[condition.metric]
+        return Compare(PROFIT, "<", 0.0, time=time, agg=agg, text=condition.text)
+    if isinstance(condition, BoolOp):
+        return BoolOp(condition.op, tuple(_negative_pe_as_loss(item) for item in condition.items))
+    if isinstance(condition, Not):
+        return Not(_negative_pe_as_loss(condition.item))
+    return condition
+
+
 def date_losses_by_valuation(screen: Screen) -> None:
     """A bare loss beside exactly one kind of P/E reads that P/E's earnings; the question's own report
     period, when it names one, is left alone (the loss already has it)."""
+    screen.where = [_negative_pe_as_loss(condition) for condition in screen.where]
     valuations = [key for key in EARNINGS_OF if key in _metrics_read(screen)]
     if len(valuations) != 1 or screen.time.label in REPORT_TIME_LABELS:
         return

@@ -15,6 +15,7 @@ from backend.domain.language.semantic import SemanticModel
 COUNT_SUPERLATIVES = {"most", "fewest", "最多", "最少"}  # words that rank by how many
 FLIPPED_ORDER = {"desc": "asc", "asc": "desc"}
 ORDERABLE = {"metric", "aggmetric", "change_word", "report_figure", "count"}
+GROWTH_RATES = {"netprofit_yoy", "or_yoy"}  # stored growth rates a direction word is said of
 DAY_COUNT_ORDER = "agg:trading_days:"  # stocks ranked by their count of days (aggregates.py)
 
 
@@ -72,25 +73,27 @@ def _day_count_then_rank(model: SemanticModel, tokens: list[Token], i: int) -> M
 
 
 def _bare_move(token: Token) -> bool:
-    """涨 / 跌 / rose / fell with no size: the sign of the day's or window's change."""
+    """涨 / 跌 / rose / fell with no size: the sign of the day's or window's change; 营收同比增长 /
+    净利润同比下降 with no size: the sign of a growth rate (增长最快的10家: ranked by that rate)."""
     move = token.value
     plain = isinstance(move, Compare) and move.other is None and move.agg is None
-    return token.kind == "cond" and plain and move.metric == "pct_chg" and move.value == 0 and move.op in "<>"
+    moved = plain and (move.metric == "pct_chg" or move.metric in GROWTH_RATES)
+    return token.kind == "cond" and moved and move.value == 0 and move.op in "<>"
 
 
 def _move_then_rank(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     """本月以来跌得最多的10只 / rose the most this year: ranked by the change over the move's own window
     (the largest fall first for 跌); the move's sign is no filter of its own."""
     move = tokens[i].value
-    gain = Token("metric", "pct_chg", tokens[i].text, tokens[i].start, {"time": move.time})
+    gain = Token("metric", move.metric, tokens[i].text, tokens[i].start, {"time": move.time})
     ranked = _metric_then_rank(model, [gain, *tokens[i + 1 :]], 0)
     if ranked is None:
         return None
-    used, [order] = ranked
+    used, [order, *times] = ranked
     if move.op == "<":  # 跌得最多: the most negative change first
         order = synthetic("orderspec", replace(order.value, direction=FLIPPED_ORDER[order.value.direction]),
                           tokens[i : i + used], limit=order.extra.get("limit"))  # fmt: skip
-    return used, [order]
+    return used, [order, *times]
 
 
 def _metric_then_rank(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
