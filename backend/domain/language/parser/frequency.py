@@ -57,6 +57,10 @@ def counted_days(model: SemanticModel, tokens: list[Token], i: int) -> Match | N
             op, count, window, end = out_of
             frequency = Frequency(condition, op, count, time=window)
             return end - i, [synthetic("cond", frequency, tokens[i:end])]
+        if _out_of_window([Token("cmp", "=", "", 0), *tokens[i + 1 :]], 0) is not None:
+            # closed up 3 of the last 5 days: at least or exactly 3? The count is left unread (refused,
+            # named), never taken for a limit on the rows
+            return 2, [tokens[i], synthetic("days_unsaid", None, [tokens[i + 1]])]
         counted = _count(tokens, i + 1)
         if counted is None:
             return None
