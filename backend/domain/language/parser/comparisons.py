@@ -225,6 +225,8 @@ def compare(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
             return j - i, [synthetic("cond", condition, tokens[i:j])]
         return None
     op, first, second, end = parsed
+    if kind_at(tokens, end) == "occurrence":
+        return None  # 成交量至少3次创20日新高: the number counts the times, it is no volume
     if kind_at(tokens, end) == "yoy" and (yoy or metric_key in YOY_OF or metric_key in GROWTH_RATES):
         # grew 30% year over year; rev growth > 30% yoy (the growth rate is already year on year)
         metric = model.metrics[YOY_OF.get(metric_key, metric.key)]

@@ -284,11 +284,16 @@ def new_high_low(model: SemanticModel, tokens: list[Token], i: int) -> Match | N
     """创60日新高 / hit a 52-week low / made a new 20-day closing high; 成交量创60日新高: the volume's
     own N-day high (volume_n_day_high), never the close's."""
     if kind_at(tokens, i) == "metric" and tokens[i].value == "vol":
-        found = _high_or_low(tokens, i + 1)
+        # a count said between (成交量至少3次创20日新高) stays before the test, for counted_days
+        counted = kind_at(tokens, i + 1) == "cmp" and kind_at(tokens, i + 2) == "number"
+        counted = counted and kind_at(tokens, i + 3) == "occurrence"
+        start = i + 4 if counted else i + 1
+        found = _high_or_low(tokens, start)
         if found is None:
             return None
         end, kind, n = found
-        return end - i, [synthetic("cond", Technical(f"volume_{kind}", n), tokens[i:end])]
+        test = synthetic("cond", Technical(f"volume_{kind}", n), [tokens[i], *tokens[start:end]])
+        return end - i, [*tokens[i + 1 : start], test]
     if kind_at(tokens, i - 1) == "metric" and tokens[i - 1].value not in PRICE_MOVE_METRICS:
         return None  # 成交额创120日新高: the high of a measure no test reads (left unread, refused)
     found = _high_or_low(tokens, _after_price_metric(tokens, i))
