@@ -61,6 +61,10 @@ def test_english_industry_variants() -> None:
         ("stocks down 30% from their 52-week highs", "stocks at least 30% below their 52-week high"),
         ("stocks up 50% from their 52-week low", "stocks at least 50% above their 52-week low"),
         ("biggest gainers of the week", "biggest gainers this week"),
+        (
+            "companies whose Q3 2025 single-quarter revenue rose more than 20% from Q2",
+            "companies whose Q3 2025 single-quarter revenue rose more than 20% QoQ",
+        ),
         ("companies that grew revenue by more than 30% YoY in 2024", "revenue growth above 30% in 2024"),
         ("companies that grew revenue more than 30% in 2024", "revenue grew more than 30% in 2024"),
         ("how much has Moutai fallen this year", "Moutai's change this year"),

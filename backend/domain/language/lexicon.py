@@ -110,6 +110,8 @@ _QUARTER_PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"(?<![\d年前])(?:第\s*)?([一二三四1-4])\s*(?:季报|季度报告|季度财报)"), "q"),
     (re.compile(r"(?<![\d年上下])(?:中报|半年报|半年度报告)"), "h"),
     (re.compile(r"\bq([1-4])\s+(?:report|reports|results|earnings|financial report)\b"), "q"),
+    # a quarter alone (from Q2): the latest report of that quarter, or the year of the quarter said before
+    (re.compile(r"\bq([1-4])\b(?!\s*(?:of\s+)?\d)"), "q"),
     (re.compile(r"\b(?:h1|half-year|half year|interim|semi-annual)\s+(?:report|reports|results)\b"), "h"),
 ]
 # a half of a year (2023年下半年, the first half of 2024, H2 2023): its days, or for report figures

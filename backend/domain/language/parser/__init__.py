@@ -45,7 +45,7 @@ from backend.domain.language.parser.listing import listing
 from backend.domain.language.parser.money_readings import money_reading
 from backend.domain.language.parser.ordering import ordering
 from backend.domain.language.parser.readings import POINTS, Reading, reread_tokens
-from backend.domain.language.parser.report_windows import report_window
+from backend.domain.language.parser.report_windows import from_quarter_before, report_window
 from backend.domain.language.parser.rewriting import GrammarPass, rewrite
 from backend.domain.language.parser.scopes import scope, scope_conditions, scope_lists
 from backend.domain.language.parser.sizes import cap_size
@@ -84,6 +84,7 @@ GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
     streak,
     streak_total,
     volume_surge,
+    from_quarter_before,
     time_scope,
     scope,
     scope_lists,

@@ -48,3 +48,19 @@ def _year_to_date(model: SemanticModel, tokens: list[Token], i: int) -> bool:
 
 def _figure(metric: Token, window: str) -> Token:
     return Token("report_figure", metric.value, metric.text, metric.start, {"window": window})
+
+
+def from_quarter_before(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """rose more than 20% from Q2 (after Q3 2025 single-quarter revenue): against the quarter right
+    before the one the question names is quarter on quarter (环比); its year may be left unsaid."""
+    if kind_at(tokens, i) != "between" or tokens[i].text != "from" or kind_at(tokens, i + 1) != "period":
+        return None
+    named = [token.value for token in tokens[:i] if token.kind == "period" and token.value["year"]]
+    if len(named) != 1 or named[0]["kind"] != "quarter":
+        return None
+    year, quarter = named[0]["year"], named[0]["quarter"]
+    before = (year, quarter - 1) if quarter > 1 else (year - 1, 4)
+    said = tokens[i + 1].value
+    if (said["year"] or before[0], said["quarter"]) != before:
+        return None
+    return 2, [Token("qoq", "qoq", f"{tokens[i].text} {tokens[i + 1].text}", tokens[i].start)]
