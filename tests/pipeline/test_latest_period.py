@@ -13,6 +13,7 @@ from backend.domain.pipeline.validate.latest_period import latest_period_check
 NEWEST = "(SELECT max(end_date) FROM market.fina_indicator)"
 ZH = "最新报告期资产负债率超过70%的公司有多少家？"
 EN = "Which companies had an ROE above 20% in the latest report period?"
+LAST_FOUR = "Which companies had a debt-to-assets ratio above 70% in each of the last four report periods?"
 
 
 @pytest.mark.parametrize(
@@ -52,6 +53,25 @@ EN = "Which companies had an ROE above 20% in the latest report period?"
         (
             "companies that ever reported a debt-to-assets above 95%",
             "SELECT DISTINCT ts_code FROM market.fina_indicator WHERE debt_to_assets > 95",
+            None,
+        ),
+        # the last N report periods hold the newest: N old periods written out fail; a range is no check
+        (
+            LAST_FOUR,
+            "SELECT ts_code FROM market.fina_indicator WHERE end_date IN "
+            "('2000-03-31', '2000-06-30', '2000-09-30', '2000-12-31') AND debt_to_assets > 70 "
+            "GROUP BY ts_code HAVING count() = 4",
+            "fail",
+        ),
+        (
+            LAST_FOUR,
+            "SELECT ts_code FROM market.fina_indicator WHERE end_date >= '2000-03-31' "
+            "AND debt_to_assets > 70 GROUP BY ts_code HAVING count() = 4",
+            None,
+        ),
+        (
+            LAST_FOUR,
+            "SELECT ts_code FROM market.fina_indicator WHERE debt_to_assets > 70 GROUP BY ts_code",
             None,
         ),
         # another period named: the SQL may rightly read it

@@ -72,6 +72,21 @@ def test_a_day_named_is_the_day_of_the_list(demo_store: MarketStore) -> None:
     assert check.verdict == "pass"
 
 
+@pytest.mark.parametrize(
+    ("day", "verdict"),
+    [(" AND w.trade_date = (SELECT max(trade_date) FROM market.index_weight)", "pass"), ("", "undecidable")],
+)
+def test_members_joined_and_counted_are_a_list_read(demo_store: MarketStore, day: str, verdict: str) -> None:
+    constraints = extract_constraints("沪深300成分股来自多少个不同的行业？", default_vocabulary())
+    sql = parse_sql(
+        "SELECT count(DISTINCT b.industry) FROM market.index_weight AS w "
+        "JOIN market.stock_basic AS b ON b.ts_code = w.con_code "
+        f"WHERE w.index_code = '000300.SH'{day}"
+    )
+    [check] = membership_checks(constraints, sql, demo_store, "market", "zh")
+    assert check.verdict == verdict
+
+
 def test_no_index_list_read_no_check(demo_store: MarketStore) -> None:
     constraints = extract_constraints("沪深300成分股中市盈率最低的10只", default_vocabulary())
     sql = parse_sql("SELECT ts_code FROM market.daily_basic ORDER BY pe LIMIT 10")

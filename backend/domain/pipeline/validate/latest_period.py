@@ -8,7 +8,9 @@ Decided on the SQL tree and the data; only a failure becomes a check:
   reads each company's whole history (any company that ever met the condition);
 - **another period**: end_date compared only with days written out, none of them the table's newest
   end_date (the latest annual report '2024-12-31' when 2025 Q3 has been published).
-A period picked as max(end_date) or in any other way the tree does not read is no check.
+A period picked as max(end_date) or in any other way the tree does not read is no check. The last N
+report periods (最近4个报告期, each of the last four report periods) hold the newest: periods written out
+none of which is it fail the same way.
 """
 
 from __future__ import annotations
@@ -40,6 +42,13 @@ _OTHER_PERIODS = re.compile(
     re.IGNORECASE,
 )
 _PERIOD_TABLES = {"income", "fina_indicator"}
+# The last N report periods (最近4个报告期, each of the last four report periods): the newest among them.
+_RECENT_PERIODS = re.compile(
+    r"(?:最近|近|过去)\s*[\d一二两三四五六七八九十]+\s*个?(?:报告期|季度|季报|期)"
+    r"|\b(?:the\s+)?(?:last|latest|most recent|past|previous)\s+(?:\d+|two|three|four|five|six|seven|eight)"
+    r"\s+(?:reporting\s+|report\s+|quarterly\s+)?(?:periods|quarters|reports)\b",
+    re.IGNORECASE,
+)
 
 
 def _written_periods(sql: Sql) -> list[tuple[str, date]] | None:
@@ -82,8 +91,8 @@ def _newest(reader: MarketReader, database: str, table: str) -> date | str:
     return newest if newest is not None else "the table has no periods"
 
 
-def _finding(sql: Sql, reader: MarketReader, database: str) -> str | None:
-    unmentioned = unmentioned_tables(sql, _PERIOD_TABLES, "end_date")
+def _finding(sql: Sql, reader: MarketReader, database: str, written_only: bool = False) -> str | None:
+    unmentioned = [] if written_only else unmentioned_tables(sql, _PERIOD_TABLES, "end_date")
     if unmentioned:
         return f"the SQL reads every report period of {', '.join(unmentioned)}; the question asks the latest"
     written = _written_periods(sql)
@@ -103,10 +112,12 @@ def _finding(sql: Sql, reader: MarketReader, database: str) -> str | None:
 def latest_period_check(
     question: str, sql: Sql, reader: MarketReader, database: str, lang: Lang
 ) -> CheckResult | None:
-    if _OTHER_PERIODS.search(_LATEST_PERIOD.sub(" ", question)):
+    recent = _RECENT_PERIODS.search(question) is not None
+    if _OTHER_PERIODS.search(_RECENT_PERIODS.sub(" ", _LATEST_PERIOD.sub(" ", question))):
         return None
     started = time.perf_counter()
-    reason = _finding(sql, reader, database)
+    # the last N periods may be read from a range or a window: only periods written out are judged
+    reason = _finding(sql, reader, database, written_only=recent)
     if reason is None:
         return None
     return constraint_check(
@@ -118,7 +129,7 @@ def latest_period_check(
                 "“最新报告期”是数据中最新的一期",
                 "“the latest report period” is the newest one in the data",
             )
-            if _LATEST_PERIOD.search(question)
+            if _LATEST_PERIOD.search(question) or recent
             else says(lang, "未指明报告期：读取最新一期", "no report period named: the latest one is read")
         ),
         criterion=says(lang, "SQL 只读取最新的报告期", "the SQL reads the newest report period and no other"),

@@ -143,12 +143,14 @@ def membership_checks(
 
 
 def _lists_members(select: exp.Select) -> bool:
-    """A SELECT that reads the members (not the lookup of the list's day: SELECT max(trade_date))."""
-    return any(
-        column.name in {"con_code", "ts_code", "weight"}
+    """A SELECT that reads the members — shown (con_code, weight) or joined and counted — not the
+    lookup of the list's day (SELECT max(trade_date) …), which reads the day alone."""
+    if any(isinstance(projection, exp.Star) for projection in select.expressions):
+        return True
+    return not all(
+        {column.name for column in projection.find_all(exp.Column)} <= {"trade_date"}
         for projection in select.expressions
-        for column in projection.find_all(exp.Column)
-    ) or any(isinstance(projection, exp.Star) for projection in select.expressions)
+    )
 
 
 def _latest_lookup(conditions: list[exp.Expr]) -> bool:
