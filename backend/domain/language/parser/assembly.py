@@ -34,7 +34,7 @@ from backend.domain.language.parser.composition import (
     take_share_and_averages_over_scope,
 )
 from backend.domain.language.parser.errors import NotUnderstood
-from backend.domain.language.parser.leftovers import is_harmless, refuse_leftovers
+from backend.domain.language.parser.leftovers import RUN_LENGTHS, is_harmless, refuse_leftovers
 from backend.domain.language.parser.loss_makers import date_losses_by_valuation
 from backend.domain.language.parser.readings import Reading
 from backend.domain.language.parser.rewriting import metric_of, synthetic
@@ -370,6 +370,12 @@ def _window_measures_per_stock(screen: Screen) -> None:
         return
     measures = [a for a in screen.aggregates if a.fn in WINDOW_MEASURES and a.metric and a.where is None]
     if not measures or len(measures) != len(screen.aggregates):
+        return
+    if screen.limit is not None and len(measures) == 1 and measures[0].fn in RUN_LENGTHS:
+        # the 5 stocks with the longest winning streak: the superlative is in the measure's own name,
+        # so a number of stocks asked ranks by it (never the first 5 codes)
+        screen.order = Order(str(measures[0].metric), "desc", agg=measures[0].fn)
+        screen.aggregates = []
         return
     screen.figures += [Figure(str(aggregate.metric), aggregate.fn) for aggregate in measures]
     screen.aggregates = []

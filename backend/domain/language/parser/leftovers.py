@@ -32,6 +32,8 @@ HARMLESS = {"count_unit", "betw_end", "constituent", "listed", "annual", "order"
 CONNECTIVE_TEXTS = {"to": {"和", "与", "and"}, "cmp": {"是", "为"}, "between": {"在", "处于"}}
 # streaks hold over several days, so 都 may restate them too
 STREAK_KINDS = {"up_streak", "down_streak", "volume_up_streak", "volume_down_streak"}
+# window measures counted in trading days: the longest run of up / down days
+RUN_LENGTHS = {"longest_up_streak", "longest_down_streak"}
 # metrics that are themselves year-on-year growth rates (fina_indicator)
 YOY_RATES = {"netprofit_yoy", "or_yoy"}
 # what "only" / "among" may point at: a filter the rules read ("only industries with more than 10")
@@ -63,6 +65,8 @@ def _restates(tokens: list[Token], index: int, screen: Screen) -> bool:
         return screen.group_by is not None or _lists_named_stocks(screen) or several  # 营收和净利润分别…
     if token.kind == "traded_daily":  # traded every day and never fell…: a bar each day, which every
         return any(_every_day(condition) for condition in screen.where)  # day's condition needs anyway
+    if token.kind == "tunit" and token.value in {"day", "trading_day"}:  # longest winning streak (days)
+        return _counts_streak_days(screen)
     if token.kind == "distribution":  # 涨停股按板块分布: a distribution is the grouping itself
         return screen.group_by is not None
     if token.kind == "per":  # 省份有哪些，各多少家: a 各 with no dimension after it repeats the grouping
@@ -85,6 +89,15 @@ def _restates(tokens: list[Token], index: int, screen: Screen) -> bool:
             return True
         return _next_kind(tokens, index, skip=SKIPPED_BEFORE_FILTER) in FILTERS
     return False
+
+
+def _counts_streak_days(screen: Screen) -> bool:
+    """The screen shows or ranks the longest run of up (down) days: a count of trading days, so a
+    unit word for days only restates it."""
+    shown = {aggregate.fn for aggregate in screen.aggregates} | {figure.window for figure in screen.figures}
+    if screen.order is not None:
+        shown |= {screen.order.agg or "", *screen.order.metric.split(":")}
+    return bool(shown & RUN_LENGTHS)
 
 
 def _every_day(condition: Condition) -> bool:
