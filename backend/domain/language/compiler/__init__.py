@@ -21,6 +21,7 @@ from backend.domain.language.compiler.state import QueryBuild
 from backend.domain.language.compiler.time_resolution import (
     REPORT_PERIOD_LABELS,
     is_window,
+    periods_of_year,
     resolve_day,
     resolve_window,
 )
@@ -79,6 +80,9 @@ class Compiler:
         if context.has_data and day > context.latest_trade_date:
             build.warnings.append(f"{day.isoformat()} is after the latest trading day in the data")
         _check_known(self.model, screen)
+        if screen.group_by == "report_period":
+            build.report_periods = periods_of_year(context, spec, context.latest_trade_date)
+            build.period_table = _report_table(self.model, screen)
         query = build_query(screen, build)
         require_read_only(query.sql(dialect=DIALECT))
         return query, build.warnings
@@ -130,6 +134,23 @@ def _day_of_conditions(screen: Screen) -> TimeSpec | None:
     said = {day for item in screen.where for day in days(item)}
     single = next(iter(said)) if len(said) == 1 else None
     return single if single is not None and single.is_single_day and single.label != "latest" else None
+
+
+def _report_table(model: SemanticModel, screen: Screen) -> str | None:
+    """The report table a breakdown by period reads (the first report figure's), None if none."""
+
+    def metrics_of(condition: Condition) -> list[str]:
+        if isinstance(condition, Compare):
+            return [condition.metric]
+        if isinstance(condition, BoolOp):
+            return [key for item in condition.items for key in metrics_of(item)]
+        return metrics_of(condition.item) if isinstance(condition, Not) else []
+
+    keys = [aggregate.metric for aggregate in screen.aggregates if aggregate.metric]
+    keys += [key for condition in screen.where for key in metrics_of(condition)]
+    known = [model.metrics[key] for key in keys if key in model.metrics]
+    tables = [metric.table for metric in known if metric.kind == "report"]
+    return tables[0] if tables else None
 
 
 def _check_known(model: SemanticModel, screen: Screen) -> None:

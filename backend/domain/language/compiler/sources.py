@@ -81,6 +81,20 @@ def report_alias(build: QueryBuild, table_name: str, period: date) -> str:
     return alias
 
 
+def periods_alias(build: QueryBuild, table_name: str) -> str:
+    """Every report period of a breakdown by period (2025年各报告期): one row per stock and period."""
+    if build.period_table not in {None, table_name}:
+        raise CompileError("a breakdown by report period reads one report table (income or fina_indicator)")
+    build.period_table = table_name
+    alias = f"{REPORT_TABLES[table_name]}_periods"
+    if alias not in build.joins:
+        days = [date_literal(period) for period in build.report_periods]
+        build.joins[alias] = (
+            exp.select(exp.Star()).from_(table(build.context, table_name)).where(is_in(col("end_date"), days))
+        )
+    return alias
+
+
 def window_alias(build: QueryBuild, metric_key: str, agg: str | None, window: Window) -> tuple[str, str]:
     """A per-stock subquery with the metric over the window; returns (alias, value column)."""
     metric = build.model.metrics[metric_key]
@@ -274,6 +288,10 @@ def dimension(build: QueryBuild, key: str) -> exp.Expr:
         return call(DAY_GROUPINGS[key], day) if DAY_GROUPINGS[key] else day
     if key in LISTING_GROUPINGS:
         return call(LISTING_GROUPINGS[key], col("list_date", "b"))
+    if key == "report_period":
+        if build.period_table is None:
+            raise CompileError("a breakdown by report period needs a report figure (营收同比, ROE…)")
+        return col("end_date", periods_alias(build, build.period_table))
     if key == "index":
         return col("index_code", _index_membership_alias(build))
     return col(build.model.dimensions[key].column, "b")

@@ -30,6 +30,9 @@ class QueryBuild:
     per_day: bool = False  # grouped by trade_date: daily values row by row over the window
     index_members: dict[str, date] = field(default_factory=dict)  # index code → snapshot of its scope
     membership_day: date | None = None  # the day index membership is read on, when not `day`
+    # grouped by report period: the periods of the year asked, and the one report table read
+    report_periods: tuple[date, ...] = ()
+    period_table: str | None = None
 
     @property
     def model(self) -> SemanticModel:

@@ -179,6 +179,17 @@ def resolve_period(context: LanguageContext, spec: TimeSpec | None, day: date) -
     return latest_report_period(context, day)
 
 
+def periods_of_year(context: LanguageContext, spec: TimeSpec, day: date) -> tuple[date, ...]:
+    """2025年各报告期: the report periods of the year asked announced by `day` (a breakdown by period
+    needs its year: every period of the history is no question anyone means)."""
+    if spec.label not in {"year", "annual"} or not spec.year:
+        raise CompileError("a breakdown by report period needs its year (2025年各报告期)")
+    periods = tuple(p for p in context.report_periods if p.year == spec.year and p <= day)
+    if not periods:
+        raise CompileError(f"no report period of {spec.year} was announced by {day.isoformat()}")
+    return periods
+
+
 def latest_annual_period(context: LanguageContext, day: date) -> date:
     """The latest annual report (period ending 12-31) announced by `day`: the last of a run of years."""
     period = context.latest_annual_period(day)

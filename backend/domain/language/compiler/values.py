@@ -15,6 +15,7 @@ from backend.domain.language.compiler.sources import (
     daily_alias,
     index_snapshot_filter,
     metric_expr,
+    periods_alias,
     report_alias,
     series_alias,
     window_alias,
@@ -55,6 +56,10 @@ def _value(
     if metric.kind == "report":
         if agg in {"ttm", "qoq", "single_yoy"}:
             return _derived_figure(build, metric, _latest_period(build, time), agg)
+        if build.report_periods and (time is None or time == build.screen_time):
+            if agg is not None:  # 各报告期单季净利润: a derived figure per period is not read
+                raise CompileError(f"{agg} of {metric_key} is not read per report period")
+            return col(metric.column, periods_alias(build, metric.table)), metric.column
         period = resolve_period(context, time, build.day)
         alias = report_alias(build, metric.table, period)
         if agg == "single_quarter":

@@ -27,6 +27,9 @@ def group(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     reported = kind_at(tokens, i + 1) == "timespec" and tokens[i + 1].value.label in REPORTS_ONLY
     if token.kind == "per" and reported:
         return 2, [tokens[i + 1]]  # 按最新财报 / 按2024年报: the report period the figures are read at
+    if token.kind == "per" and kind_at(tokens, i + 1) == "tunit" and tokens[i + 1].value == "report":
+        # 2025年各报告期营收同比增长超过20%的公司有多少家: one row per report period of the year
+        return 2, [synthetic("groupby", "report_period", tokens[i : i + 2])]
     if token.kind == "per" and _period_unit(tokens, i + 1) is not None:
         # 2025年每个月日均成交额 / per year over a window: the window's days grouped by month or year
         return 2, [synthetic("groupby", f"trade_{_period_unit(tokens, i + 1)}", tokens[i : i + 2])]
