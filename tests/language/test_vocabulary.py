@@ -61,6 +61,9 @@ def test_english_industry_variants() -> None:
         ("stocks down 30% from their 52-week highs", "stocks at least 30% below their 52-week high"),
         ("stocks up 50% from their 52-week low", "stocks at least 50% above their 52-week low"),
         ("biggest gainers of the week", "biggest gainers this week"),
+        ("stocks w/ P/E < 10 & P/B < 1", "stocks with P/E below 10 and P/B below 1"),
+        ("stocks breaking out to 60-day highs", "stocks at new 60-day highs"),
+        ("stocks that hit limit-ups today", "stocks that hit limit up today"),
         (
             "companies whose Q3 2025 single-quarter revenue rose more than 20% from Q2",
             "companies whose Q3 2025 single-quarter revenue rose more than 20% QoQ",
