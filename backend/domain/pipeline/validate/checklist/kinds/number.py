@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import date
 from enum import StrEnum
 from functools import lru_cache
 from typing import ClassVar
@@ -33,6 +34,8 @@ from backend.domain.pipeline.validate.checklist.sqltree import (
     Sql,
     close,
     columns_of,
+    date_value,
+    enclosing_select,
     first_argument,
     function_name,
     is_power_of_ten,
@@ -215,6 +218,25 @@ class NumberDetail:
     # A rise or a fall said before the number (涨幅超过5%, gained more than 9.5%), with no word that
     # takes both ways (绝对值, either way, 振幅): abs() of the move drops the side asked.
     signed: bool = False
+    # With no metric column: a fall said before a percentage (lost more than 30%), with no negation.
+    # A gain between two days written as a ratio of closes pinned to them (z.close / a.close, z on the
+    # later day) compared above the positive number is a rise of that size.
+    fall: bool = False
+
+    def _rise_for_fall(self, sql: Sql) -> Finding | None:
+        ups = (self.value / 100, self.value, 1 + self.value / 100)
+        for comparison in sql.comparisons:
+            number = comparison.number
+            if number is None or comparison.negated or not any(close(number, up) for up in ups):
+                continue
+            way = _gain_way(sql, comparison.subject, comparison.select)
+            if way is not None and (way > 0) == (comparison.op in {">", ">="}):
+                return failed(
+                    Attribution.CONDITION,
+                    f"the gain between the two days is kept {'above' if way > 0 else 'below'} "
+                    f"{_shown(number)}: a rise of {_shown(self.value)}%, the question asks a fall",
+                )
+        return None
 
     def _unsigned(self, sql: Sql) -> Finding | None:
         found = [
@@ -304,6 +326,7 @@ class NumberDetail:
             if unit is not None:
                 return unit
             turned = self._direction(sql) if self.oriented else None
+            turned = turned or (self._rise_for_fall(sql) if self.fall else None)
             if turned is not None:
                 return turned
             written = sql.find_number(self.writings)
@@ -418,6 +441,47 @@ def _price_points(subject: exp.Expr) -> bool:
         )
         for mul in subject.find_all(exp.Mul)
     )
+
+
+def _pinned_days(select: exp.Select | None) -> dict[str, date]:
+    """Table alias → the one day its trade_date is pinned to (a.trade_date = '2025-06-30', in the
+    WHERE or a JOIN's ON)."""
+    found: dict[str, set[date]] = {}
+    for node in select.find_all(exp.EQ) if select is not None else []:
+        if enclosing_select(node) is not select:
+            continue
+        for column, value in ((node.this, node.expression), (node.expression, node.this)):
+            day = date_value(value)
+            if (
+                isinstance(column, exp.Column)
+                and column.name.lower() == "trade_date"
+                and column.table
+                and day
+            ):
+                found.setdefault(column.table.lower(), set()).add(day)
+    return {alias: days.pop() for alias, days in found.items() if len(days) == 1}
+
+
+def _gain_way(sql: Sql, subject: exp.Expr, select: exp.Select | None) -> int | None:
+    """+1 when the subject grows with the gain between two pinned days (later close / earlier close),
+    -1 when it shrinks with it, None when the tree does not tell."""
+    days = _pinned_days(select)
+    subject = strip(subject)
+    while isinstance(subject, exp.Round | exp.Paren):  # round(x, 9): the same way
+        subject = strip(subject.this)
+    if isinstance(subject, exp.Sub) and number_value(subject.expression) is not None:
+        subject = strip(subject.this)  # z.close / a.close - 1
+    if not isinstance(subject, exp.Div):
+        return None
+    top, bottom = strip(subject.this), strip(subject.expression)
+    if not (isinstance(top, exp.Column) and isinstance(bottom, exp.Column)):
+        return None
+    if top.name.lower() != "close" or bottom.name.lower() != "close":
+        return None
+    later, earlier = days.get(top.table.lower()), days.get(bottom.table.lower())
+    if later is None or earlier is None or later == earlier:
+        return None
+    return 1 if later > earlier else -1
 
 
 def _plain(subject: exp.Expr) -> bool:
@@ -576,6 +640,7 @@ def _constraint(
         other_units if percent else frozenset(),
         oriented,
         _signed(question, start),
+        fall=percent and bool(_FALLING.search(before)) and not _NEGATED_BEFORE.search(before),
     )
     return Constraint(span, text, question.lang, detail)
 
