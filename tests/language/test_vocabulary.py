@@ -64,6 +64,7 @@ def test_english_industry_variants() -> None:
         ("stocks w/ P/E < 10 & P/B < 1", "stocks with P/E below 10 and P/B below 1"),
         ("stocks breaking out to 60-day highs", "stocks at new 60-day highs"),
         ("stocks that hit limit-ups today", "stocks that hit limit up today"),
+        ("stocks trading between 10 and 20 yuan", "stocks with a close between 10 and 20 yuan"),
         (
             "companies whose Q3 2025 single-quarter revenue rose more than 20% from Q2",
             "companies whose Q3 2025 single-quarter revenue rose more than 20% QoQ",

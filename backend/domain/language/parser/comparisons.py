@@ -135,6 +135,15 @@ def bare_price(model: SemanticModel, tokens: list[Token], i: int) -> Match | Non
     said = (kind_at(tokens, i) == "cmp" and plain_yuan == [i + 1]) or (
         plain_yuan == [i] and kind_at(tokens, i + 1) == "cmp"
     )
+    ranged = (  # trading between 10 and 20 yuan: the second number names the unit of both
+        kind_at(tokens, i) == "between"
+        and kind_at(tokens, i + 1) == "number"
+        and kind_at(tokens, i + 2) == "to"
+        and kind_at(tokens, i + 3) == "number"
+        and _is_plain_yuan(tokens[i + 3])
+    )
+    if ranged:
+        return 1, [Token("metric", "close", "", tokens[i].start), tokens[i]]
     if not said:
         return None
     price = Token("metric", "close", "", tokens[i].start)
