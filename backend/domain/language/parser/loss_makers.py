@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from backend.domain.language.ir import REPORT_TIME_LABELS, BoolOp, Compare, Condition, Not, Screen, TimeSpec
+from backend.domain.language.parser.time_placement import compares_in
 
 PROFIT = "n_income_attr_p"
 # the earnings each P/E is computed on: the latest annual report, or the trailing four quarters
@@ -18,22 +19,10 @@ EARNINGS_OF = {"pe": (TimeSpec("annual"), None), "pe_ttm": (None, "ttm")}
 def _metrics_read(screen: Screen) -> set[str]:
     """The measures the question shows, ranks or filters on (a group's aggregate of them too)."""
     read = {aggregate.metric for aggregate in screen.aggregates if aggregate.metric}
-    read |= {compare.metric for compare in _compares(screen.where)}
+    read |= {compare.metric for compare in compares_in(screen.where)}
     if screen.order is not None:
         read.add(screen.order.metric.rsplit(":", 1)[-1])
     return read | set(screen.outputs)
-
-
-def _compares(conditions: list[Condition]) -> list[Compare]:
-    found: list[Compare] = []
-    for condition in conditions:
-        if isinstance(condition, Compare):
-            found.append(condition)
-        elif isinstance(condition, BoolOp):
-            found.extend(_compares(list(condition.items)))
-        elif isinstance(condition, Not):
-            found.extend(_compares([condition.item]))
-    return found
 
 
 def _is_bare_loss(condition: Compare) -> bool:

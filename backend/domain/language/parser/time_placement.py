@@ -115,15 +115,15 @@ def place_times(model: SemanticModel, screen: Screen, times: list[Token]) -> Non
         # each report figure took the period said with it (attach_report_times); one left without
         # its own would have to pick one of them
         unplaced = [
-            c for c in _compares(screen.where) if metrics[c.metric].kind == "report" and c.time is None
+            c for c in compares_in(screen.where) if metrics[c.metric].kind == "report" and c.time is None
         ]
-        if unplaced or not _compares(screen.where):
+        if unplaced or not compares_in(screen.where):
             words = ", ".join(f"'{token.text}'" for token in times if token.value in report_specs)
             raise NotUnderstood(f"several report periods ({words}): say which figure each one is for")
         screen.time = daily_specs[0] if daily_specs else TimeSpec()
         return
     kinds = {
-        metrics[c.metric].kind for c in _compares(screen.where) if c.metric in metrics and c.time is None
+        metrics[c.metric].kind for c in compares_in(screen.where) if c.metric in metrics and c.time is None
     }
     if report_specs and (daily_specs or ("daily" in kinds and "report" in kinds)):
         # 2025年9月8日 … 2024年净利润 / "PE below 30 or 2024 revenue growth": the year belongs to the
@@ -134,15 +134,16 @@ def place_times(model: SemanticModel, screen: Screen, times: list[Token]) -> Non
     screen.time = specs[0]
 
 
-def _compares(conditions: list[Condition]) -> list[Compare]:
+def compares_in(conditions: list[Condition]) -> list[Compare]:
+    """Every comparison among the conditions, inside and/or/not too."""
     found: list[Compare] = []
     for condition in conditions:
         if isinstance(condition, Compare):
             found.append(condition)
         elif isinstance(condition, BoolOp):
-            found.extend(_compares(list(condition.items)))
+            found.extend(compares_in(list(condition.items)))
         elif isinstance(condition, Not):
-            found.extend(_compares([condition.item]))
+            found.extend(compares_in([condition.item]))
     return found
 
 
