@@ -65,6 +65,8 @@ def test_english_industry_variants() -> None:
         ("stocks breaking out to 60-day highs", "stocks at new 60-day highs"),
         ("stocks that hit limit-ups today", "stocks that hit limit up today"),
         ("stocks trading between 10 and 20 yuan", "stocks with a close between 10 and 20 yuan"),
+        ("number of limit-up hits per month in 2025", "2025年每个月的涨停家次"),  # stock-days, not stocks
+        ("Moutai hits a new 60-day high today", "Moutai at a new 60-day high today"),
         (
             "companies whose Q3 2025 single-quarter revenue rose more than 20% from Q2",
             "companies whose Q3 2025 single-quarter revenue rose more than 20% QoQ",

@@ -235,8 +235,12 @@ def _time_in(tokens: list[Token]) -> TimeSpec | None:
 def counts_each(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     """涨停和跌停的股票各有多少家 / how many hit limit up and how many limit down: a count per condition;
     涨停家次: the stock-day bars where it held (a stock counted once per day)."""
-    if _counted(tokens, i) and kind_at(tokens, i + 1) == "stock_days":
-        return 2, [synthetic("count", None, tokens[i : i + 2], where=tokens[i].value, stock_days=True)]
+    asked = kind_at(tokens, i) == "count" and not tokens[i].extra  # number of limit-up hits: one count
+    k = i + asked
+    if _counted(tokens, k) and kind_at(tokens, k + 1) in {"stock_days", "hits"}:  # 涨停家次, limit-up hits
+        return k + 2 - i, [
+            synthetic("count", None, tokens[i : k + 2], where=tokens[k].value, stock_days=True)
+        ]
     if _counted(tokens, i) and kind_at(tokens, i + 1) in {"and", "to"} and _counted(tokens, i + 2):
         j = i + 3
         while _restates_each(tokens, j):  # 各 / 分别 / respectively
