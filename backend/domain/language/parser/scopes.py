@@ -136,6 +136,8 @@ def scope_conditions(model: SemanticModel, tokens: list[Token], i: int) -> Match
         and _joins_scope(tokens, i + 1)
     ):
         return _exclusion_continued(tokens, i, i + 1, [tokens[i]])  # 剔除ST和北交所
+    if tokens[i].kind == "scope" and kind_at(tokens, i + 1) == "not_after":  # 破净股，银行除外
+        return 2, [synthetic("cond", Not(tokens[i].value), tokens[i : i + 2])]
     if tokens[i].kind == "scope":
         return 1, [synthetic("cond", tokens[i].value, tokens[i : i + 1], scope=True)]
     return None
@@ -150,6 +152,7 @@ def _exclusion_continued(tokens: list[Token], i: int, j: int, excluded: list[Tok
         j += 2
     # 剔除银行、证券后: the 后 closing the excluded list only says the rest is what remains
     j += kind_at(tokens, j) in {"after", "bottom"} and tokens[j].text in CLOSING_AFTER
+    j += kind_at(tokens, j) == "not_after"  # 除银行外 / 除了银行以外: the 外 closing the exclusion
     return j - i, excluded
 
 
