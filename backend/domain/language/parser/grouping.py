@@ -69,6 +69,8 @@ def group(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
         return 1, [synthetic("groupby", "ts_code", [token])]
     if _names_days(tokens, i):  # 涨停家数超过25家的交易日 / trading days with …: the days are the rows
         return 1, [synthetic("groupby", "trade_date", [token])]
+    if _days_when(tokens, i):  # the days in 2025 when Moutai rose more than 3%: those days are the rows
+        return 1, [synthetic("groupby", "trade_date", [token])]
     ranked_days = token.kind == "timespec" and token.value.label == "recent_bars" and token.value.n
     if ranked_days and i > 0 and _ranks_by_count(tokens[i - 1]):
         # 涨停家数最多的5个交易日: the 5 days ranked first, not a window of the last 5 trading days
@@ -99,6 +101,16 @@ def _names_days(tokens: list[Token], i: int) -> bool:
     # or a ranking by the count (涨停家数最多的交易日)
     counted = any(token.kind in COUNTS or _ranks_by_count(token) for token in tokens)
     return counted or any(_count_of_stocks_meeting(tokens, k) for k in range(len(tokens)))
+
+
+def _days_when(tokens: list[Token], i: int) -> bool:
+    """days / trading days / sessions (no count before it) [a window] + when / on which + a condition."""
+    if kind_at(tokens, i) != "tunit" or tokens[i].value not in {"trading_day", "day"}:
+        return False
+    if kind_at(tokens, i - 1) == "number":
+        return False
+    j = i + 1 + (kind_at(tokens, i + 1) == "timespec")
+    return kind_at(tokens, j) == "when" and any(token.kind == "cond" for token in tokens[j + 1 :])
 
 
 def _ranks_by_count(token: Token) -> bool:

@@ -67,6 +67,8 @@ def _restates(tokens: list[Token], index: int, screen: Screen) -> bool:
         return any(_every_day(condition) for condition in screen.where)  # day's condition needs anyway
     if token.kind == "tunit" and token.value in {"day", "trading_day"}:  # longest winning streak (days)
         return _counts_streak_days(screen)
+    if token.kind == "when":  # the days when …: the days were made the rows
+        return screen.group_by == "trade_date"
     if token.kind == "hits":  # Moutai hits a new high: the verb of reaching, before what it reached
         return _next_kind(tokens, index) == "cond"
     if token.kind == "distribution":  # 涨停股按板块分布: a distribution is the grouping itself
