@@ -197,8 +197,9 @@ def _collect(model: SemanticModel, tokens: list[Token]) -> _Collected:
             aggregate = Aggregate(fn, None, token.extra.get("where"))
             if aggregate not in screen.aggregates:  # 数量…各多少家 asks for one count
                 screen.aggregates.append(aggregate)
-        elif kind == "count_move":  # 上涨家数 / number of decliners
-            screen.aggregates.append(Aggregate(str(token.value), "pct_chg"))
+        elif kind == "count_move":  # 上涨家数 / number of decliners; 涨跌家数: both
+            for fn in BOTH_COUNTS.get(str(token.value), (str(token.value),)):
+                screen.aggregates.append(Aggregate(fn, "pct_chg"))
         elif kind == "having":
             screen.having.append(token.value)
             found.having_indexes.append(index)
@@ -264,6 +265,7 @@ def _order_by_direction_alone(model: SemanticModel, screen: Screen, direction: s
         screen.order = Order(screen.outputs[0], direction)
 
 
+BOTH_COUNTS = {"count_up_down": ("count_up", "count_down")}  # 涨跌家数: the advancers and the decliners
 EXTREME_OF = {"high": "max", "low": "min"}  # a window's high is its highest high, its low the lowest low
 CALENDAR_WINDOWS = {
     "recent_days", "recent_bars", "recent_weeks", "recent_months", "this_year", "last_year", "year_before",
