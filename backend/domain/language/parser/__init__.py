@@ -57,6 +57,7 @@ from backend.domain.language.parser.technical import (
     listed_stack,
     ma_cross_ma,
     moving_average,
+    named_moving_average,
     new_high_low,
     volume_surge,
 )
@@ -66,6 +67,7 @@ from backend.domain.language.parser.word_order import by_amount, how_much_moved,
 # Phrases that hold dates or numbers of their own (上市日期, N日均线, 连续N天) go before the time and
 # comparison passes, which would otherwise read those dates and numbers as times and values.
 GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
+    named_moving_average,
     verb_before_figure,
     by_amount,
     how_much_moved,

@@ -280,6 +280,15 @@ def _side(tokens: list[Token], j: int) -> str | None:
     return None
 
 
+def named_moving_average(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """年线 / 半年线 / 季线: the 250-, 120- and 60-day moving averages, read as N日线 is."""
+    token = tokens[i]
+    if token.kind != "named_ma":
+        return None
+    span = Token("number", float(token.value), token.text, token.start)
+    return 1, [span, Token("ma", "ma", token.text, token.start)]
+
+
 def new_high_low(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     """创60日新高 / hit a 52-week low / made a new 20-day closing high; 成交量创60日新高: the volume's
     own N-day high (volume_n_day_high), never the close's."""
