@@ -583,8 +583,47 @@ def _mend_phrase_typos(text: str, lexicon: Lexicon) -> str:
     return _ALPHA_WORD.sub(mended, text)
 
 
-def tokenize(question: str, lexicon: Lexicon, stock_codes: dict[str, str]) -> list[Token]:
-    text = _mend_phrase_typos(normalize_text(question), lexicon)
+# a year said with two digits (25年一季报, 24年12月, 25年上半年): 20xx when a period of that year follows,
+# never after a word that makes it a length of time (近10年, 连续10年, 上市超过20年)
+_SHORT_YEAR_RE = re.compile(
+    r"(?<![\d.%])(?<!近)(?<!过去)(?<!连续)(?<!超过)(?<!不到)(?<!满)(?<!前)(?<!后)"
+    r"([0-2]\d)\s*年(?=\s*(?:第|[一二三四1-4]\s*季|中报|半年|上半年|下半年|年报|年度|全年|前\s*[三3]\s*(?:个)?季|"
+    r"\d{1,2}\s*月|底|末|初))"
+)
+
+
+def _full_years(text: str) -> str:
+    """25年一季报 → 2025年一季报: a two-digit year before one of its periods is that year of this century."""
+    return _SHORT_YEAR_RE.sub(lambda found: f"20{found.group(1)}年", text)
+
+
+# a month or a day with no year, then 以来 (12月以来, 9月24日以来): the latest one on or before the
+# data's last day, the only one "since" can start from. Digits run together (924以来) name an event of
+# some year (2024-09-24), not the latest such day: not read
+_SINCE_NO_YEAR_RE = re.compile(r"(?<![\d年.%-])(\d{1,2})\s*月(?:\s*(\d{1,2})\s*[日号])?(?=\s*(?:以来|至今))")
+
+
+def _years_before_since(text: str, latest: date | None) -> str:
+    """12月以来 → 2025年12月以来 when the data ends in 2025 (2024年 when its last day is before 12月1日)."""
+    if latest is None:
+        return text
+
+    def dated(found: re.Match[str]) -> str:
+        month_text, day_text = found.groups()
+        start = _valid_date(latest.year, int(month_text), int(day_text or 1))
+        if start is None:
+            return found.group(0)  # no such month or day (13月): left for the rules to refuse
+        year = latest.year if start <= latest else latest.year - 1
+        return f"{year}年{found.group(0)}"
+
+    return _SINCE_NO_YEAR_RE.sub(dated, text)
+
+
+def tokenize(
+    question: str, lexicon: Lexicon, stock_codes: dict[str, str], latest: date | None = None
+) -> list[Token]:
+    """The question's tokens; `latest` (the data's last day) dates a month or day said without its year."""
+    text = _years_before_since(_full_years(_mend_phrase_typos(normalize_text(question), lexicon)), latest)
     tokens: list[Token] = []
     pos = 0
     unknown_start = -1

@@ -13,6 +13,7 @@ from backend.domain.language.context import LanguageContext
 from backend.domain.language.ir import Screen
 from backend.domain.language.lexicon import STOCK_NOUNS, Token, tokenize
 from backend.domain.language.parser.aggregates import aggregate_metric, counts_each, distance_from_high
+from backend.domain.language.parser.asked_units import asked_unit
 from backend.domain.language.parser.assembly import assemble
 from backend.domain.language.parser.benchmarks import benchmark_comparison
 from backend.domain.language.parser.comparisons import (
@@ -67,6 +68,7 @@ from backend.domain.language.parser.word_order import by_amount, how_much_moved,
 # Phrases that hold dates or numbers of their own (上市日期, N日均线, 连续N天) go before the time and
 # comparison passes, which would otherwise read those dates and numbers as times and values.
 GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
+    asked_unit,
     named_moving_average,
     verb_before_figure,
     by_amount,
@@ -157,7 +159,7 @@ class Parser:
     def _tokens(self, question: str) -> tuple[list[Token], bool]:
         """The question's tokens without filler, and whether a word for stocks was among the filler
         (股票, companies: the rows asked for are stocks, not groups)."""
-        every = tokenize(question, self.context.lexicon, self.codes)
+        every = tokenize(question, self.context.lexicon, self.codes, self.context.latest_trade_date)
         names_stocks = any(token.kind == "filler" and token.text in STOCK_NOUNS for token in every)
         tokens = [token for token in every if token.kind != "filler"]
         _refuse_ambiguous_names(tokens, self.names)

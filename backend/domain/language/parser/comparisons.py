@@ -223,6 +223,7 @@ def compare(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
         op, doubled = (tokens[j].value if said_op else ">="), tokens[j + said_op]
         condition = Compare(grown, op, float(doubled.value), time=time, text=doubled.text)
         end = j + said_op + 1
+        end += not said_op and _at_least_after(tokens, end)  # 翻倍以上: the >= already read
         end += kind_at(tokens, end) == "yoy"
         return end - i, [synthetic("cond", condition, tokens[i:end])]
     parsed = comparison_tail(tokens, j)
@@ -394,13 +395,20 @@ def price_move(model: SemanticModel, tokens: list[Token], i: int) -> Match | Non
     return end - i, [synthetic("cond", condition, tokens[i:end])]
 
 
+def _at_least_after(tokens: list[Token], k: int) -> bool:
+    """翻倍以上 / doubled or more: an "at least" after a doubling, with no number of its own, restates
+    its >=."""
+    return kind_at(tokens, k) == "cmp" and tokens[k].value == ">=" and kind_at(tokens, k + 1) != "number"
+
+
 def single_word_conditions(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     """Conditions said in one word: 涨停 / limit down, 翻倍 / doubled, 盈利 / profitable."""
     if tokens[i].kind == "price_limit":  # closed at the board's daily price limit
         return 1, [synthetic("cond", Technical(str(tokens[i].value), 1), tokens[i : i + 1])]
     if tokens[i].kind == "doubled":  # a gain of at least 100% over the question's window
         condition = Compare("pct_chg", ">=", float(tokens[i].value), text=tokens[i].text)
-        return 1, [synthetic("cond", condition, tokens[i : i + 1])]
+        used = 1 + _at_least_after(tokens, i + 1)
+        return used, [synthetic("cond", condition, tokens[i : i + used])]
     if tokens[i].kind == "cmp" and kind_at(tokens, i + 1) == "doubled":  # more than doubled: > 100%
         doubled = tokens[i + 1]
         condition = Compare("pct_chg", tokens[i].value, float(doubled.value), text=doubled.text)
@@ -483,13 +491,17 @@ def comparison_tail(tokens: list[Token], j: int) -> ComparisonTail | None:
         first = tokens[j]
         if kind_at(tokens, j + 1) == "cmp" and tokens[j + 1].value in {">=", "<="}:
             return tokens[j + 1].value, first, None, j + 2
-        if (
-            kind_at(tokens, j + 1) == "to"
-            and kind_at(tokens, j + 2) == "number"
-            and kind_at(tokens, j + 3) == "betw_end"
-        ):
-            return "between", first, tokens[j + 2], j + 4
+        if kind_at(tokens, j + 1) == "to" and kind_at(tokens, j + 2) == "number":
+            if kind_at(tokens, j + 3) == "betw_end":
+                return "between", first, tokens[j + 2], j + 4
+            if _has_unit(tokens[j + 2]):  # 总市值100亿到500亿: a range of the figure, 之间 unsaid
+                return "between", first, tokens[j + 2], j + 3
     return None
+
+
+def _has_unit(number: Token) -> bool:
+    """A number said with its unit (500亿, 20倍, 10%, 20元), a figure rather than a count or a rank."""
+    return bool(number.extra.get("unit") or number.extra.get("scaled"))
 
 
 def _make_compare(

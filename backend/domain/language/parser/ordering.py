@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from backend.domain.language.ir import REPORT_TIME_LABELS, Compare, Order, TimeSpec
+from backend.domain.language.ir import REPORT_TIME_LABELS, Compare, Order, Scope, TimeSpec
 from backend.domain.language.lexicon import Token
 from backend.domain.language.parser.rewriting import Match, kind_at, metric_of, synthetic
 from backend.domain.language.semantic import SemanticModel
@@ -27,6 +27,8 @@ def ordering(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     if tokens[i].kind in ORDERABLE:
         return _metric_then_rank(model, tokens, i)
     if tokens[i].kind == "most_stocks":  # 哪个行业涨停的股票最多: the conditions before it stay conditions
+        if tokens[i].text.startswith(("成分", "成份")) and not _index_named(tokens[:i]):
+            return None  # 成分股最多 counts the members of an index the question names: none here
         return 1, [synthetic("orderspec", Order("agg:count:", str(tokens[i].value)), [tokens[i]], limit=1)]
     if _bare_move(tokens[i]) and kind_at(tokens, i + 1) == "super":
         return _move_then_rank(model, tokens, i)
@@ -251,6 +253,11 @@ def _times_left_out(order: Token, used: list[Token]) -> list[Token]:
         for token in used
         if token.kind == "timespec" and token.value != kept and token.value.label in REPORT_TIME_LABELS
     ]
+
+
+def _index_named(tokens: list[Token]) -> bool:
+    """An index scope among the tokens (沪深300成分股…): what a count of constituents counts."""
+    return any(isinstance(token.value, Scope) and token.value.kind == "index" for token in tokens)
 
 
 def _most_stocks(tokens: list[Token], i: int) -> Match | None:
