@@ -284,10 +284,13 @@ JOINING = {"和", "与", "及", "以及", "and", "&"}
 def shared_comparison(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     """revenue and net profit both up more than 50% YoY / 营收和净利润都增长30%以上: one comparison
     said of two metrics holds for each of them (their conditions AND-ed)."""
-    joined = kind_at(tokens, i + 1) in {"and", "to"} and tokens[i + 1].text in JOINING
+    both = kind_at(tokens, i + 3) == "quantifier" and tokens[i + 3].value == "all"
+    # 营收、净利润都增长: a list comma joins the two only with 都 said (else it may end a condition)
+    said = JOINING | ({"、"} if both else set())
+    joined = kind_at(tokens, i + 1) in {"and", "to"} and tokens[i + 1].text in said
     if tokens[i].kind != "metric" or not joined or kind_at(tokens, i + 2) != "metric":
         return None
-    tail = i + 3 + (kind_at(tokens, i + 3) == "quantifier" and tokens[i + 3].value == "all")
+    tail = i + 3 + both
     first = compare(model, [tokens[i], *tokens[tail:]], 0)
     second = compare(model, [tokens[i + 2], *tokens[tail:]], 0)
     if first is None or second is None or first[0] != second[0] or first[0] < 2:

@@ -36,6 +36,12 @@ STREAK_KINDS = {"up_streak", "down_streak", "volume_up_streak", "volume_down_str
 RUN_LENGTHS = {"longest_up_streak", "longest_down_streak"}
 # metrics that are themselves year-on-year growth rates (fina_indicator)
 YOY_RATES = {"netprofit_yoy", "or_yoy"}
+# the name of a crossing of two averages, said again beside the crossing the rules read (a 死叉 in
+# brackets after 10日线下穿30日线): only the name, never a verb (跌破) that could be another condition
+CROSS_NAMES = {
+    "cross_below": ({"死叉", "death cross"}, "ma_death_cross"),
+    "cross_above": ({"金叉", "golden cross"}, "ma_golden_cross"),
+}
 # what "only" / "among" may point at: a filter the rules read ("only industries with more than 10")
 FILTERS = {"cond", "having"}
 SKIPPED_BEFORE_FILTER = {"dim", "and", "count_unit", "count"}  # 只看股票数超过100只的地区
@@ -87,12 +93,20 @@ def _restates(tokens: list[Token], index: int, screen: Screen) -> bool:
     if token.kind == "yoy":  # revenue growth yoy: the growth rate is already year on year
         previous = tokens[index - 1] if index > 0 else None
         return previous is not None and previous.kind == "metric" and previous.value in YOY_RATES
+    if token.kind in CROSS_NAMES and token.text in CROSS_NAMES[token.kind][0]:  # MA10下穿MA30的股票（死叉）
+        return any(_holds_technical(condition, CROSS_NAMES[token.kind][1]) for condition in screen.where)
     if token.kind in {"only", "among"}:  # only industries with more than 10 …, among ChiNext stocks
         trailing = token.kind == "only" and index == len(tokens) - 1 and index > 0  # main board only
         if trailing and tokens[index - 1].kind == "cond" and tokens[index - 1].extra.get("scope"):
             return True
         return _next_kind(tokens, index, skip=SKIPPED_BEFORE_FILTER) in FILTERS
     return False
+
+
+def _holds_technical(condition: Condition, kind: str) -> bool:
+    if isinstance(condition, BoolOp):
+        return any(_holds_technical(item, kind) for item in condition.items)
+    return isinstance(condition, Technical) and condition.kind == kind
 
 
 def _counts_streak_days(screen: Screen) -> bool:
