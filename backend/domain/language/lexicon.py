@@ -98,6 +98,8 @@ _QUARTER_PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"(\d{4})\s*年?\s*(?:第\s*)?([一二三四1-4])\s*(?:季度|季报|季)"), "yq"),
     (re.compile(r"(\d{4})\s*(?:年)?\s*q([1-4])\b"), "yq"),
     (re.compile(r"\bq([1-4])\s*(?:of\s+)?(\d{4})\b"), "qy"),
+    # Q3'25 / Q3 '25: a year written with its last two digits after an apostrophe
+    (re.compile(r"\bq([1-4])\s*['’](\d{2})\b"), "qyy"),
     (re.compile(r"(\d{4})\s*年?\s*(?:中报|半年报|半年度)"), "yh"),
     # 前三季度 / first nine months: the Q3 report, year-to-date as stored
     (re.compile(r"(\d{4})\s*年?\s*前\s*[三3]\s*(?:个)?季度"), "y9m"),
@@ -105,6 +107,7 @@ _QUARTER_PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"(\d{4})\s*年?\s*(?:年报|年度报告|全年|年度)"), "ya"),
     (re.compile(r"(\d{4})\s*(?:half year|half yearly|interim|semi annual)\b"), "yh"),
     (re.compile(r"\b(?:fy|fiscal year|fiscal|full year|full-year)\s*(\d{4})\b"), "ay"),
+    (re.compile(r"\bfy\s*['’]?(\d{2})\b"), "ayy"),  # FY24 / FY'24
     (re.compile(r"(\d{4})\s*(?:fiscal year|fiscal|fy)\b"), "ya"),
     # a quarter's report without its year (三季报, 中报, the Q3 report): the latest one of that quarter
     (re.compile(r"(?<![\d年前])(?:第\s*)?([一二三四1-4])\s*(?:季报|季度报告|季度财报)"), "q"),
@@ -479,13 +482,17 @@ def _match_period(text: str, pos: int) -> tuple[int, Token] | None:
             period_year, quarter = int(groups[0]), _cn_quarter(groups[1])
         elif shape == "qy":
             period_year, quarter = int(groups[1]), int(groups[0])
+        elif shape == "qyy":
+            period_year, quarter = 2000 + int(groups[1]), int(groups[0])
+        elif shape == "ayy":
+            period_year, quarter = 2000 + int(groups[0]), 4
         elif shape == "yh":
             period_year, quarter = int(groups[0]), 2
         elif shape == "y9m":
             period_year, quarter = int(groups[0]), 3
         else:
             period_year, quarter = int(groups[0]), 4
-        kind = "annual" if shape in {"ya", "ay"} else "quarter"
+        kind = "annual" if shape in {"ya", "ay", "ayy"} else "quarter"
         return found.end(), Token(
             "period", {"year": period_year, "quarter": quarter, "kind": kind}, found.group(0), pos
         )
@@ -527,6 +534,9 @@ def _read_unit(text: str, pos: int, lexicon: Lexicon) -> tuple[int, list[tuple[s
         # an English letter unit must be separated from the next word ("5 m" yes, "5 ma" no)
         units.append(best[1])
         cursor = probe + len(best[0])
+
+
+_PERCENT_OF = re.compile(r" *of ")
 
 
 def _match_number(text: str, pos: int, lexicon: Lexicon) -> tuple[int, Token] | None:
@@ -571,6 +581,8 @@ def _match_number(text: str, pos: int, lexicon: Lexicon) -> tuple[int, Token] | 
         else:
             unit_kind = kind
     extra: dict[str, Any] = {"unit": unit_kind, "factor": factor, "scaled": scaled}
+    if unit_kind == "percent" and _PERCENT_OF.match(text, unit_end):
+        extra["of"] = True  # 60% of total market cap: a part of the figure named next ('of' stays filler)
     return unit_end, Token("number", value, text[pos:unit_end], pos, extra)
 
 
@@ -581,6 +593,15 @@ def _mend_phrase_typos(text: str, lexicon: Lexicon) -> str:
         return lexicon.mend_in_phrase(found.group(0)) or found.group(0)
 
     return _ALPHA_WORD.sub(mended, text)
+
+
+# 4+ limit-up days, industries with 50+ stocks: a count followed by a plus sign is "at least" that count
+_AT_LEAST_PLUS = re.compile(r"(?<![a-z0-9_.])(\d+(?:\.\d+)?)\s*\+(?![a-z0-9_.+])")
+
+
+def _plus_as_at_least(text: str) -> str:
+    said = "至少" if not text.isascii() else "at least "
+    return _AT_LEAST_PLUS.sub(lambda found: f"{said}{found.group(1)}", text)
 
 
 # a year said with two digits (25年一季报, 24年12月, 25年上半年): 20xx when a period of that year follows,
@@ -623,7 +644,8 @@ def tokenize(
     question: str, lexicon: Lexicon, stock_codes: dict[str, str], latest: date | None = None
 ) -> list[Token]:
     """The question's tokens; `latest` (the data's last day) dates a month or day said without its year."""
-    text = _years_before_since(_full_years(_mend_phrase_typos(normalize_text(question), lexicon)), latest)
+    said = _plus_as_at_least(normalize_text(question))
+    text = _years_before_since(_full_years(_mend_phrase_typos(said, lexicon)), latest)
     tokens: list[Token] = []
     pos = 0
     unknown_start = -1

@@ -135,8 +135,9 @@ def _compare(build: QueryBuild, condition: Compare, time: TimeSpec) -> exp.Expr:
 
 def _ratio(build: QueryBuild, condition: Compare, time: TimeSpec) -> exp.Expr:
     """One measure in % of another (流通股占总股本比例低于60%): 100 × A ÷ B on one day or report
-    period. Over a window only a day's extremes have one reading — the window's highest high over
-    its lowest low (近30天最高价比最低价高出120%); any other pair over a window is not read."""
+    period, each its own (FY2024 EPS in % of FY2023's). Over a window only a day's extremes have one
+    reading — the window's highest high over its lowest low (近30天最高价比最低价高出120%); any
+    other pair over a window is not read."""
     assert condition.other is not None
     if condition.other not in build.model.metrics:
         raise CompileError(f"unknown attribute {condition.other!r}")
@@ -146,7 +147,11 @@ def _ratio(build: QueryBuild, condition: Compare, time: TimeSpec) -> exp.Expr:
         if condition.other_time
         else part_time
     )
-    over_window = is_window(part_time) or is_window(whole_time)
+    metrics = build.model.metrics
+    # a report figure's period (FY2024 against FY2023) is one value per stock, never a window of days
+    over_window = (is_window(part_time) and metrics[condition.metric].kind == "daily") or (
+        is_window(whole_time) and metrics[condition.other].kind == "daily"
+    )
     aggs = (
         (WINDOW_EXTREMES.get(condition.metric), WINDOW_EXTREMES.get(condition.other))
         if over_window

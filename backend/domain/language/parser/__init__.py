@@ -19,6 +19,7 @@ from backend.domain.language.parser.benchmarks import benchmark_comparison
 from backend.domain.language.parser.comparisons import (
     bare_price,
     compare,
+    doubled_between_periods,
     elided_subject,
     multiple_of_measure,
     part_of,
@@ -104,6 +105,7 @@ GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
     multiple_of_measure,
     shared_comparison,
     swing,
+    doubled_between_periods,
     part_of,
     bare_price,
     compare,

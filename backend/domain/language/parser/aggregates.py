@@ -256,6 +256,9 @@ def counts_each(model: SemanticModel, tokens: list[Token], i: int) -> Match | No
         while _restates_each(tokens, j):  # 上涨和下跌家数分别是多少: one count each, as read
             j += 1
         return j - i, _counts((tokens[i], moved))
+    listed_count = _count_listed_after_figure(tokens, i)
+    if listed_count is not None:
+        return listed_count
     if kind_at(tokens, i) == "count":  # how many stocks rose and how many fell
         first = i + 1 + (kind_at(tokens, i + 1) == "count_unit")
         scopes: list[Token] = []
@@ -277,6 +280,22 @@ def counts_each(model: SemanticModel, tokens: list[Token], i: int) -> Match | No
         if _counted(tokens, first) and pair and _counted(tokens, second):
             return second + 1 - i, [*scopes, *_counts((tokens[first], tokens[second])), *said_on]
     return None
+
+
+def _count_listed_after_figure(tokens: list[Token], i: int) -> Match | None:
+    """average P/B and how many names trade below book, average PE and number of loss-making companies:
+    a count listed after another figure counts
+    the stocks its own condition names (countIf); the figure before it stays over every stock."""
+    after_figure = kind_at(tokens, i - 2) == "aggmetric" and kind_at(tokens, i - 1) in {"and", "to"}
+    if kind_at(tokens, i) != "count" or tokens[i].extra or not after_figure:
+        return None
+    first = i + 1 + (kind_at(tokens, i + 1) == "count_unit")
+    if not _counted(tokens, first):
+        return None
+    end = first + 1 + (kind_at(tokens, first + 1) == "count_unit")  # number of loss-making companies
+    if kind_at(tokens, end) not in {"", "timespec", "per", "dim", "groupby"}:
+        return None  # more said after the condition: not read here
+    return end - i, [synthetic("count", None, tokens[i:end], where=tokens[first].value)]
 
 
 def _says_each(tokens: list[Token]) -> bool:

@@ -8,7 +8,7 @@ Anything left that is not harmless refuses the question with the words that coul
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from backend.domain.language.ir import (
     WINDOW_MEASURES,
@@ -29,6 +29,7 @@ from backend.domain.language.parser.composition import (
     LIST_DIMENSIONS,
     group_lists,
     groups_by_aggregate_comparison,
+    one_report_figure,
     rank_subset,
     refuse_groups_without_aggregate,
     take_share_and_averages_over_scope,
@@ -97,7 +98,7 @@ def assemble(
     _nest_first_ranking(found)
     _order_groups_by_window_aggregate(screen, found)
     _order_groups_by_own_figure(model, screen, found)
-    _choose_group(screen, found, reading)
+    _choose_group(model, screen, found, reading)
     _refuse_periods_without_aggregate(tokens, found)
     _refuse_group_filters_without_groups(tokens, found)
     _order_each_stock_by_window_aggregate(model, screen)
@@ -113,7 +114,7 @@ def assemble(
         reading,
     )
     _limit_per_group(screen)
-    conditions = _aggregate_compares_to_having(screen, conditions)
+    conditions = _aggregate_compares_to_having(model, screen, conditions, found.times)
     screen.where = _combine(conditions)
     said_aggregates = bool(screen.aggregates)  # before a bare figure becomes each named group's total
     _each_named_group_figure(model, tokens, screen, found)
@@ -428,7 +429,7 @@ def _each_named_group_figure(
         screen.outputs = []
 
 
-def _choose_group(screen: Screen, found: _Collected, reading: Reading) -> None:
+def _choose_group(model: SemanticModel, screen: Screen, found: _Collected, reading: Reading) -> None:
     """A dimension word groups when something is aggregated; otherwise it is shown."""
     ordered_by_aggregate = _orders_by_aggregate(screen)
     if found.per_day and screen.group_by is None and (screen.aggregates or ordered_by_aggregate):
@@ -436,7 +437,8 @@ def _choose_group(screen: Screen, found: _Collected, reading: Reading) -> None:
     conditions = [condition for condition, _is_scope, _connector in found.conditions]
     aggregated = screen.aggregates or screen.having or ordered_by_aggregate
     times = [token.value for token in found.times]
-    grouping = aggregated or (found.dims and groups_by_aggregate_comparison(conditions, times, reading))
+    compared = found.dims and groups_by_aggregate_comparison(model, conditions, times, reading)
+    grouping = aggregated or compared
     for dim in found.dims:
         if screen.group_by is None and grouping:
             screen.group_by = dim
@@ -498,13 +500,30 @@ def _limit_per_group(screen: Screen) -> None:
         screen.per_group_limit, screen.limit = screen.limit, None
 
 
-def _aggregate_compares_to_having(screen: Screen, conditions: list[PlacedCondition]) -> list[PlacedCondition]:
-    """With groups, a comparison on an aggregate (平均市盈率低于20的行业) filters the groups."""
+def _aggregate_compares_to_having(
+    model: SemanticModel, screen: Screen, conditions: list[PlacedCondition], times: list[Token]
+) -> list[PlacedCondition]:
+    """With groups, a comparison on an aggregate (平均市盈率低于20的行业) filters the groups. A report
+    period said inside the average (an average FY2024 ROE above 9%) is the question's period: the
+    groups' figures are read at it (with another time said too, which one the groups take is unsaid)."""
     if not screen.group_by:
         return conditions
     kept = []
     for condition, is_scope, connector in conditions:
-        if isinstance(condition, Compare) and condition.agg and (condition.time is None):
+        own_period = (
+            isinstance(condition, Compare)
+            and condition.time is not None
+            and one_report_figure(model, condition.metric, condition.time)
+        )
+        if isinstance(condition, Compare) and condition.agg and own_period and condition.time is not None:
+            if times or screen.time not in (TimeSpec(), condition.time):
+                raise NotUnderstood(
+                    f"the average {condition.metric} has a period of its own beside another time: "
+                    "say which period the groups' figures are for"
+                )
+            screen.time = condition.time
+            screen.having.append(replace(condition, time=None))
+        elif isinstance(condition, Compare) and condition.agg and condition.time is None:
             screen.having.append(condition)
         else:
             kept.append((condition, is_scope, connector))

@@ -20,6 +20,7 @@ from backend.domain.language.ir import (
 )
 from backend.domain.language.lexicon import Token
 from backend.domain.language.parser.composition import LIST_DIMENSIONS
+from backend.domain.language.parser.errors import NotUnderstood
 from backend.domain.language.parser.rewriting import Match, kind_at, metric_of, synthetic
 from backend.domain.language.parser.sustained import period_count
 from backend.domain.language.semantic import Metric, SemanticModel
@@ -69,6 +70,48 @@ def swing(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     ]
 
 
+def doubled_between_periods(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """[at least / more than] doubled [their] [full-year] EPS in 2024 vs 2023: the figure of the
+    first period at least twice (more than twice) that of the second, which must be positive (a loss
+    that deepens is no doubling) — one report figure, two periods, any figure (EPS has no stored
+    growth rate)."""
+    said_op = kind_at(tokens, i) == "cmp" and tokens[i].value in OPS_ORDERED
+    j = i + said_op
+    if kind_at(tokens, j) != "doubled" or (said_op and tokens[i].value not in {">", ">="}):
+        return None
+    dated_before = kind_at(tokens, j + 1) == "timespec" and not _yearless_annual(tokens, j + 1)
+    k = j + 1 + (kind_at(tokens, j + 1) == "timespec")  # full-year EPS / Q3 2025 revenue
+    if kind_at(tokens, k) != "metric" or model.metrics[str(tokens[k].value)].kind != "report":
+        return None
+    periods = [k + 1] if dated_before else [k + 1, k + 2]  # Q3 2025 revenue vs Q3 2024 / EPS in 2024 vs 2023
+    if any(kind_at(tokens, p) != "timespec" for p in periods):
+        return None
+    later = tokens[j + 1].value if dated_before else tokens[k + 1].value
+    earlier = _as_annual(tokens[periods[-1]].value)
+    metric, op = str(tokens[k].value), (str(tokens[i].value) if said_op else ">=")
+    factor = 100 + float(tokens[j].value)  # doubled: 200% of the earlier figure
+    grown = Compare(metric, op, factor, other=metric, ratio=True, time=_as_annual(later), other_time=earlier,
+                    text=tokens[j].text)  # fmt: skip
+    base = Compare(metric, ">", 0.0, time=earlier, text="0")
+    end = periods[-1] + 1
+    return end - i, [
+        synthetic("cond", grown, tokens[i : end - 1]),
+        synthetic("cond", base, tokens[end - 1 : end]),
+    ]
+
+
+def _as_annual(time: TimeSpec) -> TimeSpec:
+    """A bare year beside a report figure is that year's annual report (2024 vs 2023: FY2024, FY2023)."""
+    return TimeSpec("annual", year=time.year) if time.label == "year" else time
+
+
+def _yearless_annual(tokens: list[Token], k: int) -> bool:
+    """full-year / annual said with no year of its own (the years follow the figure)."""
+    if kind_at(tokens, k) != "timespec":
+        return False
+    return bool(tokens[k].value.label == "annual" and tokens[k].value.year is None)
+
+
 def _profit_sign(tokens: list[Token], k: int) -> str | None:
     """'<' for a loss (a loss, loss-making), '>' for a profit (a profit, profitable)."""
     token = tokens[k] if 0 <= k < len(tokens) else None
@@ -88,6 +131,8 @@ def part_of(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     in % of another of the same unit, read on the same day or report period; 最高价比最低价高出10%以上
     is the same ratio above 110%."""
     said = [kind_at(tokens, k) for k in range(i, i + 3)]
+    if said == ["metric", "cmp", "number"]:
+        return _percent_of(model, tokens, i)
     if said not in (["metric", "part_of", "metric"], ["metric", "than", "metric"]):
         return None
     part, whole = model.metrics[str(tokens[i].value)], model.metrics[str(tokens[i + 2].value)]
@@ -102,6 +147,24 @@ def part_of(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     condition = Compare(part.key, tokens[j].value, float(tokens[j + 1].value), other=whole.key, ratio=True,
                         text=tokens[j + 1].text)  # fmt: skip
     return j + 2 - i, [synthetic("cond", condition, tokens[i : j + 2])]
+
+
+def _percent_of(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """float market cap under 60% of total market cap: the part cmp N% of the whole (same table and
+    unit), the ratio read as in 流通市值占总市值比例低于60%."""
+    number = tokens[i + 2]
+    if not number.extra.get("of") or kind_at(tokens, i + 3) != "metric":
+        return None
+    if tokens[i + 1].value not in OPS_ORDERED:
+        return None
+    part, whole = model.metrics[str(tokens[i].value)], model.metrics[str(tokens[i + 3].value)]
+    if part.table != whole.table or part.unit_kind != whole.unit_kind:
+        raise NotUnderstood(
+            f"'{number.text} of {tokens[i + 3].text}': a part of a figure read apart or in another unit"
+        )
+    condition = Compare(part.key, tokens[i + 1].value, float(number.value), other=whole.key, ratio=True,
+                        text=number.text)  # fmt: skip
+    return 4, [synthetic("cond", condition, tokens[i : i + 4])]
 
 
 def _ratio_above(tokens: list[Token], i: int, part: str, whole: str) -> Match | None:
@@ -404,10 +467,21 @@ def _at_least_after(tokens: list[Token], k: int) -> bool:
     return kind_at(tokens, k) == "cmp" and tokens[k].value == ">=" and kind_at(tokens, k + 1) != "number"
 
 
+def _doubles_a_figure(model: SemanticModel, tokens: list[Token], i: int) -> bool:
+    """[more than] doubled + [a period] + a report figure: the company doubled that figure."""
+    j = i + (kind_at(tokens, i) == "cmp")
+    if kind_at(tokens, j) != "doubled":
+        return False
+    k = j + 1 + (kind_at(tokens, j + 1) == "timespec")
+    return kind_at(tokens, k) == "metric" and model.metrics[str(tokens[k].value)].kind == "report"
+
+
 def single_word_conditions(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     """Conditions said in one word: 涨停 / limit down, 翻倍 / doubled, 盈利 / profitable."""
     if tokens[i].kind == "price_limit":  # closed at the board's daily price limit
         return 1, [synthetic("cond", Technical(str(tokens[i].value), 1), tokens[i : i + 1])]
+    if _doubles_a_figure(model, tokens, i):
+        return None  # doubled their EPS: the figure's growth, never the price (left to refuse if unread)
     if tokens[i].kind == "doubled":  # a gain of at least 100% over the question's window
         condition = Compare("pct_chg", ">=", float(tokens[i].value), text=tokens[i].text)
         used = 1 + _at_least_after(tokens, i + 1)
@@ -437,8 +511,24 @@ def single_word_conditions(model: SemanticModel, tokens: list[Token], i: int) ->
         window, kept, used = tokens[k], tokens[i + used : k], k + 1 - i
     # 单季亏损 / a TTM net loss: the quarter's own or the trailing four quarters' profit
     agg = None if window is None else ("ttm" if window.value == "ttm" else "single_quarter")
+    if window is None and _quarter_among_quarters_alone(tokens, i + used):
+        agg = "single_quarter"  # …up 50% q/q, only names with a profitable Q2: Q2 alone
     condition = Compare("n_income_attr_p", tokens[j].value, 0.0, text="0", agg=agg)
     return used, [synthetic("cond", condition, tokens[i : i + used]), *kept]
+
+
+def _quarter_among_quarters_alone(tokens: list[Token], k: int) -> bool:
+    """A profit sign said with a quarter (a profitable Q2) in a question that compares quarters alone
+    (standalone, q/q): that quarter's own profit, as the comparison reads its quarters."""
+    said_quarter = kind_at(tokens, k) == "timespec" and tokens[k].value.label == "quarter"
+    if not said_quarter or tokens[k].value.quarter == 4:
+        return False
+    return any(
+        token.kind == "cond"
+        and isinstance(token.value, Compare)
+        and token.value.agg in {"single_quarter", "qoq"}
+        for token in tokens
+    )
 
 
 def _signed_measure(model: SemanticModel, tokens: list[Token], j: int) -> tuple[str, int] | None:

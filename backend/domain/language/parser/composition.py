@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from backend.domain.language.ir import (
+    REPORT_TIME_LABELS,
     Aggregate,
     BoolOp,
     Compare,
@@ -128,20 +129,27 @@ def _is_scope(condition: Condition) -> bool:
 
 
 def groups_by_aggregate_comparison(
-    conditions: list[Condition], times: list[TimeSpec], reading: Reading
+    model: SemanticModel, conditions: list[Condition], times: list[TimeSpec], reading: Reading
 ) -> bool:
     """平均涨幅超过1%的行业: an average compared, with a dimension word, filters groups (HAVING). On one
     day it can only be an average over stocks; over a window the second reading takes each stock's
-    own average over the days (and shows the dimension)."""
+    own average over the days (and shows the dimension). A report figure of one period said inside
+    the average (an average FY2024 ROE) has one value per stock: an average over stocks too."""
     averaged = any(
         isinstance(condition, Compare)
         and condition.agg in {"avg", "sum", "median"}
-        and condition.time is None
+        and (condition.time is None or one_report_figure(model, condition.metric, condition.time))
         for condition in conditions
     )
     if not averaged:
         return False
     return all(time.is_single_day for time in times) or not reading.choose("window_average_scope")
+
+
+def one_report_figure(model: SemanticModel, metric: str, time: TimeSpec) -> bool:
+    """A report figure at one report period (FY2024 ROE): a single value per stock, never a window."""
+    known = model.metrics.get(metric)
+    return known is not None and known.kind == "report" and time.label in REPORT_TIME_LABELS
 
 
 def refuse_groups_without_aggregate(model: SemanticModel, screen: Screen) -> None:

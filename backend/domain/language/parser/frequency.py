@@ -72,6 +72,9 @@ def counted_days(model: SemanticModel, tokens: list[Token], i: int) -> Match | N
         if condition is not None and times is not None:
             frequency = Frequency(condition, tokens[i].value, times[0])
             return times[1] - i, [synthetic("cond", frequency, tokens[i : times[1]])]
+    described = _days_described(model, tokens, i)
+    if described is not None:
+        return described
     counted = _count(tokens, i)
     if counted is None:
         return None
@@ -80,6 +83,22 @@ def counted_days(model: SemanticModel, tokens: list[Token], i: int) -> Match | N
     if condition is None:
         return None
     return j + 1 - i, [synthetic("cond", Frequency(condition, op, count), tokens[i : j + 1])]
+
+
+def _days_described(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """at least 4 limit-up days / more than 10 up days: cmp N, the day's condition, then the word for
+    days (the days it held, counted)."""
+    if kind_at(tokens, i) != "cmp" or tokens[i].value not in COUNT_OPS or kind_at(tokens, i + 1) != "number":
+        return None
+    number = tokens[i + 1]
+    if not is_plain_number(number) or not float(number.value).is_integer():
+        return None
+    condition = _day_condition(model, tokens, i + 2)
+    days = kind_at(tokens, i + 3) == "tunit" and tokens[i + 3].value in {"day", "trading_day"}
+    if condition is None or not days:
+        return None
+    frequency = Frequency(condition, tokens[i].value, int(number.value))
+    return 4, [synthetic("cond", frequency, tokens[i : i + 4])]
 
 
 def every_day(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:

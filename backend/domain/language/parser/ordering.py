@@ -16,6 +16,8 @@ COUNT_SUPERLATIVES = {"most", "fewest", "最多", "最少"}  # words that rank b
 FLIPPED_ORDER = {"desc": "asc", "asc": "desc"}
 ORDERABLE = {"metric", "aggmetric", "change_word", "report_figure", "count"}
 GROWTH_RATES = {"netprofit_yoy", "or_yoy"}  # stored growth rates a direction word is said of
+# a word for the ranked stocks that says no direction of its own: the superlative before it does
+NEUTRAL_PERFORMERS = {"performers"}
 DAY_COUNT_ORDER = "agg:trading_days:"  # stocks ranked by their count of days (aggregates.py)
 
 
@@ -211,8 +213,8 @@ def _rank_then_metric(model: SemanticModel, tokens: list[Token], i: int) -> Matc
         j += 1
     if kind_at(tokens, j) == "gainers":
         direction = tokens[j].value if token.kind != "bottom" else "asc"
-        if token.kind == "super":  # biggest losers = the largest declines
-            direction = tokens[j].value
+        if token.kind == "super":  # biggest losers = the largest declines; worst performers: the lowest
+            direction = token.value if tokens[j].text in NEUTRAL_PERFORMERS else tokens[j].value
         metric_token = Token("metric", "pct_chg", tokens[j].text, tokens[j].start)
         return j + 1 - i, [_order_token(model, metric_token, direction, limit, window, tokens[i : j + 1])]
     if kind_at(tokens, j) in {"per", "order"} and kind_at(tokens, j + 1) in ORDERABLE:

@@ -92,9 +92,19 @@ def _governed(
     candidates: list[int], starts: list[int], bounds: list[int], position: int, token: Token
 ) -> list[int]:
     """The conditions a time governs: in Chinese those after it up to the next time, in English
-    those before it back to the previous one."""
+    those before it back to the previous one (a time opening the question, before any figure, the
+    figures after it)."""
     if token.text.isascii():
+        if position == 0 and len(bounds) > 1 and not any(starts[k] < token.start for k in candidates):
+            # Q3'25 net profit up 50% q/q, only names with a profitable Q2: a time opening the
+            # question governs what follows it, but the last figure before the next time (that one's)
+            after = [k for k in candidates if token.start < starts[k] < bounds[1]]
+            return after[:-1]
         previous = bounds[position - 1] if position > 0 else -1
+        opener = position == 1 and not any(starts[k] < bounds[0] for k in candidates)
+        if opener:  # the opening time took all but the last figure before this one
+            before = [k for k in candidates if previous < starts[k] < token.start]
+            return before[-1:]
         return [k for k in candidates if previous < starts[k] < token.start]
     following = bounds[position + 1] if position + 1 < len(bounds) else max([*starts, token.start]) + 1
     return [k for k in candidates if token.start < starts[k] < following]
