@@ -51,7 +51,7 @@ TECHNICAL_KINDS = (
     "up_streak", "down_streak", "volume_surge", "ma_golden_cross", "ma_death_cross", "limit_up", "limit_down",
     "volume_up_streak", "volume_down_streak", "ma_bull_stack", "ma_bear_stack", "ma_over_ma", "ma_under_ma",
     "gap_up", "gap_down", "gap_up_unfilled", "gap_down_unfilled", "ma_gap", "volume_n_day_high",
-    "volume_n_day_low",
+    "volume_n_day_low", "amount_n_day_high", "amount_n_day_low",
 )  # fmt: skip
 SCOPE_KINDS = (
     "exchange",

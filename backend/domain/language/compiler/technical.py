@@ -24,7 +24,14 @@ from backend.domain.language.compiler.state import QueryBuild
 from backend.domain.language.context import LanguageContext
 from backend.domain.language.ir import Technical
 
-BAR_COLUMNS = ("ts_code", "trade_date", "open", "high", "low", "close", "pct_chg", "vol")
+BAR_COLUMNS = ("ts_code", "trade_date", "open", "high", "low", "close", "pct_chg", "vol", "amount")
+# kind → the bar column whose N-day high / low it tests (成交量创60日新高, 成交额创120日新高)
+MEASURE_EXTREMES = {
+    "volume_n_day_high": ("vol", True),
+    "volume_n_day_low": ("vol", False),
+    "amount_n_day_high": ("amount", True),
+    "amount_n_day_low": ("amount", False),
+}
 # gaps: (the day's price that must clear the gap, the previous bar's price it clears, above or below)
 GAPS = {
     "gap_up": ("open", "high", True),
@@ -138,12 +145,13 @@ def technical_stocks(build: QueryBuild, technical: Technical) -> exp.Query:
         tests.append(exp.GTE(this=today_close, expression=call("max", col("close"))))
     elif kind == "n_day_low":
         tests.append(exp.LTE(this=today_close, expression=call("min", col("close"))))
-    elif kind in {"volume_n_day_high", "volume_n_day_low"}:  # 成交量创60日新高: the day's volume
-        today_vol = call("anyIf", col("vol"), rn_eq(1))
-        if kind == "volume_n_day_high":
-            tests.append(exp.GTE(this=today_vol, expression=call("max", col("vol"))))
+    elif kind in MEASURE_EXTREMES:  # 成交量创60日新高: the day's volume against its last N bars'
+        column, high = MEASURE_EXTREMES[kind]
+        today_value = call("anyIf", col(column), rn_eq(1))
+        if high:
+            tests.append(exp.GTE(this=today_value, expression=call("max", col(column))))
         else:
-            tests.append(exp.LTE(this=today_vol, expression=call("min", col("vol"))))
+            tests.append(exp.LTE(this=today_value, expression=call("min", col(column))))
     elif kind == "up_streak":
         tests.append(exp.GT(this=call("min", col("pct_chg")), expression=number(0)))
     elif kind == "down_streak":

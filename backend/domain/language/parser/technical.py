@@ -289,10 +289,14 @@ def named_moving_average(model: SemanticModel, tokens: list[Token], i: int) -> M
     return 1, [span, Token("ma", "ma", token.text, token.start)]
 
 
+# the day's measures whose own N-day high / low a test reads: metric → the test's prefix
+BAR_MEASURES = {"vol": "volume", "amount": "amount"}
+
+
 def new_high_low(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
-    """创60日新高 / hit a 52-week low / made a new 20-day closing high; 成交量创60日新高: the volume's
-    own N-day high (volume_n_day_high), never the close's."""
-    if kind_at(tokens, i) == "metric" and tokens[i].value == "vol":
+    """创60日新高 / hit a 52-week low / made a new 20-day closing high; 成交量创60日新高 / 成交额创120日新高:
+    the volume's (traded value's) own N-day high (volume_n_day_high, amount_n_day_high), never the close's."""
+    if kind_at(tokens, i) == "metric" and tokens[i].value in BAR_MEASURES:
         # a count said between (成交量至少3次创20日新高) stays before the test, for counted_days
         counted = kind_at(tokens, i + 1) == "cmp" and kind_at(tokens, i + 2) == "number"
         counted = counted and kind_at(tokens, i + 3) == "occurrence"
@@ -301,10 +305,11 @@ def new_high_low(model: SemanticModel, tokens: list[Token], i: int) -> Match | N
         if found is None:
             return None
         end, kind, n = found
-        test = synthetic("cond", Technical(f"volume_{kind}", n), [tokens[i], *tokens[start:end]])
+        measured = Technical(f"{BAR_MEASURES[tokens[i].value]}_{kind}", n)
+        test = synthetic("cond", measured, [tokens[i], *tokens[start:end]])
         return end - i, [*tokens[i + 1 : start], test]
     if kind_at(tokens, i - 1) == "metric" and tokens[i - 1].value not in PRICE_MOVE_METRICS:
-        return None  # 成交额创120日新高: the high of a measure no test reads (left unread, refused)
+        return None  # 换手率创60日新高: the high of a measure no test reads (left unread, refused)
     found = _high_or_low(tokens, _after_price_metric(tokens, i))
     if found is None:
         return None
