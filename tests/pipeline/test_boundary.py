@@ -68,3 +68,24 @@ def test_a_move_compared_with_zero(
 ) -> None:
     sql = f"SELECT ts_code FROM market.daily WHERE trade_date = {LATEST} AND pct_chg {op} 0"
     assert _verdicts(demo_store, question, sql) == verdicts
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How many stocks traded on every one of the last 60 days without ever falling more than 5% in a day?",
+        "近60个交易日从未跌幅超过5%的股票有多少只",
+    ],
+)
+def test_a_negated_threshold_is_not_judged(demo_store: MarketStore, question: str) -> None:
+    # the complement (min >= -5) and the negated condition (countIf(< -5) = 0) are both right
+    for having in ("min(pct_chg) >= -5", "countIf(pct_chg < -5) = 0"):
+        sql = f"SELECT count() FROM (SELECT ts_code FROM market.daily GROUP BY ts_code HAVING {having})"
+        assert [kind for kind, _ in _verdicts(demo_store, question, sql)] == []
+
+
+def test_a_threshold_not_negated_is_still_judged(demo_store: MarketStore) -> None:
+    sql = "SELECT count() FROM (SELECT ts_code FROM market.daily GROUP BY ts_code HAVING min(pct_chg) >= -5)"
+    assert [kind for kind, _ in _verdicts(demo_store, "近60个交易日每天跌幅都超过5%的股票有多少只", sql)] == [
+        "boundary"
+    ]

@@ -8,6 +8,9 @@
 - **a move's boundary**: rose / 上涨 / closed higher is pct_chg > 0, fell / 下跌 is pct_chg < 0 — an
   unchanged stock is neither. pct_chg >= 0 where the question asks who rose is judged the same way.
   A move the other way (pct_chg < 0 where only a rise is asked) fails without data.
+- **a negated threshold** (without ever falling more than 5%, 从未跌超5%) is not judged: the SQL may
+  write the negated condition (countIf(pct_chg < -5) = 0, strict) or its complement (min(pct_chg) >= -5,
+  not strict), and both are right.
 
 Both read only the question's constraints and text, the candidate's tree and the data — never another
 check's verdict.
@@ -51,6 +54,10 @@ _FALL = re.compile(
     r"|\b(?:fell|fall|falls|fallen|falling|closed? lower|closed? down|declined|down days?)\b"
 )
 _NEGATION = re.compile(r"(?:不|没有?|未|从未|\b(?:not|never|no|didn't|did not)\b)\s*$")
+# A negation earlier in the number's clause (without ever falling more than 5%, 从未跌幅超过5%).
+_NEGATED_CLAUSE = re.compile(
+    r"(?:没有|没|从未|未曾|不曾|从不|\b(?:without|never|not|no|didn't|did not)\b)[^,.;，。；]*$"
+)
 _NUMBER_AFTER = re.compile(
     r"^\s*(?:了|幅度|幅)?\s*(?:超过|大于|高于|低于|小于|不到|逾|more|over|above|below|by|at least|\d)"
 )
@@ -87,13 +94,21 @@ def _comparisons(tree: exp.Expr) -> list[tuple[int, exp.Binary, exp.Expr, float,
     return found
 
 
-def _wrong_boundaries(constraints: Sequence[Constraint], sql: Sql, rise: bool, fall: bool) -> set[int]:
+def _negated(question: str, constraint: Constraint) -> bool:
+    """The number's clause is under a negation: its condition or the complement may be written."""
+    before = question[: constraint.span.start].lower()
+    return _NEGATED_CLAUSE.search(before[-40:]) is not None
+
+
+def _wrong_boundaries(
+    question: str, constraints: Sequence[Constraint], sql: Sql, rise: bool, fall: bool
+) -> set[int]:
     """Indexes of the comparisons that keep a boundary the other way from the question."""
     comparisons = _comparisons(sql.tree)
     wrong: set[int] = set()
     for constraint in constraints:
         detail = constraint.detail
-        if not isinstance(detail, NumberDetail) or detail.strict is None:
+        if not isinstance(detail, NumberDetail) or detail.strict is None or _negated(question, constraint):
             continue
         targets = detail.boundary_targets()
         at = [c for c in comparisons if any(close(c[3], target) for target in targets)]
@@ -162,7 +177,7 @@ def boundary_check(
     question: str, constraints: Sequence[Constraint], sql: Sql, reader: MarketReader, lang: Lang
 ) -> CheckResult | None:
     rise, fall = _moves(question)
-    wrong = _wrong_boundaries(constraints, sql, rise, fall)
+    wrong = _wrong_boundaries(question, constraints, sql, rise, fall)
     if not wrong:
         return None
     started = time.perf_counter()

@@ -52,6 +52,7 @@ class Kind(StrEnum):
     PRICE_ORDER = "price_order"
     TRADING_DAYS = "trading_days"
     GAP_SIZE = "gap_size"
+    SHARED_THRESHOLD = "shared_threshold"
 
 
 class Outcome(StrEnum):

@@ -177,6 +177,7 @@ TREE_ONLY_KINDS = frozenset(
         Kind.GROUP_SUBJECT,
         Kind.TRADING_DAYS,
         Kind.GAP_SIZE,
+        Kind.SHARED_THRESHOLD,
     }
 )
 # Kinds the reading turns into the reverse checks' filters, scopes, ranking, aggregate, count, group
@@ -537,6 +538,10 @@ def read(
         elif isinstance(detail, CountDetail):
             if detail.over_top:
                 gaps.append(f"a count over a ranking: {constraint.span.text}")
+                continue
+            if detail.items > 1:
+                # how many rose and how many fell: each count has its own condition, not all of them
+                gaps.append(f"several counts side by side: {constraint.span.text}")
                 continue
             count = True
         elif isinstance(detail, PerGroupDetail):

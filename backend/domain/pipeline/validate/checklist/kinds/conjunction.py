@@ -37,9 +37,9 @@ class ConjunctionDetail:
 
     def check(self, sql: Sql) -> Finding:
         for node in sql.nodes():
-            if not isinstance(node, exp.Or) or not _filters(node):
+            if not isinstance(node, exp.Or) or not decides_rows(node):
                 continue
-            sides = [columns_of(branch) & self.columns for branch in _branches(node)]
+            sides = [columns_of(branch) & self.columns for branch in or_branches(node)]
             named = [side for side in sides if side]
             if len(named) >= 2 and len(set().union(*named)) >= 2:
                 joined = " OR ".join(sorted("/".join(sorted(side)) for side in named))
@@ -50,15 +50,15 @@ class ConjunctionDetail:
         return passed(f"no OR sets the conditions on {', '.join(sorted(self.columns))} apart")
 
 
-def _branches(node: exp.Expr) -> list[exp.Expr]:
+def or_branches(node: exp.Expr) -> list[exp.Expr]:
     """The operands of a chain of ORs (a OR b OR c)."""
     node = node.this if isinstance(node, exp.Paren) else node
     if isinstance(node, exp.Or):
-        return [*_branches(node.this), *_branches(node.expression)]
+        return [*or_branches(node.this), *or_branches(node.expression)]
     return [node]
 
 
-def _filters(node: exp.Expr) -> bool:
+def decides_rows(node: exp.Expr) -> bool:
     """Whether the OR decides which rows are kept: under AND/OR only, up to a WHERE, HAVING or ON."""
     parent = node.parent
     while isinstance(parent, _CONNECTIVES):

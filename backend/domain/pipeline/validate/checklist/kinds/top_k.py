@@ -59,7 +59,8 @@ _EXPLICIT = (
         rf"(?P<sup>前)\s*(?P<n>{COUNT})(?![\d零一二两三四五六七八九十百千])(?!{_TIME_UNIT})\s*(?:名|只|个|家|支)?"
     ),
     re.compile(rf"(?P<sup>{_SUPERLATIVE_ZH})\s*的?\s*(?P<n>{COUNT})\s*(?:只|个|家|支|名)"),
-    re.compile(rf"\b(?P<sup>top|bottom)\s+(?P<n>{COUNT})\b(?!{_TIME_UNIT})"),
+    # a superlative before its count: top 10, the worst 10 performers, best 5 stocks
+    re.compile(rf"\b(?P<sup>top|bottom|worst|best)\s+(?P<n>{COUNT})\b(?!{_TIME_UNIT})"),
     # "the 3 largest", "its three largest stocks", "which 5 areas (regions of registration) have the most"
     re.compile(
         rf"(?:^|\b(?:the|which|what|its|their)\s+)(?P<n>{COUNT})\s+(?!{_TIME_UNIT})"
@@ -77,7 +78,8 @@ _IMPLICIT = (
 # "the most stocks" ranks by a count of rows; "most" before anything else is an adjective's degree.
 _COUNTED = re.compile(r"\s+(?:\w+\s+)?(?:stocks|companies|firms|shares|constituents|members|listings)\b")
 # "gainers" and "losers" name the metric with the superlative: the biggest losers fell the most.
-_MOVERS = re.compile(r"\s*(?P<word>gainers?|losers?|decliners?|advancers?)\b")
+# "performers" ranks by the gain too: the worst performers gained the least.
+_MOVERS = re.compile(r"\s*(?P<word>gainers?|losers?|decliners?|advancers?|performers?)\b")
 _TIE_BREAKS = {"ts_code", "name", "symbol", "con_code"}
 _PICKS_ONE = {"argmax", "argmin", "max", "min"}
 
@@ -227,7 +229,9 @@ def extract(question: Question) -> list[Constraint]:
             # the groups ranked are not also the groups each ranking runs within
             group = owners[0] if len(owners) == 1 and not ranks_groups else ""
             taken.append(range(match.start(), match.end()))
-            detail = _detail(question, k, match["sup"], match.start(), match.end("sup"), group, ranks_groups)
+            # the metric is read after the superlative, or after a count that follows it (worst 10 performers)
+            end = max(match.end("sup"), match.end("n")) if "n" in match.groupdict() else match.end("sup")
+            detail = _detail(question, k, match["sup"], match.start(), end, group, ranks_groups)
             span = question.span(match.start(), match.end())
             order = {True: "降序", False: "升序", None: ""}[detail.descending]
             order_en = {True: "descending", False: "ascending", None: "ranked"}[detail.descending]

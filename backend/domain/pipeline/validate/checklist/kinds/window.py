@@ -59,6 +59,12 @@ _PATTERNS = (
     (re.compile(r"(?<![a-z])ma\s?(?P<n>\d+)(?![\d.])(?P<unit>)"), True),
 )
 _MOVING = re.compile(r"均线|(?<![a-z])ma|moving average")
+# An average taken right after the window (过去5日平均成交量, 20日均量, the past 5 days' average): an
+# average over N bars, whose frame, when it is one, holds N rows.
+_AVERAGED_AFTER = re.compile(r"\s*(?:的\s*)?(?:平均|均量|均价|均值)|'?s?\s+average\b")
+# Today's figure against the average of the days before it (今天成交量达到过去5日平均…).
+_TODAY_NAMED = re.compile(r"今天|今日|当日|\btoday\b")
+_PAST = re.compile(r"过去|past")
 _TRADING_UNIT = re.compile(r"交易日|trading|session")
 _PREVIOUS = re.compile(r"前|previous|prior")
 # A rise on each period over the one before it (每天都比前一天高, each year higher than the year before).
@@ -94,7 +100,7 @@ class WindowDetail:
     moving: bool = False  # a moving average (MA20, 20日均线): its frame, when it is one, holds N rows
 
     def check(self, sql: Sql) -> Finding:
-        framed = self._frame(sql) if self.bars else None
+        framed = self._frame(sql) if self.bars or self.moving else None
         if framed is not None:
             return framed
         if (
@@ -129,11 +135,18 @@ class WindowDetail:
         frames = _rows_frames(sql)
         fitting = [frame for frame in frames if frame[0] == self.count]
         averages = _average_frames(sql) if self.moving else []
-        if averages and self.count not in averages:
+        if averages and self.count not in [rows for rows, _ in averages]:
             return failed(
                 Attribution.TIME_SCOPE,
-                f"the moving averages are taken over {', '.join(map(str, sorted(set(averages))))} rows; "
-                f"the question's average is over {self.count} bars",
+                f"the moving averages are taken over {', '.join(sorted({str(r) for r, _ in averages}))} "
+                f"rows; the question's average is over {self.count} bars",
+            )
+        if not self.previous and averages and not any(now for rows, now in averages if rows == self.count):
+            # an N-day moving average is the N bars up to the day itself, not the N before it
+            return failed(
+                Attribution.TIME_SCOPE,
+                f"every {self.count}-row average ends before the current row: the day itself is left out "
+                f"of its {self.count}-day moving average",
             )
         if not fitting:
             off = sorted({rows for rows, _ in frames if abs(rows - self.count) == 1})
@@ -174,8 +187,9 @@ def _rows_frames(sql: Sql) -> list[tuple[int, bool]]:
     return [rows for spec in sql.tree.find_all(exp.WindowSpec) if (rows := _spec_rows(spec)) is not None]
 
 
-def _average_frames(sql: Sql) -> list[int]:
-    """The rows of each ROWS frame an average is taken over (avg(close) OVER w, w named or inline)."""
+def _average_frames(sql: Sql) -> list[tuple[int, bool]]:
+    """(rows, ends at the current row) of each ROWS frame an average is taken over (avg(close) OVER w,
+    w named or inline)."""
     found = []
     for window in sql.tree.find_all(exp.Window):
         if not isinstance(strip(window.this), exp.Avg):
@@ -183,7 +197,7 @@ def _average_frames(sql: Sql) -> list[int]:
         spec = sql._window_spec(window).args.get("spec")
         rows = _spec_rows(spec) if isinstance(spec, exp.WindowSpec) else None
         if rows is not None:
-            found.append(rows[0])
+            found.append(rows)
     return found
 
 
@@ -196,11 +210,12 @@ def _days_written_out(sql: Sql) -> bool:
     return ranged or listed
 
 
-def _is_day(node: exp.Expr) -> bool:
-    """A day: a date column, a date literal, today(), or a subquery's max/min of a date column."""
+def _is_day(node: exp.Expr, days: frozenset[str] = frozenset()) -> bool:
+    """A day: a date column, a date literal, today(), a subquery's max/min of a date column, or a
+    name `days` holds (WITH (SELECT max(trade_date) …) AS L)."""
     node = strip(node)
     if isinstance(node, exp.Column):
-        return is_date_column(node.name.lower())
+        return is_date_column(node.name.lower()) or (not node.table and node.name.lower() in days)
     if isinstance(node, exp.Subquery) and isinstance(node.this, exp.Select):
         projections = node.this.expressions
         return len(projections) == 1 and _is_day(projections[0])
@@ -211,6 +226,16 @@ def _is_day(node: exp.Expr) -> bool:
     if function_name(node) == "todate" and node.expressions:
         return _is_day(node.expressions[0])
     return date_value(node) is not None
+
+
+def _scalar_days(sql: Sql) -> frozenset[str]:
+    """Names of the query's scalar WITH expressions that are a day (WITH (SELECT max(trade_date)
+    FROM market.daily) AS L): L - 20 is then day arithmetic."""
+    return frozenset(
+        cte.alias_or_name.lower()
+        for cte in sql.tree.find_all(exp.CTE)
+        if cte.args.get("scalar") and _is_day(cte.this)
+    )
 
 
 def _day_count(node: exp.Expr) -> float | None:
@@ -241,11 +266,12 @@ def _range_frame_days(spec: exp.WindowSpec) -> float | None:
 def _calendar_days(sql: Sql) -> list[int]:
     """How many calendar days each piece of day arithmetic or RANGE frame over a date moves by."""
     found: list[float | None] = []
+    days = _scalar_days(sql)
     for node in sql.nodes():
         name = function_name(node)
-        if isinstance(node, exp.Sub | exp.Add) and _is_day(node.this):
+        if isinstance(node, exp.Sub | exp.Add) and _is_day(node.this, days):
             found.append(_day_count(node.expression))
-        elif name in _DAY_SHIFTS and len(node.expressions) == 2 and _is_day(node.expressions[0]):
+        elif name in _DAY_SHIFTS and len(node.expressions) == 2 and _is_day(node.expressions[0], days):
             found.append(number_value(node.expressions[1]))
         elif isinstance(node, exp.WindowSpec):
             found.append(_range_frame_days(node))
@@ -264,9 +290,15 @@ def extract(question: Question) -> list[Constraint]:
             span = question.span(match.start(), match.end())
             text = question.says(f"时间窗口 {span.text}（{count}）", f"a window of {count}: “{span.text}”")
             unit = match["unit"] or question.says("日", "day")
-            previous = _PREVIOUS.match(match.group()) is not None
+            averaged = _AVERAGED_AFTER.match(question.text, match.end()) is not None
+            # 过去5日平均 compared with today's figure: the five days before today
+            previous = _PREVIOUS.match(match.group()) is not None or (
+                averaged
+                and _PAST.match(match.group()) is not None
+                and _TODAY_NAMED.search(question.text[: match.start()]) is not None
+            )
             successive = _SUCCESSIVE.search(question.text) is not None
-            moving = _MOVING.search(match.group()) is not None
+            moving = _MOVING.search(match.group()) is not None or averaged
             trading = bars or bool(_TRADING_UNIT.search(unit))
             detail = WindowDetail(count, unit, trading, previous, successive, moving)
             constraints.append(Constraint(span, text, question.lang, detail))
