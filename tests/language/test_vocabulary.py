@@ -90,3 +90,48 @@ def test_said_another_way_reads_the_same(
     assert translation.status == "ok", translation.message
     assert reference.status == "ok", reference.message
     assert translation.sql == reference.sql
+
+
+TYPOS = [
+    ("gross margn contracted 3 years in a row", ["read 'margn' as 'margin'"]),  # a lone word's typo
+    ("top 10 dividend yeilders in the SSE 50", ["read 'yeilders' as 'yielders'"]),  # two letters swapped
+    ("stocks that gaped up today", ["read 'gaped' as 'gapped'"]),  # a typo inside a phrase
+    ("banks with PE below 10 and ROE above 10%", []),  # known words: nothing said
+]
+
+
+@pytest.mark.parametrize(("question", "said"), TYPOS, ids=[question for question, _s in TYPOS])
+def test_typo_read_is_said_with_the_answer(
+    question: str, said: list[str], language_context: LanguageContext
+) -> None:
+    translation = translate_question(question, language_context)
+    assert translation.status == "ok", translation.message
+    assert [warning for warning in translation.warnings if warning.startswith("read '")] == said
+
+
+VOCABULARY_R6 = [
+    # trade words of blind round 6 (English), each read as the word it restates
+    ("turnover ovr 20% yesterday", ["db.turnover_rate > 20"]),
+    ("banks sitting at a 120-day closing low today", ["anyIf(close, rn = 1) <= min(close)"]),
+    (
+        "Ping An Bank FY2024 net profit attributable to shareholders",
+        ["n_income_attr_p", "toDate('2024-12-31')"],
+    ),
+    (
+        "gross margin expanded 3 years in a row",
+        ["sumIf(grossprofit_margin, end_date = toDate('2024-12-31')) >"],
+    ),
+    (
+        "companies that swung back to a profit in FY2024 after losing money in FY2023",
+        ["inc_20231231.n_income_attr_p < 0", "inc_20241231.n_income_attr_p > 0"],
+    ),
+    (
+        "companies that returned to a profit in 2025 Q3 after a loss in 2024 Q3",
+        ["inc_20240930.n_income_attr_p < 0", "inc_20250930.n_income_attr_p > 0"],
+    ),
+]
+
+
+@pytest.mark.parametrize(("question", "fragments"), VOCABULARY_R6, ids=[q for q, _f in VOCABULARY_R6])
+def test_trade_words_round6(question: str, fragments: list[str], language_context: LanguageContext) -> None:
+    test_words_people_use(question, fragments, language_context)

@@ -8,6 +8,7 @@ from typing import Any
 from backend.domain.language.compiler import CompileError, Compiler
 from backend.domain.language.context import LanguageContext
 from backend.domain.language.ir import Screen
+from backend.domain.language.lexicon import typo_readings
 from backend.domain.language.limits import MAX_QUESTION_CHARS
 from backend.domain.language.parser import NotUnderstood, Parser
 from backend.domain.language.qst import QstError, screen_to_qst
@@ -71,6 +72,9 @@ class BuiltinTranslator:
             return [self._refusal(text, str(error), {"parse": _elapsed_ms(started)})]
         parsed_ms = _elapsed_ms(started)
         translations = [self._compile(text, screen, context, parsed_ms) for screen in screens]
+        read_as = [f"read '{typed}' as '{known}'" for typed, known in typo_readings(text, context.lexicon)]
+        for translation in translations:
+            translation.warnings[:0] = read_as  # a typo read as a known word is said with the answer
         compiled: list[Translation] = []
         for translation in translations:
             if translation.status == "ok" and all(other.sql != translation.sql for other in compiled):

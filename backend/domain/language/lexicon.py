@@ -232,15 +232,20 @@ class Lexicon:
         close = [surface for surface in self._spellable if _one_edit_apart(word, surface)]
         return (close[0], self._spellable[close[0]]) if len(close) == 1 else None
 
+    def known_parts(self) -> set[str]:
+        """Every word of every known surface, unit word and date pattern (never a typo)."""
+        if self._parts is None:
+            self._parts = {part for surface in [*self.words, *self.unit_words] for part in surface.split()}
+            self._parts |= PATTERN_WORDS
+        return self._parts
+
     def mend_in_phrase(self, word: str) -> str | None:
         """A mistyped word of a phrase (gaped up, 15x earnigs): the one word within one edit that
         only occurs inside known phrases. None for a word the lexicon reads (alone or in a phrase),
         one `correct` reads alone, or a guess between several words."""
         if len(word) < TYPO_MIN_LENGTH or not word.isascii() or not word.isalpha():
             return None
-        if self._parts is None or self._phrase_only is None:
-            self._parts = {part for surface in [*self.words, *self.unit_words] for part in surface.split()}
-            self._parts |= PATTERN_WORDS
+        if self._phrase_only is None:
             self._phrase_only = sorted(
                 part
                 for surface, entries in self.words.items()
@@ -249,7 +254,7 @@ class Lexicon:
                 if part.isascii() and part.isalpha() and len(part) >= TYPO_MIN_LENGTH
                 and part not in self.words
             )  # fmt: skip
-        if word in self._parts or self.correct(word) is not None:
+        if word in self.known_parts() or self.correct(word) is not None:
             return None
         close = {part for part in self._phrase_only if _one_edit_apart(word, part)}
         return close.pop() if len(close) == 1 else None
@@ -593,6 +598,22 @@ def _mend_phrase_typos(text: str, lexicon: Lexicon) -> str:
         return lexicon.mend_in_phrase(found.group(0)) or found.group(0)
 
     return _ALPHA_WORD.sub(mended, text)
+
+
+def typo_readings(question: str, lexicon: Lexicon) -> list[tuple[str, str]]:
+    """The mistyped words `tokenize` reads as known ones (margn → margin, yeilders → yielders), in
+    order, so that the answer can say how it read them."""
+    text = _plus_as_at_least(normalize_text(question))
+    readings: list[tuple[str, str]] = []
+    for found in _ALPHA_WORD.finditer(text):
+        word = found.group(0)
+        known = lexicon.mend_in_phrase(word)  # builds the set of known words first
+        if known is None and word not in lexicon.known_parts():
+            corrected = lexicon.correct(word)
+            known = corrected[0] if corrected is not None else None
+        if known is not None and (word, known) not in readings:
+            readings.append((word, known))
+    return readings
 
 
 # 4+ limit-up days, industries with 50+ stocks: a count followed by a plus sign is "at least" that count

@@ -28,6 +28,7 @@ from backend.domain.language.parser.comparisons import (
     shared_comparison,
     single_word_conditions,
     swing,
+    swing_after,
     versus_group_average,
     versus_other_period,
 )
@@ -105,6 +106,7 @@ GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
     multiple_of_measure,
     shared_comparison,
     swing,
+    swing_after,
     doubled_between_periods,
     part_of,
     bare_price,

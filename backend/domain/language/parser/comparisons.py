@@ -12,6 +12,7 @@ from backend.domain.language.ir import (
     Compare,
     Condition,
     GrowthStreak,
+    LossToProfit,
     Scope,
     Sustained,
     Technical,
@@ -110,6 +111,21 @@ def _yearless_annual(tokens: list[Token], k: int) -> bool:
     if kind_at(tokens, k) != "timespec":
         return False
     return bool(tokens[k].value.label == "annual" and tokens[k].value.year is None)
+
+
+def swing_after(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """swung to a profit in FY2024 after losing money in FY2023: the profit's sign in each period said
+    (the period before named, not assumed to be the year before), AND-ed."""
+    swung = tokens[i].value if kind_at(tokens, i) == "cond" else None
+    if not isinstance(swung, LossToProfit) or swung.time is not None or kind_at(tokens, i + 1) != "timespec":
+        return None
+    if kind_at(tokens, i + 2) != "after" or kind_at(tokens, i + 4) != "timespec":
+        return None
+    if _profit_sign(tokens, i + 3) != "<":
+        return None
+    after = Compare(swung.metric, ">", 0.0, time=tokens[i + 1].value, text="0")
+    before = Compare(swung.metric, "<", 0.0, time=tokens[i + 4].value, text="0")
+    return 5, [synthetic("cond", after, tokens[i : i + 2]), synthetic("cond", before, tokens[i + 2 : i + 5])]
 
 
 def _profit_sign(tokens: list[Token], k: int) -> str | None:
