@@ -53,6 +53,7 @@ class Kind(StrEnum):
     TRADING_DAYS = "trading_days"
     GAP_SIZE = "gap_size"
     SHARED_THRESHOLD = "shared_threshold"
+    GROUP_AVERAGE = "group_average"
 
 
 class Outcome(StrEnum):

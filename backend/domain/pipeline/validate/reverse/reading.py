@@ -178,6 +178,7 @@ TREE_ONLY_KINDS = frozenset(
         Kind.TRADING_DAYS,
         Kind.GAP_SIZE,
         Kind.SHARED_THRESHOLD,
+        Kind.GROUP_AVERAGE,
     }
 )
 # Kinds the reading turns into the reverse checks' filters, scopes, ranking, aggregate, count, group
