@@ -298,19 +298,28 @@ def dimension(build: QueryBuild, key: str) -> exp.Expr:
 
 
 def _index_membership_alias(build: QueryBuild) -> str:
-    """One row per (stock, index) for the indexes the question's scope names, on their snapshots:
-    grouping by index counts a constituent in each of its indexes."""
-    if not build.index_members:
-        raise CompileError("a breakdown by index needs the indexes named (沪深300和中证500…)")
+    """One row per (stock, index) for the indexes the question's scope names, on their snapshots —
+    with none named (每个指数), every index of the data on its snapshot in force that day: grouping by
+    index counts a constituent in each of its indexes."""
+    members = build.index_members or _every_index(build)
+    if not members:
+        raise CompileError("the data has no index constituents on or before the day asked")
     alias = "im"
     if alias not in build.joins:
-        snapshots = [index_snapshot_filter(code, day) for code, day in sorted(build.index_members.items())]
+        snapshots = [index_snapshot_filter(code, day) for code, day in sorted(members.items())]
         build.joins[alias] = (
             exp.select(exp.alias_(col("con_code"), "ts_code"), col("index_code"))
             .from_(table(build.context, "index_weight"))
             .where(exp.or_(*snapshots) if len(snapshots) > 1 else snapshots[0])
         )
     return alias
+
+
+def _every_index(build: QueryBuild) -> dict[str, date]:
+    """Each index of the data with a constituent snapshot on or before the day: that snapshot."""
+    day = build.membership_day or build.day
+    snapshots = {code: build.context.index_snapshot(code, day) for code in build.context.indexes}
+    return {code: snapshot for code, snapshot in snapshots.items() if snapshot is not None}
 
 
 def metric_expr(metric: Metric, alias: str | None) -> exp.Expr:
