@@ -104,6 +104,8 @@ _QUARTER_PATTERNS: list[tuple[re.Pattern[str], str]] = [
     # 前三季度 / first nine months: the Q3 report, year-to-date as stored
     (re.compile(r"(\d{4})\s*年?\s*前\s*[三3]\s*(?:个)?季度"), "y9m"),
     (re.compile(r"\bfirst (?:three quarters|3 quarters|nine months|9 months)(?: of)?\s*(\d{4})\b"), "y9m"),
+    (re.compile(r"\b9m\s*-?\s*(\d{4})\b"), "y9m"),  # 9M-2025, 9M 2025
+    (re.compile(r"\b(\d{4})\s*-?\s*9m\b"), "y9m"),  # 2025 9M
     (re.compile(r"(\d{4})\s*年?\s*(?:年报|年度报告|全年|年度)"), "ya"),
     (re.compile(r"(\d{4})\s*(?:half year|half yearly|interim|semi annual)\b"), "yh"),
     (re.compile(r"\b(?:fy|fiscal year|fiscal|full year|full-year)\s*(\d{4})\b"), "ay"),

@@ -185,9 +185,14 @@ def _rank_then_metric(model: SemanticModel, tokens: list[Token], i: int) -> Matc
             j += 1
         elif _ends_phrase(tokens, j):  # 按省份统计公司数量，取前10 / …, top 10: the figure asked, ranked
             return j - i, [synthetic("dir", direction, tokens[i:j]), tokens[i + 1]]
+        elif kind_at(tokens, j) == "dim" and _ends_phrase(tokens, j + 1):
+            # …by industry, top 10 industries: the groups' figure asked, ranked (the dimension kept)
+            return j - i, [synthetic("dir", direction, tokens[i:j]), tokens[i + 1]]
         if kind_at(tokens, j) == "super":
             direction = tokens[j].value
             j += 1
+            if _ends_phrase(tokens, j):  # …, top 10 highest: the figure asked, ranked that way
+                return j - i, [synthetic("dir", direction, tokens[i:j]), tokens[i + 1]]
     elif token.kind == "order" or (token.kind == "per" and _metric_follows(tokens, i + 1)):
         j += 1
         direction = "desc"
@@ -219,6 +224,8 @@ def _rank_then_metric(model: SemanticModel, tokens: list[Token], i: int) -> Matc
         return j + 1 - i, [_order_token(model, metric_token, direction, limit, window, tokens[i : j + 1])]
     if kind_at(tokens, j) in {"per", "order"} and kind_at(tokens, j + 1) in ORDERABLE:
         j += 1
+    elif kind_at(tokens, j) in {"per", "order"} and kind_at(tokens, j + 1) == "timespec":
+        j += kind_at(tokens, j + 2) in ORDERABLE  # top 10 by Q3 2025 standalone revenue
     time = None
     if kind_at(tokens, j) == "timespec":
         time = tokens[j].value

@@ -25,6 +25,10 @@ def report_window(model: SemanticModel, tokens: list[Token], i: int) -> Match | 
         # 单季净利润 / TTM revenue; 近四个季度净利润合计: the trailing sum is what TTM is
         used = 2 + (token.value == "ttm" and kind_at(tokens, i + 2) == "agg" and tokens[i + 2].value == "sum")
         return used, [_figure(tokens[i + 1], WINDOWS[token.value])]
+    period_between = kind_at(tokens, i + 1) == "timespec" and _year_to_date(model, tokens, i + 2)
+    if token.kind == "single_quarter" and period_between:
+        # standalone Q3 2025 revenue: the period said between the window word and its figure
+        return 3, [_figure(tokens[i + 2], WINDOWS[token.value]), tokens[i + 1]]
     growth = kind_at(tokens, i + 1) == "metric" and tokens[i + 1].value in GROWTH_OF
     if token.kind == "single_quarter" and token.value == "single" and growth:
         # 单季净利润同比增长: the quarter's own figure against the same quarter a year before
