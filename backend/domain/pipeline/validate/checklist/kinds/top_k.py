@@ -10,7 +10,7 @@ leaves the side undecided.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import ClassVar
 
@@ -80,6 +80,9 @@ _COUNTED = re.compile(r"\s+(?:\w+\s+)?(?:stocks|companies|firms|shares|constitue
 # "gainers" and "losers" name the metric with the superlative: the biggest losers fell the most.
 # "performers" ranks by the gain too: the worst performers gained the least.
 _MOVERS = re.compile(r"\s*(?P<word>gainers?|losers?|decliners?|advancers?|performers?)\b")
+# The rows asked are some of the k: of the top 50 …, among the 10 largest; 前100的公司里 / 中 / 当中.
+_SUBSET_BEFORE = re.compile(r"\b(?:among|of|within|from)\s+(?:the\s+|these\s+|those\s+)?$")
+_SUBSET_AFTER = re.compile(r"[^，,。；;]{0,12}?(?:之中|当中|其中|中|里)")
 _TIE_BREAKS = {"ts_code", "name", "symbol", "con_code"}
 _PICKS_ONE = {"argmax", "argmin", "max", "min"}
 
@@ -95,6 +98,7 @@ class TopKDetail:
     group: str  # "" or the column whose groups each get their own top k
     ranks_groups: bool = False  # the k are groups (the 5 industries with …): one figure per group
     counts: bool = False  # ranked by a number of rows (the areas with the most stocks): a count key
+    subset: bool = False  # the rows asked are some of the k (of the top 50, which…; 前100的公司里…)
 
     def check(self, sql: Sql) -> Finding:
         rankings = [r for r in sql.rankings if not all(_not_a_measure(key) for key in r.keys)]
@@ -103,9 +107,17 @@ class TopKDetail:
         if not rankings:
             return self._no_ranking(sql)
         on_metric = [r for r in rankings if self._metric_key(r) is not None]
-        findings = [self._judge(r) for r in (on_metric or rankings)]
-        if any(f.outcome is Outcome.PASS for f in findings):
-            return next(f for f in findings if f.outcome is Outcome.PASS)
+        judged = [(r, self._judge(r)) for r in (on_metric or rankings)]
+        findings = [f for _, f in judged]
+        cut = next(((r, f) for r, f in judged if f.outcome is Outcome.PASS), None)
+        if cut is not None:
+            if not self.subset and not self.group and _filtered_after(sql, cut[0]):
+                return failed(
+                    Attribution.TOP_K,
+                    f"the top {self.k} is cut first and filtered after: fewer than {self.k} rows may "
+                    f"remain, the question's filters belong before the cut",
+                )
+            return cut[1]
         if findings and all(f.outcome is Outcome.FAIL for f in findings):
             return findings[0]
         return next((f for f in findings if f.outcome is Outcome.UNDECIDABLE), findings[0])
@@ -155,6 +167,43 @@ class TopKDetail:
         if ranking.limit is None:
             return undecided("the rank is never cut at a fixed count")
         return passed(f"ORDER BY … {'DESC' if descending else 'ASC'} LIMIT {self.k}")
+
+
+def _filtered_after(sql: Sql, ranking: Ranking) -> bool:
+    """A query reading the cut rows (FROM the subquery or CTE that cuts) keeps only some of them: a
+    WHERE condition other than a join key (a.ts_code = b.ts_code)."""
+    select, parent = ranking.select, ranking.select.parent
+    readers: list[exp.Select] = []
+    if not isinstance(select.args.get("limit"), exp.Limit):
+        return False  # a rank window: its cut (rn <= k) is itself a WHERE of the reading query
+    if isinstance(parent, exp.Subquery) and isinstance(parent.parent, exp.From):
+        outer = parent.parent.parent
+        readers = [outer] if isinstance(outer, exp.Select) else []
+    elif isinstance(parent, exp.CTE):
+        name = parent.alias_or_name.lower()
+        readers = [
+            s
+            for s in sql.selects
+            if s is not select
+            and isinstance(f := s.args.get("from_"), exp.From)
+            and isinstance(f.this, exp.Table)
+            and f.this.name.lower() == name
+        ]
+    for reader in readers:
+        where = reader.args.get("where")
+        if where is None:
+            continue
+        conditions = list(where.this.flatten()) if isinstance(where.this, exp.And) else [where.this]
+        if any(
+            not (
+                isinstance(c, exp.EQ)
+                and isinstance(c.this, exp.Column)
+                and isinstance(c.expression, exp.Column)
+            )
+            for c in conditions
+        ):
+            return True
+    return False
 
 
 def _counts_rows(expression: exp.Expr) -> bool:
@@ -232,6 +281,10 @@ def extract(question: Question) -> list[Constraint]:
             # the metric is read after the superlative, or after a count that follows it (worst 10 performers)
             end = max(match.end("sup"), match.end("n")) if "n" in match.groupdict() else match.end("sup")
             detail = _detail(question, k, match["sup"], match.start(), end, group, ranks_groups)
+            if _SUBSET_BEFORE.search(question.text[: match.start()]) or _SUBSET_AFTER.match(
+                question.text, match.end()
+            ):
+                detail = replace(detail, subset=True)
             span = question.span(match.start(), match.end())
             order = {True: "降序", False: "升序", None: ""}[detail.descending]
             order_en = {True: "descending", False: "ascending", None: "ranked"}[detail.descending]
