@@ -46,6 +46,7 @@ from backend.domain.language.parser.grouping import group, listing_periods
 from backend.domain.language.parser.index_changes import index_membership
 from backend.domain.language.parser.listing import listing
 from backend.domain.language.parser.money_readings import money_reading
+from backend.domain.language.parser.move_fractions import move_by_fraction
 from backend.domain.language.parser.ordering import ordering
 from backend.domain.language.parser.readings import POINTS, Reading, reread_tokens
 from backend.domain.language.parser.report_windows import from_quarter_before, report_window
@@ -110,6 +111,7 @@ GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
     doubled_between_periods,
     part_of,
     bare_price,
+    move_by_fraction,
     compare,
     streak_each_day,
     each_period,

@@ -55,16 +55,32 @@ def _figure(metric: Token, window: str) -> Token:
 
 
 def from_quarter_before(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
-    """rose more than 20% from Q2 (after Q3 2025 single-quarter revenue): against the quarter right
-    before the one the question names is quarter on quarter (环比); its year may be left unsaid."""
-    if kind_at(tokens, i) != "between" or tokens[i].text != "from" or kind_at(tokens, i + 1) != "period":
+    """rose more than 20% from Q2 (after Q3 2025 single-quarter revenue), 比一季度下滑 (after 2025年
+    二季度单季净利润): against the quarter right before the one the question names is quarter on quarter
+    (环比); its year may be left unsaid."""
+    said = _quarter_said(tokens, i + 1)
+    against = (kind_at(tokens, i) == "between" and tokens[i].text == "from") or kind_at(tokens, i) == "than"
+    if not against or said is None:
         return None
     named = [token.value for token in tokens[:i] if token.kind == "period" and token.value["year"]]
     if len(named) != 1 or named[0]["kind"] != "quarter":
         return None
     year, quarter = named[0]["year"], named[0]["quarter"]
     before = (year, quarter - 1) if quarter > 1 else (year - 1, 4)
-    said = tokens[i + 1].value
-    if (said["year"] or before[0], said["quarter"]) != before:
+    said_year, said_quarter, used = said
+    if (said_year or before[0], said_quarter) != before:
         return None
-    return 2, [Token("qoq", "qoq", f"{tokens[i].text} {tokens[i + 1].text}", tokens[i].start)]
+    text = " ".join(token.text for token in tokens[i : i + 1 + used])
+    return 1 + used, [Token("qoq", "qoq", text, tokens[i].start)]
+
+
+def _quarter_said(tokens: list[Token], j: int) -> tuple[int | None, int, int] | None:
+    """A quarter's report period (Q1, 2025年一季度) or, after 比, 一季度 read as a number and its unit:
+    (year or None, quarter, tokens used)."""
+    if kind_at(tokens, j) == "period" and tokens[j].value["kind"] == "quarter":
+        return tokens[j].value["year"], tokens[j].value["quarter"], 1
+    number = tokens[j] if kind_at(tokens, j) == "number" and not tokens[j].extra.get("unit") else None
+    unit = kind_at(tokens, j + 1) == "tunit" and tokens[j + 1].value == "quarter"
+    if number is None or not unit or number.value not in {1.0, 2.0, 3.0, 4.0}:
+        return None
+    return None, int(number.value), 2
