@@ -462,6 +462,14 @@ def price_move(model: SemanticModel, tokens: list[Token], i: int) -> Match | Non
         j += 1
     if kind_at(tokens, j) == "per" and kind_at(tokens, j + 1) in {"cmp", "number"}:  # fell by more than 9%
         j += 1
+    if (
+        kind_at(tokens, j) == "agg"
+        and tokens[j].value == "avg"
+        and kind_at(tokens, j + 1) in {"", "timespec", "and"}
+    ):
+        # which industries were up on average over the last 5 sessions: the average move's sign
+        averaged = Compare("pct_chg", ">" if direction == "up" else "<", 0.0, time=time, agg="avg", text="0")
+        return j + 1 - i, [synthetic("cond", averaged, tokens[i : j + 1])]
     parsed = comparison_tail(tokens, j)
     if parsed is None:
         if kind_at(tokens, j) == "number" and tokens[j].extra.get("unit") == "percent":  # 上涨5%
