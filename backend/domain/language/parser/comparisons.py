@@ -364,9 +364,10 @@ def shared_comparison(model: SemanticModel, tokens: list[Token], i: int) -> Matc
     """revenue and net profit both up more than 50% YoY / 营收和净利润都增长30%以上: one comparison
     said of two metrics holds for each of them (their conditions AND-ed)."""
     both = kind_at(tokens, i + 3) == "quantifier" and tokens[i + 3].value == "all"
-    # 营收、净利润都增长: a list comma joins the two only with 都 said (else it may end a condition)
-    said = JOINING | ({"、"} if both else set())
-    joined = kind_at(tokens, i + 1) in {"and", "to"} and tokens[i + 1].text in said
+    # 营收、净利润(都)同比增长30%以上: a list comma between two bare metrics joins them like 和 (read
+    # otherwise, the first metric was only shown and its condition silently dropped)
+    comma = tokens[i + 1].text == "、" if i + 1 < len(tokens) else False
+    joined = kind_at(tokens, i + 1) in {"and", "to"} and tokens[i + 1].text in JOINING | {"、"}
     if tokens[i].kind != "metric" or not joined or kind_at(tokens, i + 2) != "metric":
         return None
     tail = i + 3 + both
@@ -374,8 +375,20 @@ def shared_comparison(model: SemanticModel, tokens: list[Token], i: int) -> Matc
     second = compare(model, [tokens[i + 2], *tokens[tail:]], 0)
     if first is None or second is None or first[0] != second[0] or first[0] < 2:
         return None
+    if comma and not both and not _same_scale(model, first[1][0], second[1][0]):
+        return None  # 显示市值、市盈率低于10: a figure shown, then another's condition
     end = tail + first[0] - 1
     return end - i, [*first[1], tokens[i + 1], *second[1]]
+
+
+def _same_scale(model: SemanticModel, first: Token, second: Token) -> bool:
+    """Whether one threshold can be said of both compared metrics: the same kind of unit (two growth
+    rates, two multiples), never a money amount beside a ratio."""
+    one, other = _subject(first.value)[0], _subject(second.value)[0]
+    if one is None or other is None or one not in model.metrics or other not in model.metrics:
+        return False
+    scales = [(model.metrics[key].unit_kind, model.metrics[key].percent) for key in (one, other)]
+    return scales[0] == scales[1]
 
 
 def elided_subject(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
