@@ -52,3 +52,6 @@ def test_verdicts_on_candidate_sql(kind: Kind, case: dict[str, Any]) -> None:
     labels = [verdict_label(verdict) for verdict in verdicts[1:]]
     assert labels == case["verdicts"], [verdict.reason for verdict in verdicts[1:]]
     assert all(verdict.reason for verdict in verdicts)
+    if "reasons" in case:  # what a verdict must say, one text per verdict after the syntax level's
+        for verdict, said in zip(verdicts[1:], case["reasons"], strict=True):
+            assert said in verdict.reason, verdict.reason

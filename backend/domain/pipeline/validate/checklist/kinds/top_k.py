@@ -159,7 +159,7 @@ class TopKDetail:
             return undecided("which way the ranking key moves with the metric is not read")
         descending = key.descending if moves > 0 else not key.descending
         if descending != self.descending:
-            side = "lowest" if descending else "highest"
+            side = "highest" if descending else "lowest"  # `descending` is on the metric asked
             return failed(
                 Attribution.TOP_K,
                 f"the ranking keeps the {side} rows, the question asks for the {self.side.value} side",
