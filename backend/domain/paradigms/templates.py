@@ -40,7 +40,7 @@ import sqlglot
 from sqlglot import exp
 
 from backend.domain.language.qst import Node
-from backend.domain.market.literals import string_list
+from backend.domain.market.literals import string_list, string_literal
 from backend.domain.paradigms.trees import (
     Path,
     canonical_qst,
@@ -416,7 +416,7 @@ def _render(slot: Slot, value: Any) -> str:
     if slot.kind == "year_of_date":
         if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 9999:
             raise TemplateMismatch(f"{slot.name} needs a year, got {value!r}")
-        return exp.Literal.string(f"{value:04d}{slot.date_suffix}").sql(dialect=DIALECT)
+        return string_literal(f"{value:04d}{slot.date_suffix}")
     if not isinstance(value, str):
         raise TemplateMismatch(f"{slot.name} needs a text value, got {value!r}")
     if slot.kind == "date":
@@ -426,7 +426,7 @@ def _render(slot: Slot, value: Any) -> str:
             raise TemplateMismatch(f"{slot.name} needs an ISO date, got {value!r}") from error
         if not _ISO_DATE.match(value):
             raise TemplateMismatch(f"{slot.name} needs an ISO date, got {value!r}")
-    return exp.Literal.string(value).sql(dialect=DIALECT)
+    return string_literal(value)
 
 
 def fill_template(template: SqlTemplate, qst: Node, *, market_day: date | None) -> str:
