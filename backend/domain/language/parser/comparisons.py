@@ -366,7 +366,6 @@ def shared_comparison(model: SemanticModel, tokens: list[Token], i: int) -> Matc
     both = kind_at(tokens, i + 3) == "quantifier" and tokens[i + 3].value == "all"
     # 营收、净利润(都)同比增长30%以上: a list comma between two bare metrics joins them like 和 (read
     # otherwise, the first metric was only shown and its condition silently dropped)
-    comma = tokens[i + 1].text == "、" if i + 1 < len(tokens) else False
     joined = kind_at(tokens, i + 1) in {"and", "to"} and tokens[i + 1].text in JOINING | {"、"}
     if tokens[i].kind != "metric" or not joined or kind_at(tokens, i + 2) != "metric":
         return None
@@ -375,7 +374,7 @@ def shared_comparison(model: SemanticModel, tokens: list[Token], i: int) -> Matc
     second = compare(model, [tokens[i + 2], *tokens[tail:]], 0)
     if first is None or second is None or first[0] != second[0] or first[0] < 2:
         return None
-    if comma and not both and not _same_scale(model, first[1][0], second[1][0]):
+    if tokens[i + 1].text == "、" and not both and not _same_scale(model, first[1][0], second[1][0]):
         return None  # 显示市值、市盈率低于10: a figure shown, then another's condition
     end = tail + first[0] - 1
     return end - i, [*first[1], tokens[i + 1], *second[1]]
