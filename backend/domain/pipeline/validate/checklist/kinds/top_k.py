@@ -61,9 +61,10 @@ _EXPLICIT = (
     re.compile(rf"(?P<sup>{_SUPERLATIVE_ZH})\s*的?\s*(?P<n>{COUNT})\s*(?:只|个|家|支|名)"),
     # a superlative before its count: top 10, the worst 10 performers, best 5 stocks
     re.compile(rf"\b(?P<sup>top|bottom|worst|best)\s+(?P<n>{COUNT})\b(?!{_TIME_UNIT})"),
-    # "the 3 largest", "its three largest stocks", "which 5 areas (regions of registration) have the most"
+    # "the 3 largest", "its three largest stocks", "which 5 areas (regions of registration) have the most";
+    # a possessive is a determiner too: "today's 10 biggest gainers", "the market's five largest"
     re.compile(
-        rf"(?:^|\b(?:the|which|what|its|their)\s+)(?P<n>{COUNT})\s+(?!{_TIME_UNIT})"
+        rf"(?:^|\b(?:the|which|what|its|their|[a-z]+['’]s|[a-z]+s['’])\s+)(?P<n>{COUNT})\s+(?!{_TIME_UNIT})"
         rf"(?:[a-z0-9]+\s+|\([^()]*\)\s+){{0,5}}?(?P<sup>{_SUPERLATIVE_EN})\b"
     ),
 )

@@ -14,7 +14,7 @@ calendar days, some 30% fewer bars. 近20天 / last 20 days may mean either and 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar
 
 from sqlglot import exp
@@ -54,11 +54,17 @@ _PATTERNS = (
     ),
     (re.compile(rf"\b(?P<n>{COUNT})\s+consecutive\s+(?P<unit>{_UNIT_EN})\b"), False),
     (re.compile(rf"\b(?P<n>{COUNT})\s+(?P<unit>(?:trading )?days|years|sessions)\s+in\s+a\s+row\b"), False),
-    (re.compile(r"\b(?P<n>\d+)[- ](?P<unit>day)\s+(?:moving average|ma|high|low|average)\b"), True),
+    (re.compile(r"\b(?P<n>\d+)[- ](?P<unit>day)\s+(?:moving averages?|mas?|high|low|averages?)\b"), True),
     # MA5, MA 20: a moving average of N bars (the unit is the bar's day)
     (re.compile(r"(?<![a-z])ma\s?(?P<n>\d+)(?![\d.])(?P<unit>)"), True),
 )
 _MOVING = re.compile(r"均线|(?<![a-z])ma|moving average")
+# Earlier lengths listed before a window of bars share its reading: 5日、10日和20日均线, the 20-day and
+# 60-day moving averages, the 20- and 60-day averages, 5、10、20日均线.
+_LISTED_BEFORE = re.compile(
+    r"(?:(?<![\d.])\d+\s*(?:日|[- ]day|-)?\s*(?:、|,|和|与|及|以及|\band\b|&|\bor\b|或)\s*)+$"
+)
+_LISTED_COUNT = re.compile(r"(?<![\d.])\d+(?:\s*日|[- ]day)?")
 # An average taken right after the window (过去5日平均成交量, 20日均量, the past 5 days' average): an
 # average over N bars, whose frame, when it is one, holds N rows.
 _AVERAGED_AFTER = re.compile(r"\s*(?:的\s*)?(?:平均|均量|均价|均值)|'?s?\s+average\b")
@@ -302,4 +308,24 @@ def extract(question: Question) -> list[Constraint]:
             trading = bars or bool(_TRADING_UNIT.search(unit))
             detail = WindowDetail(count, unit, trading, previous, successive, moving)
             constraints.append(Constraint(span, text, question.lang, detail))
+            if bars:
+                constraints.extend(_listed_before(question, match.start(), detail, taken))
     return sorted(constraints, key=lambda constraint: constraint.span.start)
+
+
+def _listed_before(question: Question, start: int, last: WindowDetail, taken: set[int]) -> list[Constraint]:
+    """The windows listed before a window of bars (5日、10日和20日均线): each its own count, read the
+    way the last one is."""
+    listed = _LISTED_BEFORE.search(question.text, 0, start)
+    if listed is None:
+        return []
+    found = []
+    for number in _LISTED_COUNT.finditer(question.text, listed.start(), listed.end()):
+        count = int(re.sub(r"\D.*", "", number.group()))
+        if count < 2 or number.start() in taken:
+            continue
+        taken.add(number.start())
+        span = question.span(number.start(), number.end())
+        text = question.says(f"时间窗口 {span.text}（{count}）", f"a window of {count}: “{span.text}”")
+        found.append(Constraint(span, text, question.lang, replace(last, count=count)))
+    return found
