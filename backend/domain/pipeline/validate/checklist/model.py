@@ -54,6 +54,7 @@ class Kind(StrEnum):
     GAP_SIZE = "gap_size"
     SHARED_THRESHOLD = "shared_threshold"
     GROUP_AVERAGE = "group_average"
+    AGGREGATE_THRESHOLD = "aggregate_threshold"
 
 
 class Outcome(StrEnum):

@@ -179,6 +179,7 @@ TREE_ONLY_KINDS = frozenset(
         Kind.GAP_SIZE,
         Kind.SHARED_THRESHOLD,
         Kind.GROUP_AVERAGE,
+        Kind.AGGREGATE_THRESHOLD,
     }
 )
 # Kinds the reading turns into the reverse checks' filters, scopes, ranking, aggregate, count, group

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from backend.domain.pipeline.validate.checklist.kinds import (
     additive,
     aggregate,
+    aggregate_threshold,
     annual_report,
     bar_relation,
     closing_high,
@@ -89,4 +90,5 @@ EXTRACTORS: tuple[Extractor, ...] = (
     price_order.extract,
     trading_days.extract,
     gap_size.extract,
+    aggregate_threshold.extract,
 )
