@@ -218,6 +218,10 @@ class NumberDetail:
     # A rise or a fall said before the number (涨幅超过5%, gained more than 9.5%), with no word that
     # takes both ways (绝对值, either way, 振幅): abs() of the move drops the side asked.
     signed: bool = False
+    # With `oriented` above, an upward word near the number and no downward one (gapped up, 15% above;
+    # not 低于, below): the negative writings (-0.05, -5). A plain formula kept below one of them,
+    # and nothing compared with a positive one, is the move the other way.
+    opposed: tuple[float, ...] = ()
     # With no metric column: a fall said before a percentage (lost more than 30%), with no negation.
     # A gain between two days written as a ratio of closes pinned to them (z.close / a.close, z on the
     # later day) compared above the positive number is a rise of that size.
@@ -262,11 +266,32 @@ class NumberDetail:
             and any(close(comparison.number, form) for form in self.oriented)
             and _plain(comparison.subject)
         ]
-        if not found or any(c.negated or c.op in wanted or c.op in {"=", "!="} for c in found):
+        if not found:
+            return self._opposed(sql)
+        if any(c.negated or c.op in wanted or c.op in {"=", "!="} for c in found):
             return None
         return failed(
             Attribution.CONDITION,
             f"{_shown(found[0].number or 0)} is compared the wrong way (the question says {self.side.value})",
+        )
+
+    def _opposed(self, sql: Sql) -> Finding | None:
+        """A failure when a plain formula is kept below a negative writing of an upward number
+        (open / pre_close - 1 < -0.05 for gapped up more than 5%) and nothing is compared with a
+        positive one."""
+        found = [
+            comparison
+            for comparison in sql.comparisons
+            if comparison.number is not None
+            and any(close(comparison.number, form) for form in self.opposed)
+            and _plain(comparison.subject)
+        ]
+        if not found or any(c.negated or c.op not in {"<", "<="} for c in found):
+            return None
+        return failed(
+            Attribution.CONDITION,
+            f"a formula is kept below {_shown(found[0].number or 0)}: a move of {_shown(self.value)}% the "
+            f"other way (the question says {self.side.value})",
         )
 
     def _percent_unit(self, sql: Sql) -> Finding | None:
@@ -520,6 +545,14 @@ def _side(word: str) -> Side:
     return Side.BELOW if re.fullmatch(_BELOW + "|以下|以内", word) else Side.ABOVE
 
 
+# The way a percentage moves, said around it: gapped up more than 5%, 15% above its average, 高开3%以上
+# (up) — 低于均线15%以上, more than 15% below (down). A drawdown or a loss says neither for sure.
+_UPWARD = re.compile(
+    r"高于|高出|上方|之上|高开|上涨|站上|突破|\b(?:above|up|higher|rose|risen|gained|advanced|rallied)\b"
+)
+_DOWNWARD = re.compile(
+    r"低于|小于|下方|之下|跌破|低开|下穿|\b(?:below|under|beneath|lower|down|less|short of)\b"
+)
 _NEGATED_BEFORE = re.compile(
     r"(?:没有|没|未|从未|从不|不曾|并非|\b(?:never|not|no|didn't|did not|none)\b)[^，,。;；]*$"
 )
@@ -619,8 +652,14 @@ def _constraint(
     before = question.text[max(0, start - reach) : start]
     turned = _FALLING.search(before) or _NEGATED_BEFORE.search(before)
     oriented: tuple[float, ...] = ()
+    opposed: tuple[float, ...] = ()
     if not turned and percent:
         oriented = (quantity.base, quantity.base / 100, 1 + quantity.base / 100)
+        after = re.split(r"[，,。;；]", question.text[end : end + reach])[0]
+        upward = _UPWARD.search(before) or _UPWARD.search(after)
+        downward = _DOWNWARD.search(before) or _DOWNWARD.search(after)
+        if side is Side.ABOVE and quantity.base > 0 and upward and not downward:
+            opposed = (-quantity.base, -quantity.base / 100)  # 1 - v/100 may be a share's complement
     elif not turned and quantity.unit == "times":
         oriented = (quantity.value,)
     other_units = frozenset(
@@ -640,6 +679,7 @@ def _constraint(
         other_units if percent else frozenset(),
         oriented,
         _signed(question, start),
+        opposed=opposed,
         fall=percent and bool(_FALLING.search(before)) and not _NEGATED_BEFORE.search(before),
     )
     return Constraint(span, text, question.lang, detail)
