@@ -18,7 +18,8 @@ can name any table. FORMAT is refused because the driver chooses the wire format
 and why: guard_rules/functions.py.
 
 The store asks through `require_read_only`, which parses long literal lists as one literal (no rule
-reads a literal's value) and remembers the texts the guard passed (exact text,
+reads a literal's value), tokenizes long lists of plain strings as their first one (guard_rules/
+plain_lists.py: the parser gets the same tokens) and remembers the texts the guard passed (exact text,
 bounded by total length): the rules are pure functions of the text, so the same text cannot be judged
 differently, and the engine's SQL guarded when it is compiled, a question asked again or a reverse
 check seen before is not parsed twice. Refusals are never remembered: they are judged every time.
@@ -34,7 +35,7 @@ from sqlglot.dialects.dialect import Dialect
 from sqlglot.tokens import Token
 
 from backend.domain.market.errors import QueryRejected
-from backend.domain.market.guard_rules import TREE_RULES, text, tokens
+from backend.domain.market.guard_rules import TREE_RULES, plain_lists, text, tokens
 from backend.domain.market.guard_rules.parsed import ParsedStatement
 
 DIALECT = "clickhouse"
@@ -114,21 +115,36 @@ def _parse(sql: str, sql_tokens: list[Token]) -> exp.Expr:
     return statements[0]
 
 
-def _judge(sql: str, *, whole_tree: bool) -> exp.Query:
+def _judge(sql: str, *, whole_tree: bool, shorten_lists: bool = False) -> exp.Query:
     _refuse_if(text.empty_text(sql))
     _refuse_if(text.oversized_text(sql, MAX_SQL_CHARS))
     _refuse_if(text.invisible_characters(sql))
-    sql_tokens = _tokenize(sql)
+    read, sql_tokens = _read(sql) if shorten_lists else (sql, _tokenize(sql))
     _refuse_if(tokens.statement_count(sql_tokens))
     _refuse_if(tokens.leading_keyword(sql_tokens))
     _refuse_if(tokens.into_outfile(sql_tokens))
-    tree = _parse(sql, sql_tokens if whole_tree else tokens.short_literal_lists(sql_tokens))
+    tree = _parse(read, sql_tokens if whole_tree else tokens.short_literal_lists(sql_tokens))
     statement = ParsedStatement.of(tree)
     for rule in TREE_RULES:
         _refuse_if(rule(statement))
     assert isinstance(tree, exp.Query)  # statement_kind has refused everything else
     _passed.add(sql)
     return tree
+
+
+def _read(sql: str) -> tuple[str, list[Token]]:
+    """The text to tokenize and its tokens: the text with its long lists of plain string literals
+    shortened when its tokens confirm that the parser gets the same tokens (plain_lists.py), else the
+    whole text."""
+    shortened = plain_lists.shorten(sql)
+    if shortened is not None:
+        try:
+            short_tokens = _tokenize(shortened.text)
+        except QueryRejected:
+            short_tokens = []
+        if short_tokens and plain_lists.confirmed(shortened, short_tokens):
+            return shortened.text, short_tokens
+    return sql, _tokenize(sql)
 
 
 def check_read_only(sql: str) -> exp.Query:
@@ -139,8 +155,17 @@ def check_read_only(sql: str) -> exp.Query:
 
 def require_read_only(sql: str) -> None:
     """Raise QueryRejected as `check_read_only` would; a text it passed before is not parsed again.
-    No tree is returned, so long literal lists are parsed as one literal (tokens.short_literal_lists)."""
-    if sql not in _passed:
+    No tree is returned, so long literal lists are parsed as one literal (tokens.short_literal_lists),
+    and long lists of plain strings are not even tokenized (guard_rules/plain_lists.py)."""
+    if sql in _passed:
+        return
+    try:
+        _judge(sql, whole_tree=False, shorten_lists=True)
+    except QueryRejected:
+        if plain_lists.shorten(sql) is None:
+            raise
+        # Judged again on the whole text: a refusal's reason (a parse error's line and column) is
+        # then about the text that was sent, never about its shortened form.
         _judge(sql, whole_tree=False)
 
 
