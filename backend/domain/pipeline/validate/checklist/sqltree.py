@@ -419,7 +419,7 @@ class Sql:
         return Ranking(select=select, keys=keys, limit=cut, offset=0, by=by)
 
 
-def _is_count(node: exp.Expr) -> bool:
+def is_count(node: exp.Expr) -> bool:
     node = strip(node)
     return isinstance(node, exp.Count) or function_name(node) in _COUNT_NAMES
 
@@ -438,7 +438,7 @@ def linear_factor(node: exp.Expr, column: str) -> float | None:
         inner = linear_factor(node.this, column)
         return None if inner is None else -inner
     if isinstance(node, exp.Mul | exp.Div):
-        if isinstance(node, exp.Div) and _is_count(node.expression):
+        if isinstance(node, exp.Div) and is_count(node.expression):
             return linear_factor(node.this, column)  # sum(x) / count(): an average keeps the unit
         right = number_value(node.expression)
         if right is not None and right != 0:

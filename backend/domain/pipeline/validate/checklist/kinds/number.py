@@ -38,6 +38,7 @@ from backend.domain.pipeline.validate.checklist.sqltree import (
     enclosing_select,
     first_argument,
     function_name,
+    is_count,
     is_power_of_ten,
     linear_factor,
     number_value,
@@ -222,6 +223,9 @@ class NumberDetail:
     # not 低于, below): the negative writings (-0.05, -5). A plain formula kept below one of them,
     # and nothing compared with a positive one, is the move the other way.
     opposed: tuple[float, ...] = ()
+    # A bare number of things counted (more than 3,000 stocks, 超过100只, 上涨家数超过3000): a count
+    # (count, countIf, uniq) compared with it only the other way keeps the other side.
+    counted: bool = False
     # With no metric column: a fall said before a percentage (lost more than 30%), with no negation.
     # A gain between two days written as a ratio of closes pinned to them (z.close / a.close, z on the
     # later day) compared above the positive number is a rise of that size.
@@ -273,6 +277,25 @@ class NumberDetail:
         return failed(
             Attribution.CONDITION,
             f"{_shown(found[0].number or 0)} is compared the wrong way (the question says {self.side.value})",
+        )
+
+    def _count_direction(self, sql: Sql) -> Finding | None:
+        """A failure when every count compared with the number keeps the other side (countIf(…) <
+        3000 for more than 3,000 stocks)."""
+        wanted = {">", ">="} if self.side is Side.ABOVE else {"<", "<="}
+        found = [
+            comparison
+            for comparison in sql.comparisons
+            if comparison.number is not None
+            and close(comparison.number, self.value)
+            and is_count(strip(comparison.subject))
+        ]
+        if not found or any(c.negated or c.op in wanted or c.op in {"=", "!="} for c in found):
+            return None
+        return failed(
+            Attribution.CONDITION,
+            f"the count is compared with {_shown(self.value)} the wrong way "
+            f"(the question says {self.side.value})",
         )
 
     def _opposed(self, sql: Sql) -> Finding | None:
@@ -351,6 +374,7 @@ class NumberDetail:
             if unit is not None:
                 return unit
             turned = self._direction(sql) if self.oriented else None
+            turned = turned or (self._count_direction(sql) if self.counted else None)
             turned = turned or (self._rise_for_fall(sql) if self.fall else None)
             if turned is not None:
                 return turned
@@ -545,6 +569,18 @@ def _side(word: str) -> Side:
     return Side.BELOW if re.fullmatch(_BELOW + "|以下|以内", word) else Side.ABOVE
 
 
+# Things counted after a bare number (3,000 stocks, 100只), or a count named before it (上涨家数超过3000).
+_COUNT_NOUN_AFTER = re.compile(
+    r"\s*(?:只|家|支|个行业|个板块|\b(?:stocks|companies|names|firms|constituents|members|industries|sectors)\b)"
+)
+_COUNT_WORD_BEFORE = re.compile(r"(?:家数|只数|个数|数量|\bnumber of\b[^,;]{0,30})\s*(?:的\s*)?$")
+
+
+def _counted(question: Question, start: int, end: int) -> bool:
+    before = re.split(r"[，,。;；]", question.text[max(0, start - 12) : start])[-1]
+    return bool(_COUNT_NOUN_AFTER.match(question.text, end) or _COUNT_WORD_BEFORE.search(before))
+
+
 # The way a percentage moves, said around it: gapped up more than 5%, 15% above its average, 高开3%以上
 # (up) — 低于均线15%以上, more than 15% below (down). A drawdown or a loss says neither for sure.
 _UPWARD = re.compile(
@@ -680,6 +716,7 @@ def _constraint(
         oriented,
         _signed(question, start),
         opposed=opposed,
+        counted=quantity.unit == "bare" and not turned and _counted(question, start, end),
         fall=percent and bool(_FALLING.search(before)) and not _NEGATED_BEFORE.search(before),
     )
     return Constraint(span, text, question.lang, detail)
