@@ -80,6 +80,15 @@ _SUCCESSIVE = re.compile(
     r"|\b(?:rising|increasing|growing|increased|grew)\b.{0,60}\b(?:each|every) of the (?:last|past)\b"
     r"|\b(?:each|every) of the (?:last|past)\b.{0,60}\b(?:increased|grew|rising|higher)\b"
 )
+# A run of changes (连续三年增长, rise for 3 days in a row, 5 consecutive days of decline): N changes
+# over the period before each, like _SUCCESSIVE, when a change word stands next to the run.
+_RUN = re.compile(r"连续|consecutive|in a row|straight")
+_CHANGE_NEAR = re.compile(
+    r"增长|上涨|放大|增加|提高|上升|走高|下跌|减少|下降|缩小|走低|萎缩"
+    r"|\b(?:rise|rises|rose|risen|rising|grow|grows|grew|grown|growing|growth|increase|increased|increases"
+    r"|increasing|fall|falls|fell|fallen|falling|decline|declined|declining|decrease|decreased|drop|dropped)\b"
+)
+_CHANGE_REACH = 16
 # Stored changes over the period before: N of them need no extra period.
 _STORED_CHANGES = {"pct_chg", "change", "pre_close", "netprofit_yoy", "or_yoy", "tr_yoy", "q_sales_yoy"}
 _NEIGHBOUR_FUNCTIONS = {
@@ -91,6 +100,9 @@ _NEIGHBOUR_FUNCTIONS = {
     "arraydifference",
     "runningdifference",
 }
+# Of those, the ones that may read a row before the window's first (an array's differences stay
+# within the rows gathered into it).
+_ROW_NEIGHBOURS = _NEIGHBOUR_FUNCTIONS - {"arraydifference"}
 _DAY_SHIFTS = {"subtractdays", "adddays"}
 _TODAY = {"today", "now", "currentdate"}
 
@@ -114,7 +126,7 @@ class WindowDetail:
             and not _STORED_CHANGES & columns_of(sql.tree)
             and not sql.has_number((self.count + 1.0,))
         ):
-            if sql.functions & _NEIGHBOUR_FUNCTIONS:
+            if sql.functions & _ROW_NEIGHBOURS:
                 return undecided("the period before the first may be read through a neighbouring row")
             return failed(
                 Attribution.TIME_SCOPE,
@@ -303,7 +315,9 @@ def extract(question: Question) -> list[Constraint]:
                 and _PAST.match(match.group()) is not None
                 and _TODAY_NAMED.search(question.text[: match.start()]) is not None
             )
-            successive = _SUCCESSIVE.search(question.text) is not None
+            successive = _SUCCESSIVE.search(question.text) is not None or _changes_in_a_run(
+                question, match.start(), match.end()
+            )
             moving = _MOVING.search(match.group()) is not None or averaged
             trading = bars or bool(_TRADING_UNIT.search(unit))
             detail = WindowDetail(count, unit, trading, previous, successive, moving)
@@ -311,6 +325,15 @@ def extract(question: Question) -> list[Constraint]:
             if bars:
                 constraints.extend(_listed_before(question, match.start(), detail, taken))
     return sorted(constraints, key=lambda constraint: constraint.span.start)
+
+
+def _changes_in_a_run(question: Question, start: int, end: int) -> bool:
+    """A run (连续, in a row, consecutive) with a change word next to it, in the same clause."""
+    if _RUN.search(question.text, start, end) is None:
+        return False
+    after = re.split(r"[，,。;；]", question.text[end : end + _CHANGE_REACH])[0]
+    before = re.split(r"[，,。;；]", question.text[max(0, start - _CHANGE_REACH) : start])[-1]
+    return bool(_CHANGE_NEAR.search(after) or _CHANGE_NEAR.search(before))
 
 
 def _listed_before(question: Question, start: int, last: WindowDetail, taken: set[int]) -> list[Constraint]:
