@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
+from sqlglot.generator import Generator
 
 DIALECT = "clickhouse"
+
+# Values the generator writes between quotes unchanged (nothing to escape): stock and index codes.
+_PLAIN = re.compile(r"[A-Za-z0-9._-]*")
 
 
 def string_literal(value: str) -> str:
@@ -16,10 +21,16 @@ def string_literal(value: str) -> str:
 
 
 def string_list(values: Sequence[str]) -> str:
-    """`('a', 'b', …)`: each value exactly as `string_literal` writes it, through one generator for the
-    whole list — `string_literal` builds a generator and copies the node per value, which on a list of
-    1,400 stock codes cost more than guarding the SQL it goes into."""
-    generator = Dialect.get_or_raise(DIALECT).generator()
-    return (
-        "(" + ", ".join(generator.generate(exp.Literal.string(value), copy=False) for value in values) + ")"
-    )
+    """`('a', 'b', …)`: each value exactly as `string_literal` writes it. A plain value (a code) is
+    quoted as it is, any other through one generator for the whole list — the generator costs about
+    15 µs a value, which on an answer's 1,400 stock codes took 20 ms for each list a reverse check
+    writes, under the GIL."""
+    generator: Generator | None = None  # made at the first value that needs it
+    written = []
+    for value in values:
+        if _PLAIN.fullmatch(value):
+            written.append(f"'{value}'")
+        else:
+            generator = generator or Dialect.get_or_raise(DIALECT).generator()
+            written.append(generator.generate(exp.Literal.string(value), copy=False))
+    return "(" + ", ".join(written) + ")"
