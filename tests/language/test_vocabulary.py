@@ -8,7 +8,7 @@ import pytest
 
 from backend.domain.language.api import translate_question
 from backend.domain.language.context import LanguageContext
-from backend.domain.language.lexicon import english_industry_variants
+from backend.domain.language.lexicon import Entry, Lexicon, english_industry_variants
 
 CASES = [
     ("近5个交易日涨了三成以上的票", ["period_gain, 6) >= 30"]),
@@ -97,7 +97,21 @@ TYPOS = [
     ("top 10 dividend yeilders in the SSE 50", ["read 'yeilders' as 'yielders'"]),  # two letters swapped
     ("stocks that gaped up today", ["read 'gaped' as 'gapped'"]),  # a typo inside a phrase
     ("banks with PE below 10 and ROE above 10%", []),  # known words: nothing said
+    ("市赢率低于10的股票", ["read '市赢率' as '市盈率'"]),  # a Chinese character of the same sound
+    ("市尽率低于1的银行股", ["read '市尽率' as '市净率'"]),  # a front nasal for a back one (jin / jing)
+    ("股息律超过3%的股票", ["read '股息律' as '股息率'"]),  # its first character read as a word (股)
+    ("换手律最高的10只股票", ["read '换手律' as '换手率'"]),
 ]
+
+
+def test_a_chinese_typo_is_read_by_sound_only_when_one_metric_sounds_like_it() -> None:
+    lexicon = Lexicon()
+    lexicon.add("市盈率", Entry("metric", "pe"))
+    lexicon.add("市净率", Entry("metric", "pb"))
+    lexicon.add("时盈率", Entry("metric", "another"))  # the same sound as 市盈率: a guess between two
+    assert lexicon.correct_by_sound("市赢率") is None
+    assert lexicon.correct_by_sound("市尽率") == ("市净率", [Entry("metric", "pb")])
+    assert lexicon.correct_by_sound("净") is None  # one character is never guessed
 
 
 @pytest.mark.parametrize(("question", "said"), TYPOS, ids=[question for question, _s in TYPOS])

@@ -109,7 +109,8 @@ class Technical:
     # is above its MA (negative: below), compared with `op`
     factor: float | None = None
     time: TimeSpec | None = None  # a day of its own (昨天涨停、今天跌停); else the question's day
-    op: str | None = None  # ma_gap: (close / MA − 1) × 100 OP factor
+    # ma_gap: (close / MA − 1) × 100 OP factor; volume_surge: vol OP factor × average (None: >=)
+    op: str | None = None
 
 
 @dataclass(frozen=True)

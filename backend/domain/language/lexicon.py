@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import cn2an
 import yaml
+from pypinyin import lazy_pinyin
 
 from backend.domain.language.catalogue import default_catalogue
 from backend.domain.language.context import normalize_text
@@ -191,6 +192,29 @@ def _one_edit_apart(word: str, known: str) -> bool:
     return shorter[cut:] == longer[cut + 1 :]
 
 
+_CHINESE_WORD = re.compile(r"^[\u4e00-\u9fff]{2,}$")
+_CHINESE_RUN = re.compile(r"[\u4e00-\u9fff]+")
+
+
+def _sound(word: str) -> tuple[str, ...]:
+    """A Chinese word's pinyin without tones (市赢率 and 市盈率 both shi ying lv)."""
+    return tuple(lazy_pinyin(word))
+
+
+# the sounds a pinyin keyboard's fuzzy mode (and many speakers) do not tell apart: front and back
+# nasals, flat and curled initials (市尽率 jin / 市净率 jing)
+_FUZZY_SOUNDS = ((re.compile(r"(?<=[aei])ng$"), "n"), (re.compile(r"^([zcs])h"), r"\1"))
+
+
+def _fuzzy_sound(word: str) -> tuple[str, ...]:
+    syllables = []
+    for syllable in _sound(word):
+        for pattern, plain in _FUZZY_SOUNDS:
+            syllable = pattern.sub(plain, syllable)
+        syllables.append(syllable)
+    return tuple(syllables)
+
+
 class Lexicon:
     """Surface word → entries, with longest-match lookup."""
 
@@ -202,6 +226,8 @@ class Lexicon:
         self._spellable: dict[str, list[Entry]] | None = None  # words a typo may be read as
         self._parts: set[str] | None = None  # every word of every surface
         self._phrase_only: list[str] | None = None  # words a typo inside a phrase may be read as
+        # pinyin (exact, then fuzzy) → metric → its word
+        self._metric_sounds: list[dict[tuple[str, ...], dict[str, str]]] | None = None
 
     def add(self, word: str, entry: Entry) -> None:
         surface = normalize_text(word)
@@ -233,6 +259,28 @@ class Lexicon:
             }  # fmt: skip
         close = [surface for surface in self._spellable if _one_edit_apart(word, surface)]
         return (close[0], self._spellable[close[0]]) if len(close) == 1 else None
+
+    def correct_by_sound(self, word: str) -> tuple[str, list[Entry]] | None:
+        """A Chinese metric word typed with the wrong character of the same sound (市赢率 for 市盈率):
+        the metric whose word has the same pinyin, else the one whose pinyin differs only in sounds
+        a fuzzy pinyin keyboard merges (市尽率 for 市净率). None when no metric or several metrics
+        sound like it — a guess between two readings is never made."""
+        if not _CHINESE_WORD.match(word):
+            return None
+        if self._metric_sounds is None:
+            self._metric_sounds = [{}, {}]
+            for surface, entries in self.words.items():
+                if _CHINESE_WORD.match(surface) and entries[0].kind == "metric":
+                    for sounds, sound_of in zip(self._metric_sounds, (_sound, _fuzzy_sound), strict=True):
+                        sounds.setdefault(sound_of(surface), {}).setdefault(str(entries[0].value), surface)
+        for sounds, sound_of in zip(self._metric_sounds, (_sound, _fuzzy_sound), strict=True):
+            metrics = sounds.get(sound_of(word), {})
+            if len(metrics) > 1:
+                return None
+            if metrics:
+                surface = next(iter(metrics.values()))
+                return surface, self.words[surface]
+        return None
 
     def known_parts(self) -> set[str]:
         """Every word of every known surface, unit word and date pattern (never a typo)."""
@@ -615,6 +663,11 @@ def typo_readings(question: str, lexicon: Lexicon) -> list[tuple[str, str]]:
             known = corrected[0] if corrected is not None else None
         if known is not None and (word, known) not in readings:
             readings.append((word, known))
+    if _CHINESE_RUN.search(text):  # 市赢率 → 市盈率: read by sound while tokenizing (_sounded_metrics)
+        for token in tokenize(question, lexicon, {}):
+            typed = token.extra.get("typed")
+            if typed is not None and (typed, token.text) not in readings:
+                readings.append((typed, token.text))
     return readings
 
 
@@ -727,4 +780,55 @@ def tokenize(
         tokens.append(token)
         pos = end
     flush_unknown(pos)
-    return tokens
+    return _sounded_metrics(tokens, lexicon)
+
+
+def _sounded_metrics(tokens: list[Token], lexicon: Lexicon) -> list[Token]:
+    """Runs of unknown Chinese characters (one token each) read as the metric word of the same pinyin
+    (市赢率 → 市盈率, Lexicon.correct_by_sound), with the Chinese word just before the run when the
+    typo's first characters were read as a word of their own (股 + 息律, 换手 + 律); any other run is
+    left unknown, to refuse."""
+    mended: list[Token] = []
+    k = 0
+    while k < len(tokens):
+        end = k
+        while (
+            end < len(tokens)
+            and _unknown_chinese(tokens[end])
+            and (end == k or _follows(tokens[end - 1], tokens[end]))
+        ):
+            end += 1
+        if end == k:
+            mended.append(tokens[k])
+            k += 1
+            continue
+        word = "".join(token.text for token in tokens[k:end])
+        sounded = lexicon.correct_by_sound(word)
+        start, typed = tokens[k].start, word
+        before = mended[-1] if mended else None
+        if (
+            sounded is None
+            and before is not None
+            and _CHINESE_RUN.fullmatch(before.text)
+            and _follows(before, tokens[k])
+        ):
+            sounded = lexicon.correct_by_sound(before.text + word)
+            if sounded is not None:
+                start, typed = mended.pop().start, before.text + word
+        if sounded is None:
+            mended.append(tokens[k])
+            k += 1
+            continue
+        surface, entries = sounded
+        extra = {"alts": entries[1:], "typed": typed}
+        mended.append(Token(entries[0].kind, entries[0].value, surface, start, extra))
+        k = end
+    return mended
+
+
+def _unknown_chinese(token: Token) -> bool:
+    return token.kind == "unknown" and bool(_CHINESE_RUN.fullmatch(token.text))
+
+
+def _follows(before: Token, token: Token) -> bool:
+    return before.start + len(before.text) == token.start

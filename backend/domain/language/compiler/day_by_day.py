@@ -106,8 +106,9 @@ def _test(technical: Technical, frames: _Frames) -> exp.Expr:
     if kind == "volume_surge":  # the day's volume against the average of the n bars before it
         factor = technical.factor if technical.factor is not None else 2.0
         average = exp.Mul(this=number(factor), expression=frames.over("avg", "vol", n, 1))
-        surged = exp.GTE(this=frames.over("any", "vol", 0), expression=settled(average))
-        return exp.and_(frames.bars(n + 1), surged)
+        side = OPS[technical.op or ">="]  # 缩量: op "<"
+        compared = side(this=frames.over("any", "vol", 0), expression=settled(average))
+        return exp.and_(frames.bars(n + 1), compared)
     if kind in N_DAY_EXTREMES:  # the close's N-day high or low, or the volume's
         column, highest = N_DAY_EXTREMES[kind]
         extreme = frames.over("max" if highest else "min", column, n - 1)

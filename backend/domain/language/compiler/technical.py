@@ -161,7 +161,7 @@ def technical_stocks(build: QueryBuild, technical: Technical) -> exp.Query:
         today_vol = call("anyIf", col("vol"), rn_eq(1))
         average = call("avgIf", col("vol"), rn_between(2, n + 1))
         threshold = settled(exp.Mul(this=number(factor), expression=average))
-        tests.append(exp.GTE(this=today_vol, expression=threshold))
+        tests.append(OPS[technical.op or ">="](this=today_vol, expression=threshold))  # 缩量: op "<"
     else:
         raise CompileError(f"unknown technical condition {kind!r}")
     return (

@@ -14,7 +14,7 @@ from backend.domain.language.ir import (
 )
 from backend.domain.language.lexicon import Token
 from backend.domain.language.parser.rewriting import Match, is_plain_number, kind_at, metric_of, synthetic
-from backend.domain.language.parser.technical import FLIPPED_OPS, PRICE_MOVE_METRICS
+from backend.domain.language.parser.technical import FLIPPED_OPS, PRICE_MOVE_METRICS, names_volume
 from backend.domain.language.semantic import SemanticModel
 
 STREAK_WORDS = {"number", "tunit", "up", "down", "metric", "yoy", "consecutive", "surge", "shrink"}
@@ -41,7 +41,7 @@ def streak(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     kinds = [token.kind for token in run]
     if "consecutive" not in kinds:
         return None
-    volume = any((token.kind == "metric" and token.value == "vol") or _names_volume(token) for token in run)
+    volume = any((token.kind == "metric" and token.value == "vol") or names_volume(token) for token in run)
     directions = {"up", "down", "surge", "shrink"} if volume else {"up", "down"}  # 成交量连续3天放大
     direction_index = next((k for k, token in enumerate(run) if token.kind in directions), None)
     if direction_index is None:
@@ -94,11 +94,6 @@ def streak(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     if kind_at(tokens, i + used) in {"cmp", "between"}:
         return None  # 连续三个报告期营收同比增长超过20%: a sustained comparison, not a streak
     return used, [synthetic("cond", condition, run[:used])]
-
-
-def _names_volume(token: Token) -> bool:
-    """放量 / 缩量 / volume shrinking: a volume word that says its metric itself."""
-    return token.kind in {"surge", "shrink"} and ("量" in token.text or "volume" in token.text)
 
 
 DAY_STREAKS = {"up_streak": "up", "down_streak": "down", "volume_up_streak": "", "volume_down_streak": ""}

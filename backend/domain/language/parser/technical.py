@@ -21,6 +21,7 @@ STACK_SIDES = {"ma_bull_stack": "ma_over_ma", "ma_bear_stack": "ma_under_ma"}  #
 UNFILLED_GAPS = {"gap_up": "gap_up_unfilled", "gap_down": "gap_down_unfilled"}
 AND_WORDS = {"and", "和", "与"}  # read as `to` by the lexicon (A and B), here joining two conditions
 FLIPPED_OPS = {">": "<", ">=": "<=", "<": ">", "<=": ">="}  # fell by more than 2%: below −2
+LOWER_SIDES = {"<", "<="}
 
 
 def gap_details(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
@@ -333,17 +334,27 @@ def _high_or_low(tokens: list[Token], i: int) -> tuple[int, str, int] | None:
     return j + 1, "n_day_high" if tokens[j].kind == "new_high" else "n_day_low", n
 
 
+def names_volume(token: Token) -> bool:
+    """放量 / 缩量 / volume shrinking: a volume word that says its metric itself."""
+    return token.kind in {"surge", "shrink"} and ("量" in token.text or "volume" in token.text)
+
+
 def volume_surge(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
-    """放量 / 成交量是5日均量的2倍 / volume today is more than twice its 20-day average."""
+    """放量 / 缩量 / 成交量是5日均量的2倍 / volume today is more than twice its 20-day average / volume
+    below half its 20-day average: the day's volume against the mean of the N bars before it, at least
+    k times it (放量) or, when a lower side is said, below it (缩量: below the average itself)."""
     token = tokens[i]
-    if token.kind == "surge":
-        n, surge_factor, end = _surge_details(tokens, i + 1)
-        return end - i, [synthetic("cond", Technical("volume_surge", n, surge_factor), tokens[i:end])]
+    if token.kind == "surge" or (token.kind == "shrink" and names_volume(token)):
+        surged = token.kind == "surge"
+        n, multiple, end = _surge_details(tokens, i + 1, DEFAULT_SURGE_FACTOR if surged else 1.0)
+        technical = Technical("volume_surge", n, multiple, op=None if surged else "<")
+        return end - i, [synthetic("cond", technical, tokens[i:end])]
     if not (token.kind == "metric" and token.value == "vol"):
         return None
     j = i + 1
     while kind_at(tokens, j) in {"time", "cmp", "between"}:  # "volume today is more than"
         j += 1
+    sides = {tokens[k].value for k in range(i + 1, j) if tokens[k].kind == "cmp"}
     factor = _multiple(tokens, j)
     if factor is not None:
         j += 1
@@ -383,11 +394,16 @@ def volume_surge(model: SemanticModel, tokens: list[Token], i: int) -> Match | N
             j += 1
         else:
             factor = 1.0
-    if kind_at(tokens, j) == "cmp" and tokens[j].value in {">=", ">"} and kind_at(tokens, j + 1) != "number":
-        j += 1  # 2倍以上; "at least 6 of the last 10 days" is a count of days, read by counted_days
+    if kind_at(tokens, j) == "cmp" and kind_at(tokens, j + 1) != "number":
+        sides.add(tokens[j].value)  # 2倍以上; "at least 6 of the last 10 days" is a count of days
+        j += 1
     if kind_at(tokens, j) == "surge":
         j += 1
-    return j - i, [synthetic("cond", Technical("volume_surge", n, factor), tokens[i:j])]
+    below = sides & LOWER_SIDES
+    if below and (len(sides) > 1 or sides - below):
+        return None  # two sides said of one average: left to refuse
+    op = below.pop() if below else None  # the upper side stays the surge's own test (>=)
+    return j - i, [synthetic("cond", Technical("volume_surge", n, factor, op=op), tokens[i:j])]
 
 
 def _window_length(tokens: list[Token], j: int) -> tuple[int, int] | None:
@@ -437,17 +453,17 @@ def _is_times_number(tokens: list[Token], j: int) -> bool:
 
 
 def _multiple(tokens: list[Token], j: int) -> float | None:
-    """A multiple: 2倍, 3 times, twice."""
-    if kind_at(tokens, j) == "twice":
+    """A multiple: 2倍, 3 times, twice, half of."""
+    if kind_at(tokens, j) in {"twice", "fraction"}:
         return float(tokens[j].value)
     if _is_times_number(tokens, j):
         return float(tokens[j].value)
     return None
 
 
-def _surge_details(tokens: list[Token], j: int) -> tuple[int, float, int]:
-    """After 放量: optional "N日均量的k倍" → (days averaged, multiple, index after the phrase)."""
-    n, factor = DEFAULT_SURGE_DAYS, DEFAULT_SURGE_FACTOR
+def _surge_details(tokens: list[Token], j: int, factor: float) -> tuple[int, float, int]:
+    """After 放量 / 缩量: optional "N日均量的k倍" → (days averaged, multiple, index after the phrase)."""
+    n = DEFAULT_SURGE_DAYS
     length = _window_length(tokens, j)
     if length is not None and kind_at(tokens, j + length[1]) == "avg_volume":
         n = length[0]
