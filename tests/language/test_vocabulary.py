@@ -101,6 +101,8 @@ TYPOS = [
     ("市尽率低于1的银行股", ["read '市尽率' as '市净率'"]),  # a front nasal for a back one (jin / jing)
     ("股息律超过3%的股票", ["read '股息律' as '股息率'"]),  # its first character read as a word (股)
     ("换手律最高的10只股票", ["read '换手律' as '换手率'"]),
+    ("近20个交易日涨挺3次及以上的股票", ["read '涨挺' as '涨停'"]),  # any known word, not only metrics
+    ("军工版块市值前十", ["read '版块' as '板块'"]),
 ]
 
 

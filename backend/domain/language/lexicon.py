@@ -226,8 +226,8 @@ class Lexicon:
         self._spellable: dict[str, list[Entry]] | None = None  # words a typo may be read as
         self._parts: set[str] | None = None  # every word of every surface
         self._phrase_only: list[str] | None = None  # words a typo inside a phrase may be read as
-        # pinyin (exact, then fuzzy) → metric → its word
-        self._metric_sounds: list[dict[tuple[str, ...], dict[str, str]]] | None = None
+        # pinyin (exact; fuzzy for metric words) → reading (kind:value) → a word of it
+        self._sounds: tuple[dict[tuple[str, ...], dict[str, str]], ...] | None = None
 
     def add(self, word: str, entry: Entry) -> None:
         surface = normalize_text(word)
@@ -261,24 +261,29 @@ class Lexicon:
         return (close[0], self._spellable[close[0]]) if len(close) == 1 else None
 
     def correct_by_sound(self, word: str) -> tuple[str, list[Entry]] | None:
-        """A Chinese metric word typed with the wrong character of the same sound (市赢率 for 市盈率):
-        the metric whose word has the same pinyin, else the one whose pinyin differs only in sounds
-        a fuzzy pinyin keyboard merges (市尽率 for 市净率). None when no metric or several metrics
-        sound like it — a guess between two readings is never made."""
+        """A Chinese word typed with a wrong character of the same sound (市赢率 for 市盈率, 涨挺 for
+        涨停, 版块 for 板块): the one reading of the known words with that pinyin; for a metric word,
+        else the one whose pinyin differs only in sounds a fuzzy pinyin keyboard merges (市尽率 for
+        市净率). None when no word or words of several readings sound like it — a guess between two
+        readings is never made."""
         if not _CHINESE_WORD.match(word):
             return None
-        if self._metric_sounds is None:
-            self._metric_sounds = [{}, {}]
+        if self._sounds is None:
+            self._sounds = ({}, {})
             for surface, entries in self.words.items():
-                if _CHINESE_WORD.match(surface) and entries[0].kind == "metric":
-                    for sounds, sound_of in zip(self._metric_sounds, (_sound, _fuzzy_sound), strict=True):
-                        sounds.setdefault(sound_of(surface), {}).setdefault(str(entries[0].value), surface)
-        for sounds, sound_of in zip(self._metric_sounds, (_sound, _fuzzy_sound), strict=True):
-            metrics = sounds.get(sound_of(word), {})
-            if len(metrics) > 1:
+                first = entries[0]
+                if not _CHINESE_WORD.match(surface) or first.kind in NEVER_GUESSED or first.kind == "filler":
+                    continue
+                reading = f"{first.kind}:{first.value}"
+                self._sounds[0].setdefault(_sound(surface), {}).setdefault(reading, surface)
+                if first.kind == "metric":  # fuzzy sounds for metric words only: more words, more homophones
+                    self._sounds[1].setdefault(_fuzzy_sound(surface), {}).setdefault(reading, surface)
+        for sounds, sound_of in zip(self._sounds, (_sound, _fuzzy_sound), strict=True):
+            readings = sounds.get(sound_of(word), {})
+            if len(readings) > 1:
                 return None
-            if metrics:
-                surface = next(iter(metrics.values()))
+            if readings:
+                surface = next(iter(readings.values()))
                 return surface, self.words[surface]
         return None
 
@@ -663,7 +668,7 @@ def typo_readings(question: str, lexicon: Lexicon) -> list[tuple[str, str]]:
             known = corrected[0] if corrected is not None else None
         if known is not None and (word, known) not in readings:
             readings.append((word, known))
-    if _CHINESE_RUN.search(text):  # 市赢率 → 市盈率: read by sound while tokenizing (_sounded_metrics)
+    if _CHINESE_RUN.search(text):  # 市赢率 → 市盈率: read by sound while tokenizing (_sounded_words)
         for token in tokenize(question, lexicon, {}):
             typed = token.extra.get("typed")
             if typed is not None and (typed, token.text) not in readings:
@@ -780,11 +785,11 @@ def tokenize(
         tokens.append(token)
         pos = end
     flush_unknown(pos)
-    return _sounded_metrics(tokens, lexicon)
+    return _sounded_words(tokens, lexicon)
 
 
-def _sounded_metrics(tokens: list[Token], lexicon: Lexicon) -> list[Token]:
-    """Runs of unknown Chinese characters (one token each) read as the metric word of the same pinyin
+def _sounded_words(tokens: list[Token], lexicon: Lexicon) -> list[Token]:
+    """Runs of unknown Chinese characters (one token each) read as the known word of the same pinyin
     (市赢率 → 市盈率, Lexicon.correct_by_sound), with the Chinese word just before the run when the
     typo's first characters were read as a word of their own (股 + 息律, 换手 + 律); any other run is
     left unknown, to refuse."""
