@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -782,7 +782,11 @@ def tokenize(
             continue
         flush_unknown(pos)
         end, _priority, token = max(candidates, key=lambda item: (item[0], item[1]))
-        tokens.append(token)
+        if token.kind == "restates":  # 红盘率 = 上涨占比: the words of the phrase it stands for
+            phrase = tokenize(token.value, lexicon, stock_codes, latest)
+            tokens += [replace(said, start=pos) for said in phrase]
+        else:
+            tokens.append(token)
         pos = end
     flush_unknown(pos)
     return _sounded_words(tokens, lexicon)

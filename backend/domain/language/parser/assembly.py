@@ -262,6 +262,8 @@ def _order_by_direction_alone(model: SemanticModel, screen: Screen, direction: s
     first = screen.aggregates[0] if screen.aggregates else None
     if first is not None and (first.metric or (first.fn == "count" and first.where is None)):
         screen.order = Order(f"agg:{first.fn}:{first.metric or ''}", direction)  # 各地区公司数量，从高到低
+    elif first is not None and first.fn == "share":  # 各行业红盘率，从高到低: by the share shown
+        screen.order = Order("agg:share:", direction)
     elif screen.outputs and screen.outputs[0] in model.metrics:
         screen.order = Order(screen.outputs[0], direction)
 
