@@ -102,7 +102,7 @@ TYPOS = [
     ("股息律超过3%的股票", ["read '股息律' as '股息率'"]),  # its first character read as a word (股)
     ("换手律最高的10只股票", ["read '换手律' as '换手率'"]),
     ("近20个交易日涨挺3次及以上的股票", ["read '涨挺' as '涨停'"]),  # any known word, not only metrics
-    ("军工版块市值前十", ["read '版块' as '板块'"]),
+    ("军工版块市值前十", ["read '版块' as '板块'"]),  # read in place: 军工板块 is one industry word
 ]
 
 

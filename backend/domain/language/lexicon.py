@@ -668,11 +668,9 @@ def typo_readings(question: str, lexicon: Lexicon) -> list[tuple[str, str]]:
             known = corrected[0] if corrected is not None else None
         if known is not None and (word, known) not in readings:
             readings.append((word, known))
-    if _CHINESE_RUN.search(text):  # 市赢率 → 市盈率: read by sound while tokenizing (_sounded_words)
-        for token in tokenize(question, lexicon, {}):
-            typed = token.extra.get("typed")
-            if typed is not None and (typed, token.text) not in readings:
-                readings.append((typed, token.text))
+    for _start, typed, known in sound_typos(text, lexicon, {}):  # 市赢率 → 市盈率
+        if (typed, known) not in readings:
+            readings.append((typed, known))
     return readings
 
 
@@ -727,6 +725,14 @@ def tokenize(
     """The question's tokens; `latest` (the data's last day) dates a month or day said without its year."""
     said = _plus_as_at_least(normalize_text(question))
     text = _years_before_since(_full_years(_mend_phrase_typos(said, lexicon)), latest)
+    for start, typed, known in sound_typos(text, lexicon, stock_codes):
+        # the known word in place of the typed one (the same length: a character per syllable), so
+        # that the longest match reads it as written right (军工版块 → 军工板块, one industry word)
+        text = text[:start] + known + text[start + len(typed) :]
+    return _tokens_of(text, lexicon, stock_codes, latest)
+
+
+def _tokens_of(text: str, lexicon: Lexicon, stock_codes: dict[str, str], latest: date | None) -> list[Token]:
     tokens: list[Token] = []
     pos = 0
     unknown_start = -1
@@ -789,15 +795,18 @@ def tokenize(
             tokens.append(token)
         pos = end
     flush_unknown(pos)
-    return _sounded_words(tokens, lexicon)
+    return tokens
 
 
-def _sounded_words(tokens: list[Token], lexicon: Lexicon) -> list[Token]:
-    """Runs of unknown Chinese characters (one token each) read as the known word of the same pinyin
-    (市赢率 → 市盈率, Lexicon.correct_by_sound), with the Chinese word just before the run when the
-    typo's first characters were read as a word of their own (股 + 息律, 换手 + 律); any other run is
-    left unknown, to refuse."""
-    mended: list[Token] = []
+def sound_typos(text: str, lexicon: Lexicon, stock_codes: dict[str, str]) -> list[tuple[int, str, str]]:
+    """(where, typed, known word) for each run of unknown Chinese characters (one token each) that
+    sounds like one known reading (市赢率 → 市盈率, Lexicon.correct_by_sound) — alone, or with the
+    Chinese word just before it when the typo's first characters were read as a word of their own
+    (股 + 息律, 换手 + 律). Any other run is left unknown, to refuse."""
+    if not _CHINESE_RUN.search(text):
+        return []
+    tokens = _tokens_of(text, lexicon, stock_codes, None)
+    found: list[tuple[int, str, str]] = []
     k = 0
     while k < len(tokens):
         end = k
@@ -808,31 +817,25 @@ def _sounded_words(tokens: list[Token], lexicon: Lexicon) -> list[Token]:
         ):
             end += 1
         if end == k:
-            mended.append(tokens[k])
             k += 1
             continue
-        word = "".join(token.text for token in tokens[k:end])
-        sounded = lexicon.correct_by_sound(word)
-        start, typed = tokens[k].start, word
-        before = mended[-1] if mended else None
+        start, typed = tokens[k].start, "".join(token.text for token in tokens[k:end])
+        sounded = lexicon.correct_by_sound(typed)
+        before = tokens[k - 1] if k > 0 else None
         if (
             sounded is None
             and before is not None
             and _CHINESE_RUN.fullmatch(before.text)
             and _follows(before, tokens[k])
         ):
-            sounded = lexicon.correct_by_sound(before.text + word)
-            if sounded is not None:
-                start, typed = mended.pop().start, before.text + word
+            start, typed = before.start, before.text + typed
+            sounded = lexicon.correct_by_sound(typed)
         if sounded is None:
-            mended.append(tokens[k])
             k += 1
             continue
-        surface, entries = sounded
-        extra = {"alts": entries[1:], "typed": typed}
-        mended.append(Token(entries[0].kind, entries[0].value, surface, start, extra))
+        found.append((start, typed, sounded[0]))
         k = end
-    return mended
+    return found
 
 
 def _unknown_chinese(token: Token) -> bool:
