@@ -55,6 +55,7 @@ class Kind(StrEnum):
     SHARED_THRESHOLD = "shared_threshold"
     GROUP_AVERAGE = "group_average"
     AGGREGATE_THRESHOLD = "aggregate_threshold"
+    AVERAGE_LIST = "average_list"
 
 
 class Outcome(StrEnum):

@@ -180,6 +180,7 @@ TREE_ONLY_KINDS = frozenset(
         Kind.SHARED_THRESHOLD,
         Kind.GROUP_AVERAGE,
         Kind.AGGREGATE_THRESHOLD,
+        Kind.AVERAGE_LIST,
     }
 )
 # Kinds the reading turns into the reverse checks' filters, scopes, ranking, aggregate, count, group

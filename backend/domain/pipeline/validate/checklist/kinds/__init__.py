@@ -10,6 +10,7 @@ from backend.domain.pipeline.validate.checklist.kinds import (
     aggregate,
     aggregate_threshold,
     annual_report,
+    average_list,
     bar_relation,
     closing_high,
     column,
@@ -91,4 +92,5 @@ EXTRACTORS: tuple[Extractor, ...] = (
     trading_days.extract,
     gap_size.extract,
     aggregate_threshold.extract,
+    average_list.extract,
 )

@@ -183,7 +183,7 @@ class WindowDetail:
         return None
 
 
-def _spec_rows(spec: exp.Expr) -> tuple[int, bool] | None:
+def frame_rows(spec: exp.Expr) -> tuple[int, bool] | None:
     """(rows, ends at the current row) of a ROWS frame bounded by counts of preceding rows."""
     if str(spec.args.get("kind", "")).upper() != "ROWS" or spec.args.get("start_side") != "PRECEDING":
         return None
@@ -202,7 +202,7 @@ def _spec_rows(spec: exp.Expr) -> tuple[int, bool] | None:
 
 def _rows_frames(sql: Sql) -> list[tuple[int, bool]]:
     """(rows, ends at the current row) of each ROWS frame bounded by counts of preceding rows."""
-    return [rows for spec in sql.tree.find_all(exp.WindowSpec) if (rows := _spec_rows(spec)) is not None]
+    return [rows for spec in sql.tree.find_all(exp.WindowSpec) if (rows := frame_rows(spec)) is not None]
 
 
 def _average_frames(sql: Sql) -> list[tuple[int, bool]]:
@@ -213,7 +213,7 @@ def _average_frames(sql: Sql) -> list[tuple[int, bool]]:
         if not isinstance(strip(window.this), exp.Avg):
             continue
         spec = sql._window_spec(window).args.get("spec")
-        rows = _spec_rows(spec) if isinstance(spec, exp.WindowSpec) else None
+        rows = frame_rows(spec) if isinstance(spec, exp.WindowSpec) else None
         if rows is not None:
             found.append(rows)
     return found
