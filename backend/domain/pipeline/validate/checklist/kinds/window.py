@@ -141,6 +141,13 @@ class WindowDetail:
                 f"the window counts {calendar[0]} calendar days; the question counts {self.count} "
                 f"trading days",
             )
+        listed = _listed_rows(sql)
+        if listed in {self.count - 1, self.count + 1} and not sql.has_number((float(self.count),)):
+            return failed(
+                Attribution.TOP_K,
+                f"the answer lists {listed} rows (LIMIT {listed}); the question's window is {self.count} "
+                f"{self.unit}",
+            )
         if sql.has_number((float(self.count), float(self.count - 1), float(self.count + 1))):
             return passed(f"a window of {self.count} {self.unit} appears in the SQL")
         if _days_written_out(sql):
@@ -217,6 +224,21 @@ def _average_frames(sql: Sql) -> list[tuple[int, bool]]:
         if rows is not None:
             found.append(rows)
     return found
+
+
+def _listed_rows(sql: Sql) -> int | None:
+    """The LIMIT of an answer that lists rows as they are stored (no aggregate, no window, no
+    subquery): each row is one period of the window, so the LIMIT counts them."""
+    tree = sql.tree
+    limit = tree.args.get("limit") if isinstance(tree, exp.Select) else None
+    if not isinstance(tree, exp.Select) or not isinstance(limit, exp.Limit) or limit.expression is None:
+        return None
+    if any(tree.find(kind) is not None for kind in (exp.AggFunc, exp.Window, exp.Subquery, exp.Join)):
+        return None
+    if tree.args.get("with_") is not None or limit.expressions:
+        return None
+    count = number_value(limit.expression)
+    return None if count is None else int(count)
 
 
 def _days_written_out(sql: Sql) -> bool:
