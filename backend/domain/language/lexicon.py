@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -719,12 +719,64 @@ def _years_before_since(text: str, latest: date | None) -> str:
     return _SINCE_NO_YEAR_RE.sub(dated, text)
 
 
+# a day some calendar span before the data's last day (半年前, 3个月前, 一个季度前, six months ago): that
+# calendar day, so that "in the CSI 300 half a year ago" reads the snapshot in force then. Not a count of
+# periods before a ranking or a listing (前三季度, 前10名, 3年前上市) nor a four-digit year (2025年前)
+_AGO_ZH_RE = re.compile(
+    r"(?<![\d年])(半年|半个月|(\d{1,2}|[一二两三四五六七八九十]{1,3})\s*(?:个)?\s*(月|季度|年|周|星期))\s*前"
+    r"(?!\s*(?:[一二两三四五六七八九十\d]|上市|以来|至今))"
+)
+_AGO_EN_RE = re.compile(
+    rf"(?<![a-z0-9_.])(half a year|(\d{{1,2}}|an?|{'|'.join(ENGLISH_NUMBERS)})\s+"
+    r"(months?|quarters?|years?|weeks?))\s+ago\b"
+)
+_SPAN_MONTHS = {"月": 1, "季度": 3, "年": 12, "month": 1, "quarter": 3, "year": 12}
+
+
+def _span_count(said: str) -> int:
+    if said in {"a", "an"}:
+        return 1
+    if said in ENGLISH_NUMBERS:
+        return ENGLISH_NUMBERS.index(said) + 1
+    return int(said) if said.isdigit() else int(cn2an.cn2an(said, "smart"))
+
+
+def _months_before(day: date, months: int) -> date:
+    """The same day `months` calendar months earlier, the month's last day when it has no such day."""
+    year, month = divmod(day.year * 12 + day.month - 1 - months, 12)
+    for last in range(day.day, 27, -1):
+        found = _valid_date(year, month + 1, last)
+        if found is not None:
+            return found
+    return date(year, month + 1, min(day.day, 28))
+
+
+def _days_ago(text: str, latest: date | None) -> str:
+    """半年前 / 3个月前 / six months ago → that calendar day (2025-06-30 when the data ends on 2025-12-31)."""
+    if latest is None:
+        return text
+
+    def dated(found: re.Match[str]) -> str:
+        whole, count, unit = found.group(1), found.group(2), found.group(3)
+        if whole in {"半年", "half a year"}:
+            day = _months_before(latest, 6)
+        elif whole == "半个月":
+            day = latest - timedelta(days=15)
+        elif unit in {"周", "星期"} or unit.startswith("week"):
+            day = latest - timedelta(weeks=_span_count(count))
+        else:
+            day = _months_before(latest, _span_count(count) * _SPAN_MONTHS[unit.rstrip("s")])
+        return f" {day.isoformat()} "
+
+    return _AGO_EN_RE.sub(dated, _AGO_ZH_RE.sub(dated, text))
+
+
 def tokenize(
     question: str, lexicon: Lexicon, stock_codes: dict[str, str], latest: date | None = None
 ) -> list[Token]:
     """The question's tokens; `latest` (the data's last day) dates a month or day said without its year."""
     said = _plus_as_at_least(normalize_text(question))
-    text = _years_before_since(_full_years(_mend_phrase_typos(said, lexicon)), latest)
+    text = _days_ago(_years_before_since(_full_years(_mend_phrase_typos(said, lexicon)), latest), latest)
     for start, typed, known in sound_typos(text, lexicon, stock_codes):
         # the known word in place of the typed one (the same length: a character per syllable), so
         # that the longest match reads it as written right (军工版块 → 军工板块, one industry word)
