@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 from dataclasses import replace
+from datetime import date
 
 from sqlglot import exp
 
@@ -37,12 +38,16 @@ def growth_stocks(build: QueryBuild, growth: GrowthStreak, time: TimeSpec) -> ex
     metric = build.model.metrics.get(growth.metric)
     if metric is None or metric.kind != "report":
         raise CompileError(f"growth streaks need a report figure, not {growth.metric!r}")
-    if growth.period == "quarter":
-        yoy = YOY_OF.get(metric.key)
-        if yoy is None:
+    if growth.period == "quarter" and metric.key not in YOY_OF:
+        if metric.unit_kind or metric.stored_unit.name != "%":  # a year-to-date amount grows every quarter
             raise CompileError(
-                f"quarterly growth streaks are available for profit and revenue, not {metric.key}"
+                f"quarterly growth streaks are available for profit, revenue and ratios, not {metric.key}"
             )
+        # a ratio (毛利率连续4个季度提升): N successive rises of the stored figure, N + 1 report periods
+        periods = list(reversed(recent_periods(build.context, build.day, growth.years + 1)))
+        return _successive(build, metric, growth, periods)
+    if growth.period == "quarter":
+        yoy = YOY_OF[metric.key]
         periods = recent_periods(build.context, build.day, growth.years)
         value = col(yoy)
         tests: list[exp.Expr] = [exp.EQ(this=call("count"), expression=number(len(periods)))]
@@ -54,7 +59,14 @@ def growth_stocks(build: QueryBuild, growth: GrowthStreak, time: TimeSpec) -> ex
             build, "fina_indicator", is_in(col("end_date"), [date_literal(p) for p in periods]), tests
         )
     periods = annual_periods(build.context, growth.time or time, build.day, growth.years + 1)
-    tests = [exp.EQ(this=call("count"), expression=number(len(periods)))]
+    return _successive(build, metric, growth, periods)
+
+
+def _successive(
+    build: QueryBuild, metric: Metric, growth: GrowthStreak, periods: Sequence[date]
+) -> exp.Query:
+    """The stored figure strictly rising (falling) from each period to the next, newest first."""
+    tests: list[exp.Expr] = [exp.EQ(this=call("count"), expression=number(len(periods)))]
     for newer, older in itertools.pairwise(periods):
         newer_value = call("sumIf", col(metric.column), on_date("end_date", newer))
         older_value = call("sumIf", col(metric.column), on_date("end_date", older))
