@@ -11,7 +11,8 @@ no two values of a column, has no short chain of comparisons: it passes, as N or
 The way of the change: with a rise (增长, 放大, grew) or a fall (下降, 萎缩, declined) said, a step whose
 two periods the tree tells apart — a report day written on each side (sumIf(x, end_date =
 '2023-12-31') > sumIf(x, end_date = '2022-12-31')), or positions in an array sorted by day (v[2] >
-v[1] over arraySort) — must put the later value above (below) the earlier one; every such step the
+v[1] over arraySort), or the differences of such an array tested all above or below 0 (arrayAll(x -> x > 0,
+arrayDifference(…))) — must put the later value above (below) the earlier one; every such step the
 other way fails. Periods read otherwise (lagInFrame, an unsorted array) leave the way undecided, and
 a question about a loss or a fall's size (亏损连续3年减少, 跌幅扩大) is not read for it.
 """
@@ -83,6 +84,9 @@ def _same_column_comparisons(sql: Sql) -> int:
     return count
 
 
+_REVERSED = {"arrayreversesort", "arrayreverse"}
+
+
 def _sorted_array(sql: Sql, array: exp.Expr, select: exp.Select | None) -> str | None:
     """The name of an array sorted by day, ascending (arraySort), that `array` reads; None otherwise."""
     if not isinstance(array, exp.Column):
@@ -90,7 +94,7 @@ def _sorted_array(sql: Sql, array: exp.Expr, select: exp.Select | None) -> str |
     name = array.name.lower()
     body = sql.ctes.get(name) or sql.resolve(array, select)
     names = {function_name(node) for node in body.walk() if isinstance(node, exp.Func)}
-    if "arraysort" in names and not names & {"arrayreversesort", "arrayreverse"}:
+    if "arraysort" in names and not names & _REVERSED:
         return name
     return None
 
@@ -127,6 +131,32 @@ def _later_above(sql: Sql) -> list[bool]:
             continue
         greater_left = isinstance(node, exp.GT | exp.GTE)
         found.append(greater_left == (left[1] > right[1]))
+    return found + _sorted_differences(sql)
+
+
+def _sorted_differences(sql: Sql) -> list[bool]:
+    """For each arrayAll(x -> x > 0, arrayDifference(…)) over an array sorted by day, ascending
+    (arraySort, no reversal): whether each later value is kept above the one before (x > 0)."""
+    found = []
+    for node in sql.tree.find_all(exp.Lambda):
+        test, call = node.this, node.parent
+        if call is None or function_name(call) != "arrayall":
+            continue
+        if not isinstance(test, exp.GT | exp.GTE | exp.LT | exp.LTE):
+            continue
+        names = {function_name(item) for item in call.walk() if isinstance(item, exp.Func)}
+        if "arraydifference" not in names or "arraysort" not in names or names & _REVERSED:
+            continue
+        variable = {name.name.lower() for name in node.expressions if isinstance(name, exp.Identifier)}
+        left_is_variable = isinstance(test.this, exp.Identifier) and test.this.name.lower() in variable
+        right_is_variable = (
+            isinstance(test.expression, exp.Identifier) and test.expression.name.lower() in variable
+        )
+        bound = number_value(test.expression if left_is_variable else test.this)
+        if bound != 0 or left_is_variable == right_is_variable:
+            continue
+        greater_left = isinstance(test, exp.GT | exp.GTE)
+        found.append(greater_left == left_is_variable)
     return found
 
 
