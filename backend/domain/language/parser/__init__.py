@@ -66,6 +66,7 @@ from backend.domain.language.parser.technical import (
     volume_surge,
 )
 from backend.domain.language.parser.time_scopes import time_scope
+from backend.domain.language.parser.two_periods import two_years_compared
 from backend.domain.language.parser.word_order import by_amount, how_much_moved, verb_before_figure
 
 # Phrases that hold dates or numbers of their own (上市日期, N日均线, 连续N天) go before the time and
@@ -92,6 +93,7 @@ GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
     streak_total,
     volume_surge,
     from_quarter_before,
+    two_years_compared,
     time_scope,
     scope,
     scope_lists,

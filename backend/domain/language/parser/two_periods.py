@@ -1,0 +1,47 @@
+"""Two years side by side for one market figure (2024 vs 2025 average daily turnover,
+2024年和2025年的日均成交额对比): one row per year, each the figure over its own year — read as the two
+years' window broken down by year."""
+
+from __future__ import annotations
+
+from backend.domain.language.lexicon import Token
+from backend.domain.language.parser.rewriting import Match, kind_at, synthetic
+from backend.domain.language.semantic import SemanticModel
+
+# what makes the years the conditions' (2024年和2025年净利润都超过…): left to the passes reading them
+CONDITION_KINDS = {"cmp", "up", "down", "cond", "concept", "between", "all", "growth"}
+
+
+def two_years_compared(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """year A [和/与/vs/and] year A + 1, with an aggregate of a daily figure said in the question and no
+    condition: the window from A's first month to B's last, then 每年 (a row per year). Years further
+    apart would also show the years between them, and are left as they are (refused)."""
+    if kind_at(tokens, i) != "year":
+        return None
+    j = i + 1 + (kind_at(tokens, i + 1) in {"to", "and"})
+    if kind_at(tokens, j) != "year" or tokens[j].value != tokens[i].value + 1:
+        return None
+    if kind_at(tokens, j + 1) in {"to", "and"} and kind_at(tokens, j + 2) == "year":
+        return None  # three years or more listed
+    if not _daily_aggregate(model, tokens) or any(token.kind in CONDITION_KINDS for token in tokens):
+        return None
+    source = tokens[i : j + 1]
+    window = [
+        synthetic("month", {"year": tokens[i].value, "month": 1}, source[:1]),
+        synthetic("to", "to", source[1:-1] or source[:1]),
+        synthetic("month", {"year": tokens[j].value, "month": 12}, source[-1:]),
+        synthetic("per", "per", source),
+        synthetic("tunit", "year", source),
+    ]
+    return j + 1 - i, window
+
+
+def _daily_aggregate(model: SemanticModel, tokens: list[Token]) -> bool:
+    """An aggregate word right before a daily figure (日均成交额, average daily traded value)."""
+    for k, token in enumerate(tokens):
+        if token.kind != "agg":
+            continue
+        after = k + 1 + (kind_at(tokens, k + 1) == "daily_values")
+        if kind_at(tokens, after) == "metric" and model.metrics[tokens[after].value].kind == "daily":
+            return True
+    return False
