@@ -29,7 +29,10 @@ from sqlglot.tokens import Token, TokenType
 MIN_MEMBERS = 16  # shorter lists cost little to tokenize: they are read whole
 
 _LITERAL = r"'[^'\\\n]+'"
-_LIST = re.compile(rf"(?P<first>{_LITERAL})(?:[ ]*,[ ]*{_LITERAL}){{{MIN_MEMBERS - 1},}}(?=[ ]*\))")
+# A run of literals joined by commas, taken whole (possessive): each character is read once, so a
+# text of many literals that never close a list costs linear time, not a rescan from every literal.
+_RUN = re.compile(rf"{_LITERAL}(?:[ ]*,[ ]*{_LITERAL})*+")
+_CLOSED = re.compile(r"[ ]*\)")
 
 
 @dataclass(frozen=True)
@@ -43,14 +46,17 @@ def shorten(sql: str) -> ShortenedText | None:
     pieces: list[str] = []
     kept: list[tuple[int, int]] = []
     length = cursor = 0
-    for match in _LIST.finditer(sql):
-        before = sql[cursor : match.start()]
-        first = match.group("first")
+    for run in _RUN.finditer(sql):
+        members = run.group().count("'") // 2  # a literal holds no quote but its own two
+        if members < MIN_MEMBERS or not _CLOSED.match(sql, run.end()):
+            continue
+        before = sql[cursor : run.start()]
+        first = run.group()[: run.group().index("'", 1) + 1]
         start = length + len(before)
         kept.append((start, start + len(first) - 1))
         pieces += [before, first]
         length = start + len(first)
-        cursor = match.end()
+        cursor = run.end()
     if not kept:
         return None
     pieces.append(sql[cursor:])
