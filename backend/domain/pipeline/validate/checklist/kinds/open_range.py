@@ -44,12 +44,17 @@ class Way(StrEnum):
     BEFORE = "before"
 
 
-_SINCE_AFTER = re.compile(r"\s*(以来|以后|之后|起|开始|至今|or later|and later|onwards?|or after|and after)")
+# 及/或 joins the named period to the range (2020年及以后, 2019年或之前): it is in the range.
+_SINCE_AFTER = re.compile(
+    r"\s*(?:及|或|或者|和)?\s*(以来|以后|之后|起|开始|至今|or later|and later|onwards?|or after|and after)"
+)
 _SINCE_BEFORE = re.compile(
     r"(since|after|starting(?: in| from)?|beginning(?: in)?|later than)\s+"
     r"(?:in\s+|the\s+(?:(?:start|beginning)\s+of\s+)?)?$"
 )
-_BEFORE_AFTER = re.compile(r"\s*(之前|以前|前(?![一二两三四五六七八九十\d])|or earlier|and earlier)")
+_BEFORE_AFTER = re.compile(
+    r"\s*(?:及|或|或者|和)?\s*(之前|以前|前(?![一二两三四五六七八九十\d])|or earlier|and earlier)"
+)
 _BEFORE_BEFORE = re.compile(r"(before|prior to|earlier than)\s+(?:in\s+|the\s+)?$")
 
 
@@ -116,6 +121,13 @@ class OpenRangeDetail:
             return passed(f"the SQL keeps days from {start.isoformat()} on")
         if wrong_side:
             return failed(Attribution.TIME_SCOPE, f"the SQL keeps days before {start.isoformat()}, not after")
+        # > '2020-12-31' for 2020年及以后 / 2020 or later: the named year itself left out
+        next_year = year_end + timedelta(days=1)
+        if start == date(start.year, 1, 1) and any(k.low == next_year and k.high is None for k in ranges):
+            return failed(
+                Attribution.TIME_SCOPE,
+                f"the SQL keeps days from {next_year.isoformat()} on: {start.year} itself is left out",
+            )
         return undecided("the SQL bounds the dates in ways that do not read as one range")
 
     def _before(self, kept: list[Kept]) -> Finding:
