@@ -53,7 +53,7 @@ from backend.domain.language.parser.report_windows import from_quarter_before, r
 from backend.domain.language.parser.rewriting import GrammarPass, rewrite
 from backend.domain.language.parser.scopes import scope, scope_conditions, scope_lists
 from backend.domain.language.parser.sizes import cap_size
-from backend.domain.language.parser.streaks import streak, streak_each_day, streak_total
+from backend.domain.language.parser.streaks import streak, streak_each_day, streak_total, streak_volume
 from backend.domain.language.parser.sustained import sustained
 from backend.domain.language.parser.technical import (
     crossing_after,
@@ -91,6 +91,7 @@ GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
     new_high_low,
     streak,
     streak_total,
+    streak_volume,
     volume_surge,
     from_quarter_before,
     two_years_compared,

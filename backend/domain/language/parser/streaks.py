@@ -77,11 +77,21 @@ def streak(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
         if metric_before and run[metrics[0]].value not in PRICE_MOVE_METRICS | {"vol"}:
             return None
         rising = run[direction_index].kind in {"up", "surge"}
-        if volume:
-            kind = "volume_up_streak" if rising else "volume_down_streak"
+        days = int(run[numbers[0]].value)
+        volume_words = [k for k, token in enumerate(run) if names_volume(token)]
+        prices = [k for k, token in enumerate(run) if token.kind in {"up", "down"}]
+        if volume_words and prices and not metric_before:
+            # 连续3天缩量下跌 / 3 straight down days on shrinking volume: the price AND the volume runs
+            price = Technical("up_streak" if run[prices[0]].kind == "up" else "down_streak", days)
+            moved = VOLUME_RUNS[run[volume_words[0]].kind]
+            condition = BoolOp("and", (price, Technical(moved, days)))
+            last_needed = max(last_needed, prices[0], volume_words[0])
         else:
-            kind = "up_streak" if rising else "down_streak"
-        condition = Technical(kind, int(run[numbers[0]].value))
+            if volume:
+                kind = "volume_up_streak" if rising else "volume_down_streak"
+            else:
+                kind = "up_streak" if rising else "down_streak"
+            condition = Technical(kind, days)
     # a leading metric of another phrase must not be swallowed
     if (
         run[0].kind == "metric"
@@ -97,6 +107,31 @@ def streak(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
 
 
 DAY_STREAKS = {"up_streak": "up", "down_streak": "down", "volume_up_streak": "", "volume_down_streak": ""}
+
+
+VOLUME_RUNS = {"surge": "volume_up_streak", "up": "volume_up_streak", "shrink": "volume_down_streak",
+               "down": "volume_down_streak"}  # fmt: skip
+
+
+def streak_volume(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """A price streak said with its volume: 3 straight down days on shrinking volume / up 4 days in a
+    row with rising volume → the streak AND the volume falling (rising) on each of its days (the
+    volume streak of the same length: N + 1 bars compared), never today's volume alone."""
+    run = tokens[i].value if tokens[i].kind == "cond" else None
+    if not isinstance(run, Technical) or run.kind not in {"up_streak", "down_streak"}:
+        return None
+    j = i + 1 + (kind_at(tokens, i + 1) == "and")
+    word = tokens[j] if j < len(tokens) else None
+    if word is not None and word.kind in {"surge", "shrink"} and names_volume(word):
+        end = j + 1
+    elif word is not None and word.kind in {"up", "down"} and kind_at(tokens, j + 1) == "metric":
+        end = j + 2 if tokens[j + 1].value == "vol" else -1  # with rising volume
+    else:
+        return None
+    if end < 0:
+        return None
+    volume = Technical(VOLUME_RUNS[word.kind], run.n)
+    return end - i, [synthetic("cond", BoolOp("and", (run, volume)), tokens[i:end])]
 
 
 def streak_each_day(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
