@@ -771,12 +771,29 @@ def _days_ago(text: str, latest: date | None) -> str:
     return _AGO_EN_RE.sub(dated, _AGO_ZH_RE.sub(dated, text))
 
 
+# 今年 / 去年 / 前年 before a period of that year (今年二季度, 去年三季报, 今年3月): that year's number, so
+# the period is read as any dated one; 今年以来 and 去年全年 keep their own readings
+_RELATIVE_YEAR_RE = re.compile(
+    r"(今年|去年|前年)(?=\s*(?:第?[一二三四1-4]\s*季|[一二三四1-4]季报|中报|年报|半年报|上半年|下半年|"
+    r"前\s*[三3]\s*(?:个)?季|\d{1,2}\s*月))"
+)
+_YEARS_BACK = {"今年": 0, "去年": 1, "前年": 2}
+
+
+def _relative_years(text: str, latest: date | None) -> str:
+    """今年二季度 → 2025年二季度 when the data ends in 2025 (the year of the latest trading day)."""
+    if latest is None:
+        return text
+    return _RELATIVE_YEAR_RE.sub(lambda found: f"{latest.year - _YEARS_BACK[found.group(1)]}年", text)
+
+
 def tokenize(
     question: str, lexicon: Lexicon, stock_codes: dict[str, str], latest: date | None = None
 ) -> list[Token]:
     """The question's tokens; `latest` (the data's last day) dates a month or day said without its year."""
     said = _plus_as_at_least(normalize_text(question))
-    text = _days_ago(_years_before_since(_full_years(_mend_phrase_typos(said, lexicon)), latest), latest)
+    text = _years_before_since(_full_years(_mend_phrase_typos(said, lexicon)), latest)
+    text = _relative_years(_days_ago(text, latest), latest)
     for start, typed, known in sound_typos(text, lexicon, stock_codes):
         # the known word in place of the typed one (the same length: a character per syllable), so
         # that the longest match reads it as written right (军工版块 → 军工板块, one industry word)
