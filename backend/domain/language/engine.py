@@ -72,7 +72,10 @@ class BuiltinTranslator:
             return [self._refusal(text, str(error), {"parse": _elapsed_ms(started)})]
         parsed_ms = _elapsed_ms(started)
         translations = [self._compile(text, screen, context, parsed_ms) for screen in screens]
-        read_as = [f"read '{typed}' as '{known}'" for typed, known in typo_readings(text, context.lexicon)]
+        read_as = [
+            f"read '{typed}' as '{known}'"
+            for typed, known in typo_readings(text, context.lexicon, context.latest_trade_date)
+        ]
         for translation in translations:
             translation.warnings[:0] = read_as  # a typo read as a known word is said with the answer
         compiled: list[Translation] = []

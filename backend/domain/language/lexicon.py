@@ -655,7 +655,7 @@ def _mend_phrase_typos(text: str, lexicon: Lexicon) -> str:
     return _ALPHA_WORD.sub(mended, text)
 
 
-def typo_readings(question: str, lexicon: Lexicon) -> list[tuple[str, str]]:
+def typo_readings(question: str, lexicon: Lexicon, latest: date | None = None) -> list[tuple[str, str]]:
     """The mistyped words `tokenize` reads as known ones (margn → margin, yeilders → yielders), in
     order, so that the answer can say how it read them."""
     text = _plus_as_at_least(normalize_text(question))
@@ -668,7 +668,9 @@ def typo_readings(question: str, lexicon: Lexicon) -> list[tuple[str, str]]:
             known = corrected[0] if corrected is not None else None
         if known is not None and (word, known) not in readings:
             readings.append((word, known))
-    for _start, typed, known in sound_typos(text, lexicon, {}):  # 市赢率 → 市盈率
+    chinese = _CHINESE_RUN.search(text) is not None
+    prepared = _prepared(question, lexicon, latest) if chinese else ""
+    for _start, typed, known in sound_typos(_tokens_of(prepared, lexicon, {}, latest), lexicon):
         if (typed, known) not in readings:
             readings.append((typed, known))
     return readings
@@ -787,14 +789,23 @@ def _relative_years(text: str, latest: date | None) -> str:
     return _RELATIVE_YEAR_RE.sub(lambda found: f"{latest.year - _YEARS_BACK[found.group(1)]}年", text)
 
 
+def _prepared(question: str, lexicon: Lexicon, latest: date | None) -> str:
+    """The question's text as the lexicon reads it: typos in phrases mended, dates said in full."""
+    said = _plus_as_at_least(normalize_text(question))
+    text = _years_before_since(_full_years(_mend_phrase_typos(said, lexicon)), latest)
+    return _relative_years(_days_ago(text, latest), latest)
+
+
 def tokenize(
     question: str, lexicon: Lexicon, stock_codes: dict[str, str], latest: date | None = None
 ) -> list[Token]:
     """The question's tokens; `latest` (the data's last day) dates a month or day said without its year."""
-    said = _plus_as_at_least(normalize_text(question))
-    text = _years_before_since(_full_years(_mend_phrase_typos(said, lexicon)), latest)
-    text = _relative_years(_days_ago(text, latest), latest)
-    for start, typed, known in sound_typos(text, lexicon, stock_codes):
+    text = _prepared(question, lexicon, latest)
+    tokens = _tokens_of(text, lexicon, stock_codes, latest)
+    typos = sound_typos(tokens, lexicon)
+    if not typos:
+        return tokens
+    for start, typed, known in typos:
         # the known word in place of the typed one (the same length: a character per syllable), so
         # that the longest match reads it as written right (军工版块 → 军工板块, one industry word)
         text = text[:start] + known + text[start + len(typed) :]
@@ -867,14 +878,11 @@ def _tokens_of(text: str, lexicon: Lexicon, stock_codes: dict[str, str], latest:
     return tokens
 
 
-def sound_typos(text: str, lexicon: Lexicon, stock_codes: dict[str, str]) -> list[tuple[int, str, str]]:
+def sound_typos(tokens: list[Token], lexicon: Lexicon) -> list[tuple[int, str, str]]:
     """(where, typed, known word) for each run of unknown Chinese characters (one token each) that
     sounds like one known reading (市赢率 → 市盈率, Lexicon.correct_by_sound) — alone, or with the
     Chinese word just before it when the typo's first characters were read as a word of their own
     (股 + 息律, 换手 + 律). Any other run is left unknown, to refuse."""
-    if not _CHINESE_RUN.search(text):
-        return []
-    tokens = _tokens_of(text, lexicon, stock_codes, None)
     found: list[tuple[int, str, str]] = []
     k = 0
     while k < len(tokens):
