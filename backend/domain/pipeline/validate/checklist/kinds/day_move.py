@@ -5,7 +5,8 @@ close > open is a candle's colour (收阳, closed above the open): a stock can o
 its open and still be up on the day. When the question names neither the open nor a candle, a SQL
 that compares the close with the open — and reads no move against the previous close (pct_chg,
 change, pre_close) — answers another question. Comparisons the tree does not read as close-vs-open
-pass; this kind judges only that one confusion.
+pass; this kind judges that confusion, and a move asked of the price that nothing tests: no
+comparison, ranking, aggregate or computed move reads the close or a change (they are only shown).
 """
 
 from __future__ import annotations
@@ -26,19 +27,20 @@ from backend.domain.pipeline.validate.checklist.model import (
     passed,
 )
 from backend.domain.pipeline.validate.checklist.question import Question
-from backend.domain.pipeline.validate.checklist.sqltree import Sql, columns_of, number_value
+from backend.domain.pipeline.validate.checklist.sqltree import Sql, columns_of, enclosing_select, number_value
 from backend.domain.pipeline.validate.checklist.vocabulary import Category
 
 _MOVE = re.compile(
     r"上涨|下跌|收涨|收跌|涨|跌"
     r"|\b(?:rose|rise|rises|risen|fell|fall|falls|fallen|gained|declined|advanced"
     r"|clos(?:e|ed|es|ing) (?:higher|lower|up|down)"
-    r"|(?:higher|lower) than (?:the )?(?:day before|previous day))\b",
+    r"|(?:higher|lower) than (?:the )?(?:day before|previous day)|(?:up|down) (?:days?|sessions?))\b",
     re.IGNORECASE,
 )
 _CANDLE = re.compile(r"阳线|阴线|收阳|收阴|红盘|绿盘|实体|\b(?:candle|candlestick|body|bullish|bearish)\b")
 _AGAINST_PREVIOUS = {"pct_chg", "change", "pre_close"}
 _PRICE_MEASURES = {"close", "pct_chg", "change", "pre_close", "open", "high", "low"}
+_MOVES_READ = _AGAINST_PREVIOUS | {"close"}
 _COMPARISONS = (exp.GT, exp.GTE, exp.LT, exp.LTE)
 
 
@@ -50,6 +52,19 @@ def _close_against_open(node: exp.Expr) -> bool:
         for side, other in ((left, node.expression), (right, node.this))
     )
     return apart or together
+
+
+def _move_tested(sql: Sql) -> bool | None:
+    """Whether a price or change decides anything: a comparison, an ORDER BY key, an aggregate or a
+    computed move (a.close / b.close - 1) reads it (through aliases and subquery outputs). None when
+    arrays or lambdas may test it unseen."""
+    for node in sql.tree.find_all(*_COMPARISONS, exp.EQ, exp.NEQ, exp.Ordered, exp.AggFunc, exp.Sub, exp.Div):
+        select = enclosing_select(node)
+        if columns_of(sql.resolve(node, select)) & _MOVES_READ:
+            return True
+    if sql.tree.find(exp.Lambda) is not None or any(name.startswith("array") for name in sql.functions):
+        return None
+    return False
 
 
 @dataclass(frozen=True)
@@ -67,6 +82,12 @@ class DayMoveDetail:
             )
         if self.of_price and not read & (_AGAINST_PREVIOUS | {"close"}):
             return failed(Attribution.CONDITION, "the rise or fall asked is read nowhere: no price or change")
+        if self.of_price and _move_tested(sql) is False:
+            return failed(
+                Attribution.CONDITION,
+                "the rise or fall asked is tested nowhere: no comparison, ranking or aggregate reads a price "
+                "or change (the columns are only shown)",
+            )
         return passed("no rise or fall is read against the open")
 
 
