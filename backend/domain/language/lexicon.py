@@ -658,7 +658,7 @@ def _mend_phrase_typos(text: str, lexicon: Lexicon) -> str:
 def typo_readings(question: str, lexicon: Lexicon, latest: date | None = None) -> list[tuple[str, str]]:
     """The mistyped words `tokenize` reads as known ones (margn → margin, yeilders → yielders), in
     order, so that the answer can say how it read them."""
-    text = _plus_as_at_least(normalize_text(question))
+    text = _fortnight_as_weeks(_plus_as_at_least(normalize_text(question)))
     readings: list[tuple[str, str]] = []
     for found in _ALPHA_WORD.finditer(text):
         word = found.group(0)
@@ -683,6 +683,14 @@ _AT_LEAST_PLUS = re.compile(r"(?<![a-z0-9_.])(\d+(?:\.\d+)?)\s*\+(?![a-z0-9_.+])
 def _plus_as_at_least(text: str) -> str:
     said = "至少" if not text.isascii() else "at least "
     return _AT_LEAST_PLUS.sub(lambda found: f"{said}{found.group(1)}", text)
+
+
+# a fortnight is two weeks, read as "2 weeks" by every rule of windows (never after a count: 3 fortnights)
+_FORTNIGHT = re.compile(r"(?<!\d )\b(?:a |one )?fortnight\b")
+
+
+def _fortnight_as_weeks(text: str) -> str:
+    return _FORTNIGHT.sub("2 weeks", text)
 
 
 # a year said with two digits (25年一季报, 24年12月, 25年上半年): 20xx when a period of that year follows,
@@ -791,7 +799,7 @@ def _relative_years(text: str, latest: date | None) -> str:
 
 def _prepared(question: str, lexicon: Lexicon, latest: date | None) -> str:
     """The question's text as the lexicon reads it: typos in phrases mended, dates said in full."""
-    said = _plus_as_at_least(normalize_text(question))
+    said = _fortnight_as_weeks(_plus_as_at_least(normalize_text(question)))
     text = _years_before_since(_full_years(_mend_phrase_typos(said, lexicon)), latest)
     return _relative_years(_days_ago(text, latest), latest)
 

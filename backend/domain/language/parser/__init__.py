@@ -58,6 +58,7 @@ from backend.domain.language.parser.sustained import sustained
 from backend.domain.language.parser.technical import (
     crossing_after,
     gap_details,
+    highest_of_window,
     listed_stack,
     ma_cross_ma,
     moving_average,
@@ -88,6 +89,7 @@ GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
     ma_cross_ma,
     moving_average,
     crossing_after,
+    highest_of_window,
     new_high_low,
     streak,
     streak_total,

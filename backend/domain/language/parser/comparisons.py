@@ -813,7 +813,7 @@ def versus_other_period(model: SemanticModel, tokens: list[Token], i: int) -> Ma
     named_first = _figure_at(tokens, j)
     if named_first is None:
         return None
-    metric = model.metrics[named_first]
+    metric, metric_said = model.metrics[named_first], tokens[j].text
     j += 1
     if not times and kind_at(tokens, j) == "timespec":
         times.append(tokens[j].value)
@@ -829,10 +829,19 @@ def versus_other_period(model: SemanticModel, tokens: list[Token], i: int) -> Ma
     elif kind_at(tokens, j) != "than":  # 比, the other, then the comparative
         return None
     j += 1
+    # volume today more than twice yesterday's: a multiple of the other period's figure, only after a
+    # comparison word (比昨天多2倍 is left alone: 2 more times, or twice?)
+    factor = _factor_at(tokens, j) if op is not None else None
+    factor_said = tokens[j].text if factor is not None else ""
+    j += factor is not None
     named_again = _names(tokens, j, metric)  # the figure named again: their 2023 net profit
     j += named_again
     if kind_at(tokens, j) != "timespec":
         return None
+    if factor is not None and metric.key not in NEVER_NEGATIVE:  # 3 times a loss: larger or smaller?
+        raise NotUnderstood(
+            f"'{factor_said}' '{metric_said}': a multiple of a figure that can be negative is not read"
+        )
     times.append(tokens[j].value)
     j += 1
     other = metric
@@ -853,6 +862,10 @@ def versus_other_period(model: SemanticModel, tokens: list[Token], i: int) -> Ma
         return None
     if emphasis and not all(time is None or time.is_single_day for time in times):
         return None  # 近5天收盘价都高于…: each day of a window, not a day against a day
+    if factor is not None:  # 100 × this period's ÷ the other's, against the multiple in percent
+        multiple = Compare(metric.key, op, 100 * factor, other=other.key, time=times[0],
+                           text=tokens[i:j][-1].text, other_time=times[1], ratio=True)  # fmt: skip
+        return j - i, [synthetic("cond", multiple, tokens[i:j])]
     threshold, end = _difference(tokens, j)
     value = 0.0
     if threshold is not None:
@@ -861,6 +874,22 @@ def versus_other_period(model: SemanticModel, tokens: list[Token], i: int) -> Ma
     text = threshold.text if threshold is not None else ""
     condition = Compare(metric.key, op, value, other=other.key, time=times[0], text=text, other_time=times[1])
     return end - i, [synthetic("cond", condition, tokens[i:end])]
+
+
+# figures a multiple of another period's value reads plainly (a price, a volume, a size, sales)
+NEVER_NEGATIVE = frozenset(
+    {"close", "open", "high", "low", "pre_close", "vol", "amount", "turnover_rate", "total_mv", "circ_mv",
+     "total_share", "float_share", "total_revenue", "revenue"}
+)  # fmt: skip
+
+
+def _factor_at(tokens: list[Token], j: int) -> float | None:
+    """twice / double / 3 times / 3x at j: a multiple of what follows."""
+    if kind_at(tokens, j) == "twice":
+        return float(tokens[j].value)
+    if kind_at(tokens, j) == "number" and tokens[j].extra.get("unit") == "times":
+        return float(tokens[j].value)
+    return None
 
 
 def _other_price(model: SemanticModel, tokens: list[Token], j: int, metric: Metric) -> Metric | None:

@@ -86,19 +86,37 @@ def counted_days(model: SemanticModel, tokens: list[Token], i: int) -> Match | N
 
 
 def _days_described(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
-    """at least 4 limit-up days / more than 10 up days: cmp N, the day's condition, then the word for
-    days (the days it held, counted)."""
-    if kind_at(tokens, i) != "cmp" or tokens[i].value not in COUNT_OPS or kind_at(tokens, i + 1) != "number":
+    """at least 4 limit-up days / more than 10 up days / 7 or more green days: cmp N (or N or more),
+    the day's condition, then the word for days, or a move said with it (up days, red days): the
+    days it held, counted."""
+    count = _day_count(tokens, i)
+    if count is None:
         return None
-    number = tokens[i + 1]
-    if not is_plain_number(number) or not float(number.value).is_integer():
+    op, number, j = count
+    condition = _day_condition(model, tokens, j)
+    if condition is None:
         return None
-    condition = _day_condition(model, tokens, i + 2)
-    days = kind_at(tokens, i + 3) == "tunit" and tokens[i + 3].value in {"day", "trading_day"}
-    if condition is None or not days:
+    days = kind_at(tokens, j + 1) == "tunit" and tokens[j + 1].value in {"day", "trading_day"}
+    said_with_move = tokens[j].kind in MOVES and tokens[j].text.endswith(("day", "days"))
+    if not (days or said_with_move):
         return None
-    frequency = Frequency(condition, tokens[i].value, int(number.value))
-    return 4, [synthetic("cond", frequency, tokens[i : i + 4])]
+    end = j + 1 + days
+    return end - i, [synthetic("cond", Frequency(condition, op, number), tokens[i:end])]
+
+
+def _day_count(tokens: list[Token], i: int) -> tuple[str, int, int] | None:
+    """cmp N / N or more (N or fewer) at i → (operator, N, next index); N a plain whole number."""
+    if kind_at(tokens, i) == "cmp" and tokens[i].value in COUNT_OPS:
+        op, j = tokens[i].value, i + 1
+        number = tokens[j] if kind_at(tokens, j) == "number" else None
+    elif kind_at(tokens, i + 1) == "cmp" and tokens[i + 1].value in {">=", "<="}:
+        op, j = tokens[i + 1].value, i
+        number = tokens[j] if kind_at(tokens, j) == "number" else None
+    else:
+        return None
+    if number is None or not is_plain_number(number) or not float(number.value).is_integer():
+        return None
+    return op, int(number.value), max(i + 2, j + 1)
 
 
 def every_day(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:

@@ -95,10 +95,15 @@ def _restates(tokens: list[Token], index: int, screen: Screen) -> bool:
         return previous is not None and previous.kind == "metric" and previous.value in YOY_RATES
     if token.kind in CROSS_NAMES and token.text in CROSS_NAMES[token.kind][0]:  # MA10下穿MA30的股票（死叉）
         return any(_holds_technical(condition, CROSS_NAMES[token.kind][1]) for condition in screen.where)
+    if token.kind == "any":  # a winning streak of 15 days or more at some point in 2025
+        asked = index == 0 and _next_kind(tokens, index) == "count_unit"  # Any stocks that …? (which)
+        return asked or _longest_run_at_least(screen)
     if token.kind in {"only", "among"}:  # only industries with more than 10 …, among ChiNext stocks
         trailing = token.kind == "only" and index == len(tokens) - 1 and index > 0  # main board only
         if trailing and tokens[index - 1].kind == "cond" and tokens[index - 1].extra.get("scope"):
             return True
+        if token.kind == "only" and _previous_kind(tokens, index, skip={"count_unit"}) == "having":
+            return _next_kind(tokens, index) in {"", "and"}  # industries with 50+ stocks only[, …]
         return _next_kind(tokens, index, skip=SKIPPED_BEFORE_FILTER) in FILTERS
     return False
 
@@ -116,6 +121,15 @@ def _counts_streak_days(screen: Screen) -> bool:
     if screen.order is not None:
         shown |= {screen.order.agg or "", *screen.order.metric.split(":")}
     return bool(shown & RUN_LENGTHS)
+
+
+def _longest_run_at_least(screen: Screen) -> bool:
+    """The window's longest run of up (down) days is at least N: a run that long at some point of the
+    window, so "at some point" / ever restates it (never with "at most", which some shorter run meets)."""
+    return any(
+        isinstance(condition, Compare) and condition.agg in RUN_LENGTHS and condition.op in {">", ">="}
+        for condition in screen.where
+    )
 
 
 def _every_day(condition: Condition) -> bool:
@@ -159,6 +173,13 @@ def _names_several_groups(screen: Screen) -> bool:
 
 def _next_kind(tokens: list[Token], index: int, skip: frozenset[str] | set[str] = frozenset()) -> str:
     for token in tokens[index + 1 :]:
+        if token.kind not in skip:
+            return token.kind
+    return ""
+
+
+def _previous_kind(tokens: list[Token], index: int, skip: set[str]) -> str:
+    for token in reversed(tokens[:index]):
         if token.kind not in skip:
             return token.kind
     return ""

@@ -37,6 +37,7 @@ def streak(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     end = i
     while end < len(tokens) and tokens[end].kind in STREAK_WORDS and end - i < LONGEST_STREAK_PHRASE:
         end += 1
+    end = _before_volume_phrase(tokens, i, end)
     run = tokens[i:end]
     kinds = [token.kind for token in run]
     if "consecutive" not in kinds:
@@ -106,6 +107,25 @@ def streak(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     return used, [synthetic("cond", condition, run[:used])]
 
 
+def _before_volume_phrase(tokens: list[Token], i: int, end: int) -> int:
+    """up 4 days in a row on rising volume: a price streak said whole before the volume's own phrase
+    ends there (`streak_volume` reads the volume); the volume must never become the streak's subject."""
+    said = [token.kind for token in tokens[i:end]]
+    for k in range(i, end):
+        if not _is_volume_word(tokens[k]):
+            continue
+        rising = tokens[k].kind == "metric" and k > i and tokens[k - 1].kind in {"up", "down"}
+        start = k - 1 if rising else k  # rising volume (shrinking volume says its direction itself)
+        before = said[: start - i]
+        whole = "consecutive" in before and ("up" in before or "down" in before) and "number" in before
+        return start if whole else end
+    return end
+
+
+def _is_volume_word(token: Token) -> bool:
+    return (token.kind == "metric" and token.value == "vol") or names_volume(token)
+
+
 DAY_STREAKS = {"up_streak": "up", "down_streak": "down", "volume_up_streak": "", "volume_down_streak": ""}
 
 
@@ -126,10 +146,18 @@ def streak_volume(model: SemanticModel, tokens: list[Token], i: int) -> Match | 
         end = j + 1
     elif word is not None and word.kind in {"up", "down"} and kind_at(tokens, j + 1) == "metric":
         end = j + 2 if tokens[j + 1].value == "vol" else -1  # with rising volume
+    elif (
+        word is not None
+        and word.kind == "metric"
+        and word.value == "vol"
+        and kind_at(tokens, j + 1) in VOLUME_RUNS
+    ):
+        word, end = tokens[j + 1], j + 2  # with volume rising (falling)
     else:
         return None
     if end < 0:
         return None
+    end += kind_at(tokens, end) == "per_day"  # … every day: each day of the run, as the run says
     volume = Technical(VOLUME_RUNS[word.kind], run.n)
     return end - i, [synthetic("cond", BoolOp("and", (run, volume)), tokens[i:end])]
 

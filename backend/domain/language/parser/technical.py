@@ -214,6 +214,12 @@ def moving_average(model: SemanticModel, tokens: list[Token], i: int) -> Match |
         kind = "position"
     if kind is None:
         return None
+    if kind in {"ma_above", "ma_below"}:
+        listed = _listed_averages(tokens, i + 1)
+        if listed is not None:  # above both the 20-day and 60-day MA: above each one
+            lengths, j = listed
+            both = BoolOp("and", tuple(Technical(kind, n) for n in lengths))
+            return j - start, [synthetic("cond", both, tokens[start:j])]
     window = moving_average_window(tokens, i + 1)
     if window is None:
         return None
@@ -316,6 +322,34 @@ def new_high_low(model: SemanticModel, tokens: list[Token], i: int) -> Match | N
         return None
     end, kind, n = found
     return end - i, [synthetic("cond", Technical(kind, n), tokens[i:end])]
+
+
+def highest_of_window(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """volume today was the highest of the last 120 trading days / close today is the lowest in 60 days:
+    the day's own figure against its last N bars, as an N-day high (low). Only with the day said before
+    the superlative: without it (whose volume is the highest in 120 sessions) the words rank stocks."""
+    if (
+        kind_at(tokens, i) != "metric"
+        or kind_at(tokens, i + 1) != "time"
+        or kind_at(tokens, i + 2) != "super"
+    ):
+        return None
+    measure = tokens[i].value
+    if measure != "close" and measure not in BAR_MEASURES:
+        return None
+    if tokens[i + 1].value != "latest":
+        return None  # another day's own high is not what n_day_high tests
+    j = i + 3
+    if kind_at(tokens, j) == "recent":
+        j += 1
+    length = _window_length(tokens, j)
+    if length is None:
+        return None
+    n, used = length
+    side = "n_day_high" if tokens[i + 2].value == "desc" else "n_day_low"
+    kind = side if measure == "close" else f"{BAR_MEASURES[measure]}_{side}"
+    test = synthetic("cond", Technical(kind, n), [tokens[i], *tokens[i + 2 : j + used]])
+    return j + used - i, [tokens[i + 1], test]
 
 
 def _high_or_low(tokens: list[Token], i: int) -> tuple[int, str, int] | None:
@@ -425,6 +459,23 @@ def _window_length(tokens: list[Token], j: int) -> tuple[int, int] | None:
             return n, 2
         return None
     return n, 1
+
+
+def _listed_averages(tokens: list[Token], j: int) -> tuple[list[int], int] | None:
+    """[both] the 20-day and 60-day MA / 20日和60日均线 / the 20-day MA and the 60-day MA at j: two
+    averages joined by "and", the first one's 均线 / MA word shared when unsaid → (their bars, end)."""
+    j += kind_at(tokens, j) == "quantifier" and tokens[j].value == "all"  # both
+    first = _window_length(tokens, j)
+    if first is None:
+        return None
+    n, used = first
+    j += used
+    j += kind_at(tokens, j) == "ma"
+    joined = kind_at(tokens, j) == "and" or (kind_at(tokens, j) == "to" and tokens[j].text in AND_WORDS)
+    second = moving_average_window(tokens, j + 1) if joined else None
+    if second is None:
+        return None
+    return [n, second[0]], second[1]
 
 
 def moving_average_window(tokens: list[Token], j: int) -> tuple[int, int] | None:
