@@ -16,13 +16,14 @@ from datetime import date
 # ending with `month`, 6 or 12), annual, date_range, date_span, since (day onwards),
 # latest_report (the latest report period of any quarter, 最新一期财报), period_end (the last trading
 # day of a month or, month 12, a year: 2024年6月底, end of 2024), period_start (the first trading day of a
-# month or, month 1, a year: the first trading day of 2025). A quarter without its year (三季报)
+# month or, month 1, a year: the first trading day of 2025), days_ago (the trading day `n` sessions
+# before the latest: 3 sessions ago, the day before yesterday). A quarter without its year (三季报)
 # is the latest report period of that quarter.
 TIME_LABELS = (
     "latest", "yesterday", "date", "recent_days", "recent_bars", "recent_weeks", "recent_months",
     "this_year", "last_year", "year_before", "this_month", "last_month", "this_week", "last_week",
     "this_quarter", "last_quarter", "year", "month", "quarter", "half", "annual", "date_range", "date_span",
-    "since", "latest_report", "period_end", "period_start",
+    "since", "latest_report", "period_end", "period_start", "days_ago",
 )  # fmt: skip
 
 HALF_YEAR_ENDS = (6, 12)  # time:half: the first half ends in June, the second in December
@@ -55,7 +56,7 @@ class TimeSpec:
 
     @property
     def is_single_day(self) -> bool:
-        return self.label in {"latest", "yesterday", "date", "period_end", "period_start"}
+        return self.label in {"latest", "yesterday", "date", "period_end", "period_start", "days_ago"}
 
 
 @dataclass(frozen=True)

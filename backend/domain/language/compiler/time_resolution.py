@@ -43,6 +43,11 @@ def resolve_day(context: LanguageContext, spec: TimeSpec) -> date:
         if previous is None:
             raise CompileError("there is no trading day before the latest one in the data")
         return previous
+    if spec.label == "days_ago" and spec.n:  # 3 sessions ago: counted in trading days from the latest
+        earlier = context.trading_day_offset(latest, -spec.n)
+        if earlier is None:
+            raise CompileError(f"the data has no trading day {spec.n} sessions before the latest one")
+        return earlier
     if spec.label == "period_end" and spec.year and spec.month:  # 2024年6月底: its last trading day
         last_day = months_back(date(spec.year, spec.month, 1), -1) - timedelta(days=1)
         found = context.last_trading_day_on_or_before(last_day)

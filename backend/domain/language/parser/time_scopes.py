@@ -65,6 +65,10 @@ def time_scope(model: SemanticModel, tokens: list[Token], i: int) -> Match | Non
         if kind_at(tokens, i + 1) == "annual" or annual_reports:  # 2024年报, the 2024 annual reports
             spec = TimeSpec("annual", year=token.value)
             used = 2
+    elif token.kind == "days_ago":  # the day before yesterday, 前天
+        spec = TimeSpec("days_ago", n=int(token.value))
+    elif _sessions_ago(tokens, i):  # 3 sessions ago, 5 trading days ago
+        spec, used = TimeSpec("days_ago", n=int(token.value)), 3
     elif token.kind == "time":
         spec = TimeSpec(token.value)
         if token.value in WHOLE_YEARS and kind_at(tokens, i + 1) == "annual":
@@ -98,6 +102,14 @@ def time_scope(model: SemanticModel, tokens: list[Token], i: int) -> Match | Non
     if spec is None:
         return None
     return used, [synthetic("timespec", spec, tokens[i : i + used])]
+
+
+def _sessions_ago(tokens: list[Token], i: int) -> bool:
+    """N sessions / trading days ago: N trading days back. "N days ago" stays unread (refused): calendar
+    days would name a date that may not be a trading day, trading days another one."""
+    counted = kind_at(tokens, i) == "number" and is_plain_number(tokens[i]) and tokens[i].value >= 1
+    sessions = kind_at(tokens, i + 1) == "tunit" and tokens[i + 1].value == "trading_day"
+    return counted and sessions and kind_at(tokens, i + 2) == "ago"
 
 
 def _day_of_period(tokens: list[Token], i: int) -> tuple[TimeSpec, int] | None:
