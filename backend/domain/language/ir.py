@@ -110,7 +110,8 @@ class Technical:
     # is above its MA (negative: below), compared with `op`
     factor: float | None = None
     time: TimeSpec | None = None  # a day of its own (昨天涨停、今天跌停); else the question's day
-    # ma_gap: (close / MA − 1) × 100 OP factor; volume_surge: vol OP factor × average (None: >=)
+    # ma_gap: (close / MA − 1) × 100 OP factor; n_day_high_gap (low_gap): % below the highest (above
+    # the lowest) close of the last n bars OP factor; volume_surge: vol OP factor × average (None: >=)
     op: str | None = None
 
 

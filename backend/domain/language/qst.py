@@ -51,8 +51,10 @@ TECHNICAL_KINDS = (
     "up_streak", "down_streak", "volume_surge", "ma_golden_cross", "ma_death_cross", "limit_up", "limit_down",
     "volume_up_streak", "volume_down_streak", "ma_bull_stack", "ma_bear_stack", "ma_over_ma", "ma_under_ma",
     "gap_up", "gap_down", "gap_up_unfilled", "gap_down_unfilled", "ma_gap", "volume_n_day_high",
-    "volume_n_day_low", "amount_n_day_high", "amount_n_day_low",
+    "volume_n_day_low", "amount_n_day_high", "amount_n_day_low", "n_day_high_gap", "n_day_low_gap",
 )  # fmt: skip
+# kinds compared with a percent by their operator: an MA's gap, the distance below (above) an N-day high (low)
+PERCENT_GAP_KINDS = ("ma_gap", "n_day_high_gap", "n_day_low_gap")
 SCOPE_KINDS = (
     "exchange",
     "board",
@@ -405,8 +407,8 @@ def condition_from_node(node: Node) -> Condition:
             raise QstError(f"technical:{kind} needs a positive window length")
         factor = numbers[1] if len(numbers) > 1 else None
         gap_op = _optional(node, "operator")
-        if kind == "ma_gap" and (factor is None or gap_op not in OPS_ORDERED):
-            raise QstError("technical:ma_gap needs the percent and an operator (<, <=, >, >=)")
+        if kind in PERCENT_GAP_KINDS and (factor is None or gap_op not in OPS_ORDERED):
+            raise QstError(f"technical:{kind} needs the percent and an operator (<, <=, >, >=)")
         return Technical(kind=kind, n=int(numbers[0]), factor=factor, time=_time_child(node), op=gap_op)
     if head == "fundamental" and kind == "growth_streak":
         numbers = [_as_number(value, node["label"]) for value in _values(node, "value:number")]

@@ -203,7 +203,7 @@ def _runs(build: QueryBuild, rows: exp.Expr) -> exp.Expr:
 def _gain_alias(build: QueryBuild, window: Window) -> str:
     """The gain over a window: close at its end against close at its base, for stocks with both bars;
     over a calendar period (`Window.period`), from the stock's last close on or before the base day
-    (in the base's year) to its last close in the period (a bar on the last day when that is today)."""
+    (in the base's year) to its last close in the period (a bar on the last day for a return to date)."""
     if window.period:
         return _period_return_alias(build, window)
     base = window.gain_base or window.base
@@ -229,6 +229,9 @@ def _gain_alias(build: QueryBuild, window: Window) -> str:
 
 def _period_return_alias(build: QueryBuild, window: Window) -> str:
     alias = f"ret_{window.base.strftime('%Y%m%d')}_{window.end.strftime('%Y%m%d')}"
+    ends_today = window.end == build.context.latest_trade_date
+    to_date = window.to_date and ends_today
+    alias += "_named" if ends_today and not to_date else ""  # not the same join as a return to date
     if alias not in build.joins:
         before = exp.LTE(this=col("trade_date"), expression=date_literal(window.base))
         inside = exp.GT(this=col("trade_date"), expression=date_literal(window.base))
@@ -240,7 +243,7 @@ def _period_return_alias(build: QueryBuild, window: Window) -> str:
             exp.GT(this=call("countIf", before), expression=number(0)),
             exp.GT(this=call("countIf", inside), expression=number(0)),
         ]
-        if window.end == build.context.latest_trade_date:  # a return to date: the stock trades today
+        if to_date:  # a return to date: the stock trades today
             bars_today = call("countIf", on_date("trade_date", window.end))
             present.append(exp.EQ(this=bars_today, expression=number(1)))
         build.joins[alias] = (

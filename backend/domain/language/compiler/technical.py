@@ -141,6 +141,13 @@ def technical_stocks(build: QueryBuild, technical: Technical) -> exp.Query:
             exp.Mul(this=exp.Paren(this=exp.Sub(this=ratio, expression=number(1))), expression=number(100))
         )
         tests.append(OPS[technical.op or ">"](this=gap, expression=number(technical.factor or 0.0)))
+    elif kind in {"n_day_high_gap", "n_day_low_gap"}:  # within 2% of its 120-day closing high: % below it
+        below_high = kind == "n_day_high_gap"  # (a low's gap: % above it)
+        ratio = exp.Div(this=today_close, expression=call("max" if below_high else "min", col("close")))
+        one = number(1)
+        distance = exp.Sub(this=one, expression=ratio) if below_high else exp.Sub(this=ratio, expression=one)
+        percent = settled(exp.Mul(this=exp.Paren(this=distance), expression=number(100)))
+        tests.append(OPS[technical.op or "<="](this=percent, expression=number(technical.factor or 0.0)))
     elif kind == "n_day_high":
         tests.append(exp.GTE(this=today_close, expression=call("max", col("close"))))
     elif kind == "n_day_low":

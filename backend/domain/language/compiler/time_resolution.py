@@ -19,6 +19,7 @@ PERIOD_LABELS = ANNUAL_LABELS | {
     "this_year", "this_month", "this_week", "last_week", "last_month", "month", "quarter", "half",
     "this_quarter", "last_quarter",
 }  # fmt: skip
+TO_DATE_LABELS = {"this_year", "this_month", "this_week", "this_quarter", "since"}
 
 
 @dataclass(frozen=True)
@@ -26,6 +27,9 @@ class Window:
     base: date  # last trading day before the window (the base of a gain)
     end: date  # last trading day in the window
     period: bool = False  # a calendar period: a stock without a bar on `base` takes its last close before
+    # a period said as still under way (this year, 今年以来, since March): a return to date, so the
+    # stock trades on its last day; a period named (2025, Q4 2025) ends on its own last close
+    to_date: bool = False
     # between A and B: the days from A on, a gain measured from A's close (not from the day before A)
     gain_base: date | None = None
 
@@ -67,7 +71,9 @@ def resolve_window(context: LanguageContext, spec: TimeSpec) -> Window:
     window = _resolve_window(context, spec)
     # since a day counts from that day's bar before; since a month or a year (its first day) is a period
     since_period = spec.label == "since" and spec.day is not None and spec.day.day == 1
-    return replace(window, period=spec.label in PERIOD_LABELS or since_period)
+    return replace(
+        window, period=spec.label in PERIOD_LABELS or since_period, to_date=spec.label in TO_DATE_LABELS
+    )
 
 
 def trading_days_in(context: LanguageContext, window: Window) -> int:

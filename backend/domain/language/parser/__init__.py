@@ -29,6 +29,7 @@ from backend.domain.language.parser.comparisons import (
     single_word_conditions,
     swing,
     swing_after,
+    swing_from_named_loss,
     versus_group_average,
     versus_other_period,
 )
@@ -44,6 +45,7 @@ from backend.domain.language.parser.frequency import (
 )
 from backend.domain.language.parser.grouping import group, listing_periods
 from backend.domain.language.parser.index_changes import index_membership
+from backend.domain.language.parser.kept_scopes import refuse_dropped_scopes, scopes_read
 from backend.domain.language.parser.listing import listing
 from backend.domain.language.parser.money_readings import money_reading
 from backend.domain.language.parser.move_fractions import move_by_fraction
@@ -127,6 +129,7 @@ GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
     price_move,
     never_on_any_day,
     single_word_conditions,
+    swing_from_named_loss,
     sustained,
     counts_each,
     ordering,
@@ -163,9 +166,14 @@ class Parser:
 
     def _read(self, tokens: list[Token], reading: Reading, names_stocks: bool) -> Screen:
         tokens = reread_tokens(tokens, reading)
+        scopes = []
         for grammar_pass in GRAMMAR_PASSES:
             tokens = rewrite(self.model, tokens, grammar_pass)
-        return assemble(self.model, tokens, reading, names_stocks=names_stocks)
+            if grammar_pass is scope_conditions:  # every scope read: none may vanish in a later pass
+                scopes = scopes_read(tokens)
+        screen = assemble(self.model, tokens, reading, names_stocks=names_stocks)
+        refuse_dropped_scopes(scopes, screen)
+        return screen
 
     def _tokens(self, question: str) -> tuple[list[Token], bool]:
         """The question's tokens without filler, and whether a word for stocks was among the filler

@@ -10,6 +10,7 @@ from backend.domain.language.parser.rewriting import Match, kind_at, metric_of, 
 from backend.domain.language.semantic import SemanticModel
 
 MEASURED = {"metric", "change_word"}
+TOTAL_WORD = "total "  # the start of an English metric name said with its sum (total market cap)
 DAILY_AVERAGE_WORDS = {"日均", "每日平均"}
 AND_WORDS = {"和", "与", "及", "以及", "、", "and", "&"}  # read as `to` by the lexicon in A and B
 # volatility = stddev of the daily changes; drawdown = % below the window's highest close; max
@@ -107,6 +108,9 @@ def _distance_asked(tokens: list[Token], i: int) -> Match | None:
 
 def aggregate_metric(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     token = tokens[i]
+    total = _total_of_group(tokens, i)
+    if total is not None:
+        return total
     if token.kind in WINDOW_MEASURES:  # 波动率 / most volatile, 回撤 / drawdown: a window's measure
         return 1, [synthetic("aggmetric", WINDOW_MEASURES[token.kind], [token])]
     high = _high_of(tokens, i)
@@ -187,6 +191,21 @@ def aggregate_metric(model: SemanticModel, tokens: list[Token], i: int) -> Match
         used = 1 + (kind_at(tokens, i + 1) == "distinct")  # how many different stocks: counts are distinct
         return used, [synthetic("count", None, tokens[i : i + used])]
     return None
+
+
+def _total_of_group(tokens: list[Token], i: int) -> Match | None:
+    """total market cap of the CSI 300, total revenue of banks: a figure named with "total" and then a
+    group of stocks is the group's sum (the scope stays a condition); of one stock it is its figure,
+    and with a comparison after the group (…of banks above 1 trillion) it is left to the others."""
+    token = tokens[i]
+    if token.kind != "metric" or not token.text.startswith(TOTAL_WORD) or kind_at(tokens, i + 1) != "cond":
+        return None
+    group = tokens[i + 1]
+    if not group.extra.get("scope") or getattr(group.value, "kind", "stock") == "stock":
+        return None
+    if kind_at(tokens, i + 2) in {"cmp", "between", "top", "super", "order", "dir"}:
+        return None
+    return 2, [group, synthetic("aggmetric", ("sum", metric_of(token)), [token])]
 
 
 def _shared_by(tokens: list[Token], j: int) -> list[int]:

@@ -128,6 +128,27 @@ def swing_after(model: SemanticModel, tokens: list[Token], i: int) -> Match | No
     return 5, [synthetic("cond", after, tokens[i : i + 2]), synthetic("cond", before, tokens[i + 2 : i + 5])]
 
 
+def swing_from_named_loss(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """去年亏损、今年前三季度扭亏为盈 / a loss in 2023, back in profit in 2024: the loss's period is
+    named, so the swing adds only the profit of its own period — never a second, assumed base (the
+    same period a year before) on top of the one said."""
+    if kind_at(tokens, i) != "timespec" or kind_at(tokens, i + 1) != "cond":
+        return None
+    loss = tokens[i + 1].value
+    named_loss = isinstance(loss, Compare) and loss.metric == PROFIT_FIGURE and loss.op == "<"
+    if not named_loss or loss.time is not None:
+        return None
+    j = i + 2 + (kind_at(tokens, i + 2) == "and")
+    dated = kind_at(tokens, j) == "timespec" and kind_at(tokens, j + 1) == "cond"
+    swung = tokens[j + 1].value if dated else None
+    if not isinstance(swung, LossToProfit) or swung.time is not None or swung.metric != loss.metric:
+        return None
+    before = replace(loss, time=_as_annual(tokens[i].value))
+    after = Compare(swung.metric, ">", 0.0, time=_as_annual(tokens[j].value), text="0")
+    said_loss, said_swing = tokens[i : i + 2], tokens[j : j + 2]
+    return j + 2 - i, [synthetic("cond", before, said_loss), synthetic("cond", after, said_swing)]
+
+
 def _profit_sign(tokens: list[Token], k: int) -> str | None:
     """'<' for a loss (a loss, loss-making), '>' for a profit (a profit, profitable)."""
     token = tokens[k] if 0 <= k < len(tokens) else None

@@ -31,7 +31,7 @@ class Level(NamedTuple):
     kind: str  # high, low or ma
     metric: str  # the value whose extreme is meant (high, low, close); close for an MA
     window: TimeSpec | None  # the window of a high or low
-    n: int  # an MA's bars
+    n: int  # an MA's bars, or an N-day closing high's (low's); 0 for a window's extreme
     end: int  # index after the phrase
 
 
@@ -118,6 +118,8 @@ def _distance(level: Level, op: str, percent: float, side: str | None, text: str
     beyond = "below" if level.kind == "high" else "above"
     if side not in {None, beyond}:
         return None
+    if level.n:  # its 120-day closing high: the N-day high of its last N bars, as 创N日新高 reads it
+        return Technical(f"n_day_{level.kind}_gap", level.n, percent, op=op)
     measure = "drawdown" if level.kind == "high" else "rebound"
     return Compare(level.metric, op, percent, agg=measure, time=level.window, text=text)
 
@@ -141,6 +143,8 @@ def _level(tokens: list[Token], j: int) -> Level | None:
     k += closing
     if kind_at(tokens, k) in EXTREME_WORDS:
         extreme = EXTREME_WORDS[tokens[k].kind]
+        if closing and window.label == "recent_bars":  # an N-day closing high: the stock's N bars
+            return Level(extreme, "close", None, window.n or 0, k + 1)
         return Level(extreme, "close" if closing else extreme, window, 0, k + 1)
     if closing:
         return None

@@ -96,7 +96,11 @@ def _restates(tokens: list[Token], index: int, screen: Screen) -> bool:
     if token.kind in CROSS_NAMES and token.text in CROSS_NAMES[token.kind][0]:  # MA10下穿MA30的股票（死叉）
         return any(_holds_technical(condition, CROSS_NAMES[token.kind][1]) for condition in screen.where)
     if token.kind == "any":  # a winning streak of 15 days or more at some point in 2025
-        asked = index == 0 and _next_kind(tokens, index) == "count_unit"  # Any stocks that …? (which)
+        # Any stocks that …? / any death crosses among … today?: a question asking which (曾经 before a
+        # condition is a time; "any bank" may mean any one of them: neither is this)
+        event = token.text == "any" and _next_kind(tokens, index) == "cond" and len(tokens) > 1
+        event = event and not tokens[index + 1].extra.get("scope")
+        asked = index == 0 and (_next_kind(tokens, index) == "count_unit" or event)
         return asked or _longest_run_at_least(screen)
     if token.kind in {"only", "among"}:  # only industries with more than 10 …, among ChiNext stocks
         trailing = token.kind == "only" and index == len(tokens) - 1 and index > 0  # main board only

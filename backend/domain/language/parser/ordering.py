@@ -221,7 +221,8 @@ def _rank_then_metric(model: SemanticModel, tokens: list[Token], i: int) -> Matc
         if token.kind == "super":  # biggest losers = the largest declines; worst performers: the lowest
             direction = token.value if tokens[j].text in NEUTRAL_PERFORMERS else tokens[j].value
         metric_token = Token("metric", "pct_chg", tokens[j].text, tokens[j].start)
-        return j + 1 - i, [_order_token(model, metric_token, direction, limit, window, tokens[i : j + 1])]
+        order = _order_token(model, metric_token, direction, limit, window, tokens[i : j + 1])
+        return j + 1 - i, [*skipped, order]  # top 10 STAR Market gainers: the board stays
     if kind_at(tokens, j) in {"per", "order"} and kind_at(tokens, j + 1) in ORDERABLE:
         j += 1
     elif kind_at(tokens, j) in {"per", "order"} and kind_at(tokens, j + 1) == "timespec":

@@ -296,6 +296,11 @@ def named_moving_average(model: SemanticModel, tokens: list[Token], i: int) -> M
     return 1, [span, Token("ma", "ma", token.text, token.start)]
 
 
+# commas between the items of a list said before its last "and" (the 5, 10 and 20 day averages)
+LIST_COMMAS = {",", "，", "、"}
+# a year of bars is 250 trading days, however the year is said: 52 weeks and 12 months are one too
+TRADING_DAYS_PER_YEAR = 250
+WHOLE_YEAR = {"week": 52, "month": 12}
 # the day's measures whose own N-day high / low a test reads: metric → the test's prefix
 BAR_MEASURES = {"vol": "volume", "amount": "amount"}
 
@@ -449,12 +454,14 @@ def _window_length(tokens: list[Token], j: int) -> tuple[int, int] | None:
     n = int(tokens[j].value)
     if kind_at(tokens, j + 1) == "tunit":
         unit = tokens[j + 1].value
+        if unit == "year":  # 创近一年新高: a year of bars, as 250日 says it
+            return n * TRADING_DAYS_PER_YEAR, 2
+        if unit in WHOLE_YEAR and n % WHOLE_YEAR[unit] == 0:  # a 52-week low: the same year of bars
+            return n // WHOLE_YEAR[unit] * TRADING_DAYS_PER_YEAR, 2
         if unit == "week":
             return n * 5, 2
         if unit == "month":
             return n * 21, 2
-        if unit == "year":  # 创近一年新高: a year of bars, as 250日 says it
-            return n * 250, 2
         if unit in {"day", "trading_day"}:
             return n, 2
         return None
@@ -462,20 +469,26 @@ def _window_length(tokens: list[Token], j: int) -> tuple[int, int] | None:
 
 
 def _listed_averages(tokens: list[Token], j: int) -> tuple[list[int], int] | None:
-    """[both] the 20-day and 60-day MA / 20日和60日均线 / the 20-day MA and the 60-day MA at j: two
-    averages joined by "and", the first one's 均线 / MA word shared when unsaid → (their bars, end)."""
+    """[both] the 20-day and 60-day MA / 20日和60日均线 / the 20-day MA and the 60-day MA / the 5, 10 and
+    20 day moving averages at j: averages listed (commas, then "and"), the last one's 均线 / MA word
+    shared by those before it when unsaid → (their bars, end)."""
     j += kind_at(tokens, j) == "quantifier" and tokens[j].value == "all"  # both
-    first = _window_length(tokens, j)
-    if first is None:
-        return None
-    n, used = first
-    j += used
-    j += kind_at(tokens, j) == "ma"
+    lengths: list[int] = []
+    while True:
+        length = _window_length(tokens, j)
+        if length is None:
+            return None
+        lengths.append(length[0])
+        j += length[1]
+        j += kind_at(tokens, j) == "ma"
+        if kind_at(tokens, j) != "and" or tokens[j].text not in LIST_COMMAS:
+            break
+        j += 1
     joined = kind_at(tokens, j) == "and" or (kind_at(tokens, j) == "to" and tokens[j].text in AND_WORDS)
-    second = moving_average_window(tokens, j + 1) if joined else None
-    if second is None:
+    last = moving_average_window(tokens, j + 1) if joined else None
+    if last is None:
         return None
-    return [n, second[0]], second[1]
+    return [*lengths, last[0]], last[1]
 
 
 def moving_average_window(tokens: list[Token], j: int) -> tuple[int, int] | None:

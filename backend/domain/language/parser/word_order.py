@@ -32,7 +32,8 @@ def by_amount(model: SemanticModel, tokens: list[Token], i: int) -> Match | None
 
 
 # what may stand between "how much did" and the verb: whose move is asked (BYD, banks, SSE stocks)
-ASKED_OF = {"stock", "industry", "group", "index", "exchange", "board", "area", "count_unit", "constituent"}
+ASKED_OF = {"stock", "industry", "group", "index", "exchange", "board", "area", "count_unit", "constituent",
+            "to", "per"}  # fmt: skip  # CATL and BYD each
 
 
 def how_much_moved(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
@@ -46,6 +47,12 @@ def how_much_moved(model: SemanticModel, tokens: list[Token], i: int) -> Match |
         j += 1
     if _is_metric(tokens, j, "pct_chg") or kind_at(tokens, j) == "change_word":  # how much did BYD gain
         return 1, []
+    figure = kind_at(tokens, j) == "metric" and kind_at(tokens, j + 1) not in {"up", "down", "moved"}
+    if figure and kind_at(tokens, i + 1) == "stock":  # how much did CATL earn in Q3: its figure, shown
+        return 1, []
+    if kind_at(tokens, j) == "moved":  # how much have CATL and BYD moved: the signed change over the window
+        change = Token("change_word", "gain", tokens[j].text, tokens[j].start)
+        return j + 1 - i, [*tokens[i + 1 : j], change]
     price = _is_metric(tokens, j, "close") and kind_at(tokens, j + 1) in {"up", "down"}  # its price rise
     if kind_at(tokens, j + price) not in {"up", "down"}:
         return None
