@@ -221,6 +221,8 @@ class Order:
     direction: str  # desc / asc
     time: TimeSpec | None = None
     agg: str | None = None
+    # ranked by the change: (metric at `time`) − (metric at `other_time`), 比半年前提高得最多
+    other_time: TimeSpec | None = None
 
 
 @dataclass(frozen=True)

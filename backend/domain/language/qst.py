@@ -215,6 +215,8 @@ def _order_node(order: Order) -> Node:
         children.append(_node(f"attribute:{order.metric}"))
     children.append(time_node(order.time) if order.time else None)
     children.append(_node(f"window:{order.agg}") if order.agg else None)
+    if order.other_time is not None:  # ranked by the change since the other time
+        children.append(_node("versus", _node(f"attribute:{order.metric}"), time_node(order.other_time)))
     return _node(f"order:{order.direction}", *children)
 
 
@@ -528,7 +530,14 @@ def order_from_node(node: Node) -> Order:
         metric = f"agg:{_kind(group_aggs[0])[1]}:{_optional(group_aggs[0], 'attribute') or ''}"
     if metric is None:
         raise QstError("order needs an attribute or an aggregate")
-    return Order(metric=metric, direction=direction, time=_time_child(node), agg=_optional(node, "window"))
+    versus = [child for child in _children(node) if child.get("label") == "versus"]
+    return Order(
+        metric=metric,
+        direction=direction,
+        time=_time_child(node),
+        agg=_optional(node, "window"),
+        other_time=_time_child(versus[0]) if versus else None,
+    )
 
 
 def qst_to_screen(qst: Node) -> Screen:

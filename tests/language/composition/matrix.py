@@ -685,6 +685,47 @@ def two_periods() -> Iterator[Case]:
         yield from _both("two_periods", words, sql)
 
 
+def changes_ranked() -> Iterator[Case]:
+    """Ranked by the change of a figure between two times: a day against the question's day, two annual
+    reports, a quarter against the same quarter a year before; the largest rise or fall, among all
+    stocks, within a scope, or in each group."""
+    latest, before = (
+        TIMES_DAY[0],
+        Time("d0630", Words("2025年6月30日", "June 30 2025"), ref.named_day("2025-06-30"), False),
+    )
+    moves = (
+        (True, Words("增加", "grew"), Words("", "increase")),
+        (False, Words("减少", "fell"), Words("", "decline")),
+    )
+    for quantity, (up, verb, _noun), scope in itertools.product(
+        (DAY_QUANTITIES[4], DAY_QUANTITIES[1], DAY_QUANTITIES[5]), moves, (SCOPES[0], SCOPES[3])
+    ):
+        name = quantity.words
+        words = Words(
+            f"{name.zh}比{before.words.zh}{verb.zh}最多的5只{scope.stocks.zh}",
+            f"the 5 {scope.stocks.en} whose {name.en} {verb.en} the most since {before.words.en}",
+        )
+        sql = ref.change_ranked(quantity.measure, latest.span, before.span, 5, up, scope=scope.sql)
+        yield from _both("change_ranked", words, sql, order_matters=True)
+    annual = (ref.report_period("2024-12-31"), ref.report_period("2023-12-31"))
+    for quantity, (up, verb, noun) in itertools.product(REPORT_QUANTITIES, moves):
+        name = quantity.words
+        words = Words(
+            f"2024年{name.zh}比2023年{verb.zh}最多的10家",
+            f"the 10 companies with the largest {noun.en} in {name.en} from 2023 to 2024",
+        )
+        sql = ref.change_ranked(quantity.measure, *annual, 10, up)
+        yield from _both("change_ranked", words, sql, order_matters=True)
+    q3 = (ref.report_period("2025-09-30"), ref.report_period("2024-09-30"))
+    for quantity, group in itertools.product(REPORT_QUANTITIES, GROUPS[:3]):
+        name = quantity.words
+        words = Words(
+            f"{group.each.zh}2025年三季度{name.zh}比去年同期增加最多的2家",
+            f"the 2 companies in each {group.one.en} whose {name.en} grew the most from Q3 2024 to Q3 2025",
+        )
+        yield from _both("change_ranked", words, ref.change_ranked(quantity.measure, *q3, 2, True, group.key))
+
+
 FAMILIES = (
     filters,
     aggregates_by_group,
@@ -709,6 +750,7 @@ FAMILIES = (
     ranked_groups,
     by_index,
     two_periods,
+    changes_ranked,
 )
 
 

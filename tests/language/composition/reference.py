@@ -431,3 +431,27 @@ def groups_with_movers(span: Span, group: str, sign: str, op: str, n: int) -> st
         f"INNER JOIN {DB}.stock_basic AS s ON s.ts_code = d.ts_code WHERE {when} "
         f"GROUP BY g HAVING n {op} {n}"
     )
+
+
+def change_ranked(
+    measure: Measure,
+    later: Span,
+    earlier: Span,
+    n: int,
+    descending: bool,
+    group: str | None = None,
+    scope: str = "",
+) -> str:
+    """The n stocks (per group if asked) whose value at `later` minus their value at `earlier` is the
+    largest (descending) or the most negative, among the stocks with a value at both."""
+    shown = f"{GROUP_COLUMNS[group]} AS g, " if group else ""
+    direction = "DESC" if descending else "ASC"
+    rows = (
+        f"WITH a AS ({values(measure, later)}), b AS ({values(measure, earlier)}) "
+        f"SELECT a.ts_code AS ts_code, {shown}a.v - b.v AS change FROM a "
+        f"INNER JOIN b ON b.ts_code = a.ts_code INNER JOIN {DB}.stock_basic AS s ON s.ts_code = a.ts_code "
+        f"WHERE 1{_scope(scope)} ORDER BY change {direction}, ts_code LIMIT {n}"
+    )
+    if group:
+        return rows + " BY g"
+    return rows

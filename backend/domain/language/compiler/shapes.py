@@ -11,6 +11,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from backend.domain.language.compiler.aggregates import aggregate_query, orders_by_aggregate
+from backend.domain.language.compiler.changes import change_value
 from backend.domain.language.compiler.conditions import condition_expr
 from backend.domain.language.compiler.errors import CompileError
 from backend.domain.language.compiler.sources import daily_alias, join_all, series_alias
@@ -29,8 +30,10 @@ def build_query(screen: Screen, build: QueryBuild) -> exp.Query:
     where = [condition_expr(build, condition, time) for condition in screen.where]
     order_expr: exp.Expr | None = None
     if screen.order is not None and not orders_by_aggregate(screen.order):
-        order_time = screen.order.time or time
-        order_expr, name = value(build, screen.order.metric, order_time, screen.order.agg)
+        if screen.order.other_time is not None:  # ranked by the change between two times
+            order_expr, name = change_value(build, screen.order, time)
+        else:
+            order_expr, name = value(build, screen.order.metric, screen.order.time or time, screen.order.agg)
         build.add_column(name, order_expr)
     series = window is not None and lists_daily_values(build.model, screen)
     for name in screen.outputs:

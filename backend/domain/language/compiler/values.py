@@ -52,7 +52,7 @@ def _value(
     metric = build.model.metrics[metric_key]
     spec = time or TimeSpec()
     if metric.kind == "index":
-        return _index_weight(build, metric), metric.column
+        return _index_weight(build, metric, time)
     if metric.kind == "report":
         if agg in {"ttm", "qoq", "single_yoy"}:
             return _derived_figure(build, metric, _latest_period(build, time), agg)
@@ -156,19 +156,29 @@ def _latest_period(build: QueryBuild, time: TimeSpec | None) -> date:
     return periods[-1]
 
 
-def _index_weight(build: QueryBuild, metric: Metric) -> exp.Expr:
-    """A constituent's weight in the index the question is scoped to, from the same snapshot."""
+def _index_weight(build: QueryBuild, metric: Metric, time: TimeSpec | None) -> tuple[exp.Expr, str]:
+    """A constituent's weight in the index the question is scoped to, from the same snapshot — or,
+    at a day of its own (权重比半年前…), from the snapshot in force that day (a stock in both)."""
     if len(build.index_members) != 1:
         raise CompileError("an index weight needs exactly one index in the question (e.g. 沪深300成分股)")
     code, snapshot = next(iter(build.index_members.items()))
-    alias = "iw"
+    alias, name = "iw", metric.column
+    if time is not None and time != build.screen_time:
+        if not time.is_single_day:
+            raise CompileError("an index weight is read on one day's snapshot, not over a window")
+        day = resolve_day(build.context, time)
+        own = build.context.index_snapshot(code, day)
+        if own is None:
+            raise CompileError(f"index {code} has no constituent snapshot on or before {day.isoformat()}")
+        if own != snapshot:
+            snapshot, alias, name = own, f"iw_{own:%Y%m%d}", f"{metric.column}_{own:%Y%m%d}"
     if alias not in build.joins:
         build.joins[alias] = (
             exp.select(exp.alias_(col("con_code"), "ts_code"), col(metric.column))
             .from_(table(build.context, metric.table))
             .where(index_snapshot_filter(code, snapshot))
         )
-    return col(metric.column, alias)
+    return col(metric.column, alias), name
 
 
 def _main_period(build: QueryBuild) -> date | None:

@@ -16,6 +16,7 @@ from backend.domain.language.parser.aggregates import aggregate_metric, counts_e
 from backend.domain.language.parser.asked_units import asked_unit
 from backend.domain.language.parser.assembly import assemble
 from backend.domain.language.parser.benchmarks import benchmark_comparison
+from backend.domain.language.parser.changes import change_ranking, english_change_ranking, same_period_before
 from backend.domain.language.parser.comparisons import (
     bare_price,
     compare,
@@ -109,6 +110,9 @@ GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
     aggregate_metric,
     benchmark_comparison,
     versus_group_average,
+    same_period_before,
+    change_ranking,
+    english_change_ranking,
     versus_other_period,
     same_periods_again,
     multiple_of_measure,
