@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import date
 
-from backend.domain.language.ir import Order, TimeSpec
+from backend.domain.language.ir import Compare, Order, TimeSpec
 from backend.domain.language.lexicon import Token
 from backend.domain.language.parser.rewriting import Match, kind_at, metric_of, synthetic
 from backend.domain.language.semantic import SemanticModel
@@ -147,3 +147,37 @@ def _minus_year(day: date) -> date:
         if (day.month, day.day) == (2, 29)
         else day.replace(year=day.year - 1)
     )
+
+
+def relative_change(
+    model: SemanticModel, tokens: list[Token], j: int, metric: str, op: str, times: list[TimeSpec | None]
+) -> tuple[list[Compare], int] | None:
+    """比2025年6月30日增加50%以上 / 比2023年减少一半以上: a change said in % (or as a part) of a figure that
+    is no rate is relative — 100 × later ÷ earlier against 100 ± N, the earlier above zero (a growth
+    from a loss is no percentage) — never a difference of N in the figure's unit. A rate (ROE 提高5%)
+    is left to the difference (percentage points). Returns the conditions and the index after them."""
+    figure = model.metrics[metric]
+    if figure.percent or figure.stored_unit.name == "%" or op not in {">", "<"}:
+        return None
+    k = j + (kind_at(tokens, j) == "per")  # by
+    said = [tokens[k]] if kind_at(tokens, k) == "cmp" else []
+    k += len(said)
+    if kind_at(tokens, k) == "fraction":
+        size = 100 * float(tokens[k].value)
+    elif kind_at(tokens, k) == "number" and tokens[k].extra.get("unit") == "percent":
+        size = float(tokens[k].value)
+    else:
+        return None
+    end = k + 1
+    if kind_at(tokens, end) == "cmp":
+        said.append(tokens[end])
+        end += 1
+    inclusive = any(word.value in {">=", "<="} for word in said)
+    later, earlier = times
+    if op == ">":
+        grown = Compare(metric, ">=" if inclusive else ">", 100 + size, other=metric, ratio=True,
+                        time=later, other_time=earlier, text=tokens[k].text)  # fmt: skip
+    else:
+        grown = Compare(metric, "<=" if inclusive else "<", 100 - size, other=metric, ratio=True,
+                        time=later, other_time=earlier, text=tokens[k].text)  # fmt: skip
+    return [grown, Compare(metric, ">", 0.0, time=earlier, text="0")], end

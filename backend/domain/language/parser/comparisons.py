@@ -20,6 +20,7 @@ from backend.domain.language.ir import (
     VersusGroup,
 )
 from backend.domain.language.lexicon import Token
+from backend.domain.language.parser.changes import relative_change
 from backend.domain.language.parser.composition import LIST_DIMENSIONS
 from backend.domain.language.parser.errors import NotUnderstood
 from backend.domain.language.parser.rewriting import Match, kind_at, metric_of, synthetic
@@ -887,6 +888,11 @@ def versus_other_period(model: SemanticModel, tokens: list[Token], i: int) -> Ma
         multiple = Compare(metric.key, op, 100 * factor, other=other.key, time=times[0],
                            text=tokens[i:j][-1].text, other_time=times[1], ratio=True)  # fmt: skip
         return j - i, [synthetic("cond", multiple, tokens[i:j])]
+    if other == metric:  # 比2023年增长50%以上: relative, for a figure that is no rate
+        relative = relative_change(model, tokens, j, metric.key, op, times)
+        if relative is not None:
+            conditions, end = relative
+            return end - i, [synthetic("cond", condition, tokens[i:end]) for condition in conditions]
     threshold, end = _difference(tokens, j)
     value = 0.0
     if threshold is not None:

@@ -18,7 +18,33 @@ from backend.domain.language.semantic import SemanticModel
 
 
 def index_membership(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
-    return _membership_then(tokens, i) or _change_since(tokens, i) or _at_some_point(tokens, i)
+    return (
+        _membership_then(tokens, i)
+        or _change_since(tokens, i)
+        or _change_at_rebalance(tokens, i)
+        or _at_some_point(tokens, i)
+    )
+
+
+def _change_at_rebalance(tokens: list[Token], i: int) -> Match | None:
+    """added to INDEX at the December 2025 rebalance / 2025年12月调整时被调入INDEX: the change over that
+    month — the snapshot in force on its last trading day against the one on the month before's."""
+    if kind_at(tokens, i) == "index_change" and kind_at(tokens, i + 3) == "rebalance":
+        change, scope_at, month_at = i, i + 1, i + 2
+    elif kind_at(tokens, i + 1) == "rebalance" and kind_at(tokens, i + 2) == "index_change":
+        change, scope_at, month_at = i + 2, i + 3, i
+    else:
+        return None
+    scope = _index_scope(tokens, scope_at)
+    if scope is None or kind_at(tokens, month_at) != "timespec":
+        return None
+    month = tokens[month_at].value
+    if month.label != "month" or month.year is None or month.month is None:
+        return None
+    before = (month.year, month.month - 1) if month.month > 1 else (month.year - 1, 12)
+    then = replace(scope, time=TimeSpec("period_end", year=before[0], month=before[1]))
+    now = replace(scope, time=TimeSpec("period_end", year=month.year, month=month.month))
+    return 4, [synthetic("cond", _change(then, now, tokens[change].value), tokens[i : i + 4])]
 
 
 def _index_scope(tokens: list[Token], j: int) -> Scope | None:
