@@ -117,9 +117,10 @@ def _english_times(tokens: list[Token], j: int) -> tuple[tuple[TimeSpec | None, 
 
 
 def same_period_before(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
-    """比去年同期 / than the same period last year: the period the figure before 比 is read at, a year
-    earlier (2025年三季度净利润比去年同期 → Q3 2024). With no dated period before it, left to refuse."""
-    if kind_at(tokens, i) != "same_period" or kind_at(tokens, i - 1) != "than":
+    """比去年同期 / higher than the same period last year: the period the figure before 比 (or the
+    comparison) is read at, a year earlier (2025年三季度净利润比去年同期 → Q3 2024). With no dated period
+    before it, left to refuse."""
+    if kind_at(tokens, i) != "same_period" or kind_at(tokens, i - 1) not in {"than", "cmp"}:
         return None
     for k in (i - 2, i - 3):  # 2025年三季度 净利润 比 / 净利润 2025年三季度 比
         if kind_at(tokens, k) == "timespec":
