@@ -20,6 +20,8 @@ from backend.domain.language.parser.rewriting import Match, kind_at, metric_of, 
 from backend.domain.language.semantic import SemanticModel
 
 RANKED_FIGURES = {"metric", "change_word"}
+# superlatives of the change's size; 增长最快 / grew the fastest ask for a rate of growth, not read here
+SIZE_SUPERLATIVES = {"最多", "最大", "most", "largest", "biggest", "greatest"}
 
 
 def change_ranking(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
@@ -69,7 +71,7 @@ def _direction(model: SemanticModel, tokens: list[Token], j: int, metric: str) -
         return None
     if kind_at(tokens, j) not in {"up", "down"} or kind_at(tokens, j + 1) != "super":
         return None
-    if tokens[j + 1].value != "desc":
+    if tokens[j + 1].text not in SIZE_SUPERLATIVES:
         return None
     return ("desc" if tokens[j].kind == "up" else "asc"), j + 2
 
@@ -90,7 +92,7 @@ def english_change_ranking(model: SemanticModel, tokens: list[Token], i: int) ->
     if kind_at(tokens, figure) not in RANKED_FIGURES or kind_at(tokens, move) not in {"up", "down"}:
         return None
     metric = metric_of(tokens[figure])
-    if model.metrics[metric].negated or tokens[superlative].value != "desc":
+    if model.metrics[metric].negated or tokens[superlative].text not in SIZE_SUPERLATIVES:
         return None
     times = _english_times(tokens, j)
     if times is None:
