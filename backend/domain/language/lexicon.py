@@ -713,10 +713,28 @@ def _full_years(text: str) -> str:
 _SINCE_NO_YEAR_RE = re.compile(r"(?<![\d年.%-])(\d{1,2})\s*月(?:\s*(\d{1,2})\s*[日号])?(?=\s*(?:以来|至今))")
 
 
+# the same in English: since [the start of] November / since Dec 5 with no year after it
+_EN_SINCE_NO_YEAR_RE = re.compile(
+    rf"\bsince\s+(?:the\s+(?:start|beginning)\s+of\s+)?({_MONTH_RE})\b\.?"
+    rf"(?:\s+(\d{{1,2}})(?:st|nd|rd|th)?)?(?![\s,]*(?:\d|'))"
+)
+
+
 def _years_before_since(text: str, latest: date | None) -> str:
-    """12月以来 → 2025年12月以来 when the data ends in 2025 (2024年 when its last day is before 12月1日)."""
+    """12月以来 → 2025年12月以来 when the data ends in 2025 (2024年 when its last day is before 12月1日);
+    since Dec 5 → since Dec 5, 2025, since the start of November → … November 2025, likewise."""
     if latest is None:
         return text
+
+    def dated_english(found: re.Match[str]) -> str:
+        month_text, day_text = found.groups()
+        start = _valid_date(latest.year, _MONTHS[month_text], int(day_text or 1))
+        if start is None:
+            return found.group(0)
+        year = latest.year if start <= latest else latest.year - 1
+        return f"{found.group(0)}, {year}" if day_text else f"{found.group(0)} {year}"
+
+    text = _EN_SINCE_NO_YEAR_RE.sub(dated_english, text)
 
     def dated(found: re.Match[str]) -> str:
         month_text, day_text = found.groups()
@@ -781,6 +799,24 @@ def _days_ago(text: str, latest: date | None) -> str:
     return _AGO_EN_RE.sub(dated, _AGO_ZH_RE.sub(dated, text))
 
 
+# last Friday: the latest such weekday before the data's last day. When that day is itself a Friday,
+# "last Friday" may be it or the week before: not dated (left unread, refused)
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_LAST_WEEKDAY_RE = re.compile(rf"\blast\s+({'|'.join(_WEEKDAYS)})\b")
+
+
+def _last_weekday(text: str, latest: date | None) -> str:
+    """last Friday → 2025-12-26 when the data ends on Wednesday 2025-12-31."""
+    if latest is None:
+        return text
+
+    def dated(found: re.Match[str]) -> str:
+        back = (latest.weekday() - _WEEKDAYS.index(found.group(1))) % 7
+        return f" {(latest - timedelta(days=back)).isoformat()} " if back else found.group(0)
+
+    return _LAST_WEEKDAY_RE.sub(dated, text)
+
+
 # 今年 / 去年 / 前年 before a period of that year (今年二季度, 去年三季报, 今年3月): that year's number, so
 # the period is read as any dated one; 今年以来 and 去年全年 keep their own readings
 _RELATIVE_YEAR_RE = re.compile(
@@ -801,7 +837,7 @@ def _prepared(question: str, lexicon: Lexicon, latest: date | None) -> str:
     """The question's text as the lexicon reads it: typos in phrases mended, dates said in full."""
     said = _fortnight_as_weeks(_plus_as_at_least(normalize_text(question)))
     text = _years_before_since(_full_years(_mend_phrase_typos(said, lexicon)), latest)
-    return _relative_years(_days_ago(text, latest), latest)
+    return _relative_years(_last_weekday(_days_ago(text, latest), latest), latest)
 
 
 def tokenize(

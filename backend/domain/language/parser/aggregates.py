@@ -256,7 +256,8 @@ def counts_each(model: SemanticModel, tokens: list[Token], i: int) -> Match | No
     涨停家次: the stock-day bars where it held (a stock counted once per day)."""
     asked = kind_at(tokens, i) == "count" and not tokens[i].extra  # number of limit-up hits: one count
     k = i + asked
-    if _counted(tokens, k) and kind_at(tokens, k + 1) in {"stock_days", "hits"}:  # 涨停家次, limit-up hits
+    closes = kind_at(tokens, k + 1) == "metric" and tokens[k + 1].text == "closes"  # limit-down closes
+    if _counted(tokens, k) and (kind_at(tokens, k + 1) in {"stock_days", "hits"} or closes):  # 涨停家次
         return k + 2 - i, [
             synthetic("count", None, tokens[i : k + 2], where=tokens[k].value, stock_days=True)
         ]

@@ -46,6 +46,7 @@ MEASURES = {"metric", "aggmetric", "change_word", "report_figure"}
 
 
 PROFIT_FIGURE = "n_income_attr_p"
+PRICE_MEASURES = {"close", "pct_chg"}  # the measures whose up / down is the price's move
 OPEN_MOVES = {"高开": ">", "低开": "<"}  # the open's direction against the previous close, in one word
 SIZED = {"cmp", "number", "super", "top", "bottom", "order", "dir", "per", "agg"}  # the gap's size asked
 LOSS_WORDS = {"loss", "losses", "a loss", "net loss"}  # 'loss' alone is first the decline of a price
@@ -481,7 +482,12 @@ def multiple_of_measure(model: SemanticModel, tokens: list[Token], i: int) -> Ma
 
 
 def price_move(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
-    """上涨超过5% / fell more than 3% / 跌超3% → a pct_chg comparison (over a window if one is given)."""
+    """上涨超过5% / fell more than 3% / 跌超3% → a pct_chg comparison (over a window if one is given).
+    After another measure (volume up today, 净利润上涨) the move is that measure's, never the price's."""
+    if kind_at(tokens, i) == "metric" and tokens[i].value not in PRICE_MEASURES:
+        return _measure_since_yesterday(model, tokens, i)
+    if _said_of_measure(tokens, i):
+        return None  # not read above: left for the leftovers to refuse
     j = i
     time = None
     if kind_at(tokens, j) == "timespec":
@@ -517,6 +523,38 @@ def price_move(model: SemanticModel, tokens: list[Token], i: int) -> Match | Non
     metric = model.metrics["pct_chg" if direction == "up" else "decline"]
     condition = _make_compare(metric, op, first, second, time, None)
     return end - i, [synthetic("cond", condition, tokens[i:end])]
+
+
+def _measure_since_yesterday(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """volume up today / turnover down today: the day's measure above (below) the day before's; a size
+    (volume up 50%) or another day is not read here."""
+    measure = model.metrics.get(str(tokens[i].value))
+    if not _said_of_measure(tokens, i + 1 + (kind_at(tokens, i + 1) == "timespec")):
+        return None
+    j = i + 1
+    time = tokens[j].value if kind_at(tokens, j) == "timespec" else None
+    j += time is not None
+    if measure is None or measure.kind != "daily" or kind_at(tokens, j) not in {"up", "down"}:
+        return None
+    op = ">" if tokens[j].kind == "up" else "<"
+    j += 1
+    if time is None and kind_at(tokens, j) == "timespec":
+        time, j = tokens[j].value, j + 1
+    if kind_at(tokens, j) in {"cmp", "number", "per"} or (time is not None and time.label != "latest"):
+        return None
+    condition = Compare(measure.key, op, 0.0, other=measure.key, time=TimeSpec("latest"),
+                        other_time=TimeSpec("yesterday"), text="0")  # fmt: skip
+    return j - i, [synthetic("cond", condition, tokens[i:j])]
+
+
+def _said_of_measure(tokens: list[Token], i: int) -> bool:
+    """A move word right after a measure that is not the price (volume up, 净利润上涨, volume today up),
+    nothing but a day between them; after words skipped as filler (volume of stocks up 5%) the move is
+    the stocks'."""
+    k = i - 1 - (kind_at(tokens, i - 1) == "timespec")
+    if i >= len(tokens) or kind_at(tokens, k) != "metric" or tokens[k].value in PRICE_MEASURES:
+        return False
+    return all(tokens[m + 1].start - (tokens[m].start + len(tokens[m].text)) <= 1 for m in range(k, i))
 
 
 def _at_least_after(tokens: list[Token], k: int) -> bool:

@@ -228,9 +228,15 @@ def _day_range(tokens: list[Token], j: int) -> tuple[date, date] | None:
     first, second = (tokens[j] if 0 <= j < len(tokens) else None), kind_at(tokens, j + 2)
     if first is None or kind_at(tokens, j + 1) != "to":
         return None
-    if first.kind == "date" and second == "period_end":  # between April 8, 2025 and the end of 2025
+    if first.kind in {"date", "monthday"} and second == "period_end":  # between April 8 and the end of 2025
         year, month = tokens[j + 2].value["year"], tokens[j + 2].value["month"]
-        return first.value, date(year + month // 12, month % 12 + 1, 1) - timedelta(days=1)
+        end = date(year + month // 12, month % 12 + 1, 1) - timedelta(days=1)
+        if first.kind == "date":
+            return first.value, end
+        if (first.value["month"], first.value["day"]) == (2, 29):
+            return None  # a leap day takes no year from the other end
+        start = date(year, first.value["month"], first.value["day"])  # the day takes the end's year
+        return start if start <= end else start.replace(year=year - 1), end
     if {first.kind, second} - {"date", "monthday"}:
         return None
     last = tokens[j + 2]
