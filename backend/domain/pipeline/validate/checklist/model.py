@@ -56,6 +56,7 @@ class Kind(StrEnum):
     GROUP_AVERAGE = "group_average"
     AGGREGATE_THRESHOLD = "aggregate_threshold"
     AVERAGE_LIST = "average_list"
+    COUNTED_THING = "counted_thing"
 
 
 class Outcome(StrEnum):
