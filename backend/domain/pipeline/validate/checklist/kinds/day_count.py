@@ -1,6 +1,7 @@
-"""A number of days with a bound (至少3天 / 超过5个交易日 / at least 4 of the last 10 trading days /
-more than 3 days / 不超过2天 / at most 2 days; not "over N days", which is also a span) bounds a
-count of days, and says whether N itself counts:
+"""A number of days, occurrences or stocks with a bound (至少3天 / 超过5个交易日 / at least 4 of the
+last 10 trading days / more than 3 days / 不超过2天 / at most 2 days / 三次及以上 / at least three
+stocks / 5 times or more; not "over N days", which is also a span) bounds a count, and says whether
+N itself counts:
 at least N is `count >= N` (or `> N - 1`), more than N is `count > N` (or `>= N + 1`), fewer than N is
 `count < N`, at most N is `count <= N`. A count compared with N (or N ± 1) the other way — `> 3` for
 至少3天 — drops or adds the stocks exactly at N. A count is what count/countIf/sum/uniq give (through
@@ -47,11 +48,16 @@ _WORDS = {
     "at most": Bound.AT_MOST, "no more than": Bound.AT_MOST,
 }  # fmt: skip
 _WORD = "|".join(sorted((re.escape(word) for word in _WORDS), key=len, reverse=True))
-_DAYS = re.compile(
-    rf"(?P<word>{_WORD})\s*有?\s*(?P<n>{COUNT})\s*"
-    r"(?:个交易日|交易日|天|日(?!均|线)"
-    r"|(?:of\s+(?:the\s+)?(?:last|past|previous)\s+\d+\s+)?(?:trading\s+)?(?:days|sessions)\b)",
-    re.IGNORECASE,
+# Days, occurrences (次, times) or stocks counted (家, 只, stocks, companies).
+_UNIT = (
+    r"(?:个交易日|交易日|天|日(?!均|线)|次|家|只(?:股票)?"
+    r"|(?:of\s+(?:the\s+)?(?:last|past|previous)\s+\d+\s+)?(?:trading\s+)?(?:days|sessions)\b"
+    r"|times\b|(?:stocks|companies|names)\b)"
+)
+_DAYS = re.compile(rf"(?P<word>{_WORD})\s*有?\s*(?P<n>{COUNT})\s*{_UNIT}", re.IGNORECASE)
+# The bound said after the count: 三次及以上, 5 days or more.
+_AT_LEAST_AFTER = re.compile(
+    rf"(?<![\d.])(?P<n>{COUNT})\s*{_UNIT}\s*(?:(?:及|或|含)以上|or more\b)", re.IGNORECASE
 )
 _COUNTING = ("count", "uniq", "sum", "arraycount", "length")
 
@@ -98,13 +104,13 @@ class DayCountDetail:
             and abs(bound[1] - wanted) <= 1
         ]
         if not near:
-            return passed(f"no count of days is bounded near {self.count}, so none is one off")
+            return passed(f"no count is bounded near {self.count}, so none is one off")
         if any(bound[1] == wanted for _, bound in near):
-            return passed(f"the count of days is bounded at {wanted:g}, N included as asked")
+            return passed(f"the count is bounded at {wanted:g}, N included as asked")
         comparison, bound = near[0]
         return failed(
             Attribution.CONDITION,
-            f"the count of days is compared `{comparison.op} {comparison.number:g}` "
+            f"the count is compared `{comparison.op} {comparison.number:g}` "
             f"(a bound of {bound[1]:g}) where the question's bound is {wanted:g}: "
             "the stocks exactly at the edge are counted wrongly",
         )
@@ -112,15 +118,16 @@ class DayCountDetail:
 
 def extract(question: Question) -> list[Constraint]:
     found = []
-    for match in _DAYS.finditer(question.text):
+    matches = [*_DAYS.finditer(question.text), *_AT_LEAST_AFTER.finditer(question.text)]
+    for match in matches:
         count = parse_count(match["n"])
         if count is None or count < 2:  # one day at least is an existence, not a count
             continue
-        bound = _WORDS[match["word"].lower()]
+        bound = _WORDS[match["word"].lower()] if "word" in match.groupdict() else Bound.AT_LEAST
         span = question.span(match.start(), match.end())
         text = question.says(
-            f"“{span.text}”：天数的界限（含不含 {count}）",
-            f"“{span.text}”: a bound on the days ({count} in or out)",
+            f"“{span.text}”：计数的界限（含不含 {count}）",
+            f"“{span.text}”: a bound on the count ({count} in or out)",
         )
         found.append(Constraint(span, text, question.lang, DayCountDetail(count, bound)))
     return found
