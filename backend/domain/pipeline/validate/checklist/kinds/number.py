@@ -58,20 +58,22 @@ _TIME_AFTER = re.compile(
 )
 _ABOVE = (
     "超过|大于|高于|多于|高出|超出|不低于|不少于|至少|more than|greater than|higher than|larger than|above"
-    "|over|exceeding|exceeds|exceeded|exceed|at least|no less than|not less than"
+    "|over|exceeding|exceeds|exceeded|exceed|at least|no less than|not less than|超|>=|≥|>|＞"
 )
 _BELOW = (
     "低于|小于|少于|不足|不到|不超过|不高于|less than|lower than|smaller than|fewer than|below|under|at most"
-    "|no more than|not more than|within"
+    "|no more than|not more than|within|<=|≤|<|＜"
 )
 # Words that keep the boundary out (超过30 is not 30) or in (至少30 is 30); 以上/以下 and "between" say
 # neither for sure.
 _STRICT = re.compile(
     r"超过|大于|高于|多于|高出|超出|低于|小于|少于|不足|不到|more than|greater than|higher than|larger than"
     r"|above|over|exceeding|exceeds|exceeded|exceed|less than|lower than|smaller than|fewer than|below|under"
+    r"|超|>|<|＞|＜"
 )
 _INCLUSIVE = re.compile(
     r"不低于|不少于|至少|不超过|不高于|at least|no less than|not less than|at most|no more than|not more than"
+    r"|>=|<=|≥|≤"
 )
 _FALLING = re.compile(
     r"下滑|下降|下跌|减少|回落|萎缩|跌|\b(?:fell|fall|falls|dropped|drop|declined|decline|decreased|down|lost)\b"
