@@ -76,6 +76,13 @@ _IMPLICIT = (
         rf"\s+the\s+(?P<sup>{_SUPERLATIVE_EN})\b"
     ),
 )
+# 哪五个行业平均涨得最多, 哪个板块成交额最大: the k (one without a count) after 哪, the metric and the
+# superlative after the thing ranked.
+_WHICH_ZH = re.compile(
+    rf"哪\s*(?P<n>{COUNT})?\s*(?:个|只|家|支)\s*(?P<what>行业|板块|交易所|地区|省份|股票|个股|公司)"
+    rf"[^，,。；;？?\d]{{0,14}}?(?P<sup>{_SUPERLATIVE_ZH})"
+)
+_GROUPS_ZH = {"行业", "板块", "交易所", "地区", "省份"}
 # "the most stocks" ranks by a count of rows; "most" before anything else is an adjective's degree.
 _COUNTED = re.compile(r"\s+(?:\w+\s+)?(?:stocks|companies|firms|shares|constituents|members|listings)\b")
 # "gainers" and "losers" name the metric with the superlative: the biggest losers fell the most.
@@ -264,24 +271,28 @@ def extract(question: Question) -> list[Constraint]:
     ]
     found: list[Constraint] = []
     taken: list[range] = []
-    for pattern, explicit in [(p, True) for p in _EXPLICIT] + [(p, False) for p in _IMPLICIT]:
+    patterns = [(p, True) for p in _EXPLICIT] + [(p, False) for p in (*_IMPLICIT, _WHICH_ZH)]
+    for pattern, explicit in patterns:
         for match in pattern.finditer(question.text):
             if any(match.start("sup") in span for span in taken):
                 continue
-            k = parse_count(match["n"]) if explicit else 1
+            which = pattern is _WHICH_ZH
+            k = parse_count(match["n"]) if explicit or (which and match["n"]) else 1
             if k is None or k < 1:
                 continue
             # 各行业涨幅前三 ranks within each industry; 市值前100的公司里，各行业… groups one ranking.
             owners = [column for start, column in groups if question.lang is Lang.EN or start < match.start()]
             ranks_groups = any(
                 span.start < match.end() and match.start() < span.stop for span in ranked_spans
-            )
+            ) or (which and match["what"] in _GROUPS_ZH)
             # the groups ranked are not also the groups each ranking runs within
             group = owners[0] if len(owners) == 1 and not ranks_groups else ""
             taken.append(range(match.start(), match.end()))
             # the metric is read after the superlative, or after a count that follows it (worst 10 performers)
             end = max(match.end("sup"), match.end("n")) if "n" in match.groupdict() else match.end("sup")
-            detail = _detail(question, k, match["sup"], match.start(), end, group, ranks_groups)
+            # after 哪…, the metric sits between the thing ranked and the superlative
+            metric_at = match.start("sup") if which else match.start()
+            detail = _detail(question, k, match["sup"], metric_at, end, group, ranks_groups)
             if _SUBSET_BEFORE.search(question.text[: match.start()]) or _SUBSET_AFTER.match(
                 question.text, match.end()
             ):
