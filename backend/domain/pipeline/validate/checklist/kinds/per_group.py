@@ -25,7 +25,7 @@ from backend.domain.pipeline.validate.checklist.model import (
     undecided,
 )
 from backend.domain.pipeline.validate.checklist.question import COUNT, Question
-from backend.domain.pipeline.validate.checklist.sqltree import Sql, columns_of, number_value
+from backend.domain.pipeline.validate.checklist.sqltree import Sql, columns_of, function_name, number_value
 from backend.domain.pipeline.validate.checklist.vocabulary import Category, Hit
 
 # Dimensions a question groups by; per stock (code, name) is every screen's grain, not a grouping.
@@ -65,8 +65,15 @@ class PerGroupDetail:
     ranked: bool = False  # groups ranked by a figure (成交额最大的行业), not a ranking within each group
     # every dimension the question names (grouped by or as an entity): other grouping keys split groups
     named: frozenset[str] = frozenset()
+    by_year: bool = False  # a year of a date (上市年份, listing year): a month or a day is another grouping
 
     def check(self, sql: Sql) -> Finding:
+        if self.by_year:
+            year_keys = [key for key in grouping_expressions(sql) if self.column in columns_of(key)]
+            if year_keys and all(_finer_than_a_year(key) for key in year_keys):
+                return failed(
+                    Attribution.GROUPING, f"the groups are months or days of {self.column}, not its years"
+                )
         for select in sql.selects:
             keys = [columns_of(key) for key in group_keys(sql, select)]
             if any(self.column in columns for columns in keys):
@@ -87,6 +94,19 @@ class PerGroupDetail:
             ):
                 return undecided(f"the SQL splits {self.column} into conditional columns")
         return failed(Attribution.GROUPING, f"no GROUP BY, PARTITION BY or LIMIT … BY on {self.column}")
+
+
+_FINER_THAN_A_YEAR = {
+    "tomonth", "toyyyymm", "toyyyymmdd", "tostartofmonth", "toquarter", "tostartofquarter", "todayofmonth",
+    "todayofyear", "todate",
+}  # fmt: skip
+
+
+def _finer_than_a_year(key: exp.Expr) -> bool:
+    """A key on a date's month, quarter or day, or the date itself (not its year)."""
+    if isinstance(key, exp.Column):
+        return True
+    return isinstance(key, exp.Func) and function_name(key) in _FINER_THAN_A_YEAR
 
 
 def group_keys(sql: Sql, select: exp.Select) -> list[exp.Expr]:
@@ -163,10 +183,12 @@ def _ranked_groups(question: Question) -> list[tuple[int, str, int]]:
     return found
 
 
-def _constraint(question: Question, start: int, end: int, column: str, ranked: bool = False) -> Constraint:
+def _constraint(
+    question: Question, start: int, end: int, column: str, ranked: bool = False, by_year: bool = False
+) -> Constraint:
     span = question.span(start, end)
     text = question.says(f"{span.text}：按 {column} 分组", f"{span.text}: one result per {column}")
-    return Constraint(span, text, question.lang, PerGroupDetail(column, ranked))
+    return Constraint(span, text, question.lang, PerGroupDetail(column, ranked, by_year=by_year))
 
 
 def _group_detail(constraint: Constraint) -> PerGroupDetail:
@@ -182,7 +204,8 @@ def extract(question: Question) -> list[Constraint]:
         column = _dimension_after(question, cue.end())
         if column is not None and column not in found:
             dimension = next(hit for hit in question.hits_of(Category.DIMENSION) if hit.start >= cue.end())
-            found[column] = _constraint(question, cue.start(), dimension.end, column)
+            by_year = dimension.key == "list_year"
+            found[column] = _constraint(question, cue.start(), dimension.end, column, by_year=by_year)
             # "by listing year and board", 按行业和地区: each dimension joined to the first is a key too
             while (joined := _joined_dimension(question, dimension.end)) is not None:
                 dimension, column = joined
