@@ -90,7 +90,8 @@ _ZH_PREVIOUS = r"(?P<prev>前一(?:个交易)?日的?|上一(?:个交易)?日的
 _EN_PREVIOUS = (
     r"(?P<prev>(?:the\s+)?(?:previous|prior|preceding)(?:\s+trading)?\s+day'?s\s+|yesterday'?s\s+)?"
 )
-_MA_ZH = r"\d+\s*日均线|ma\s?\d+"
+# 年线 / 半年线: the 250- and 120-day moving averages by their usual names
+_MA_ZH = r"\d+\s*日均线|ma\s?\d+|半年线|年线"
 _MA_EN = r"\d+[- ]day\s+(?:simple\s+)?(?:moving\s+average|ma)|ma\s?\d+"
 _ZH = re.compile(
     rf"(?P<a>{_words(list(_ZH_PRICES))})(?:仍然|仍|依然|均|都)?(?P<rel>{_words([*_ZH_ABOVE, *_ZH_BELOW])})"
@@ -107,6 +108,11 @@ _ZH_MA_MOVES = {
     "上破": True,
 }
 _ZH_MA = re.compile(rf"(?P<rel>{_words(list(_ZH_MA_MOVES))})\s*(?P<b>{_MA_ZH})")
+# 站在年线上方, 位于20日均线之下: the close placed above or below a moving average
+_ZH_MA_PLACES = {"上方": True, "之上": True, "下方": False, "之下": False}
+_ZH_MA_PLACE = re.compile(
+    rf"(?:站在|站于|位于|处于|运行在|运行于)\s*(?P<b>{_MA_ZH})\s*的?(?P<rel>{_words(list(_ZH_MA_PLACES))})"
+)
 _EN = re.compile(
     rf"\b(?P<a>{_words(list(_EN_PRICES))})\s+(?:still\s+|was\s+|is\s+|were\s+|are\s+)?"
     rf"(?P<rel>{_words([*_EN_ABOVE, *_EN_BELOW])})\s+(?:the\s+|their\s+|its\s+|today'?s\s+|the\s+day'?s\s+)?"
@@ -244,10 +250,14 @@ def extract(question: Question) -> list[Constraint]:
                 PriceOrderDetail(upper, lower, None if "ma" in (upper, lower) else rel not in _INCLUSIVE),
             )
         )
-    for match in (_ZH_MA if zh else _EN_MA).finditer(question.text):
+    moves = [*_ZH_MA.finditer(question.text), *_ZH_MA_PLACE.finditer(question.text)] if zh else []
+    for match in moves or _EN_MA.finditer(question.text):
         if _NEGATED.search(question.text[: match.start()]):
             continue
-        rises = _ZH_MA_MOVES[match["rel"]] if zh else match["rel"].lower() in {"above", "over"}
+        if zh:
+            rises = _ZH_MA_MOVES.get(match["rel"], _ZH_MA_PLACES.get(match["rel"], False))
+        else:
+            rises = match["rel"].lower() in {"above", "over"}
         upper, lower = ("close", "ma") if rises else ("ma", "close")
         detail = PriceOrderDetail(upper, lower, None)
         found.append(_constraint(question, match.start(), match.end(), detail))
