@@ -56,13 +56,17 @@ class Side(StrEnum):
 _TIME_AFTER = re.compile(
     r"\s*(个?交易日|日|天|周|个月|月|年|期|个报告期|(trading )?days?\b|years?\b|weeks?\b|months?\b)"
 )
+# A comparison sign after a word (margin >60%), not between two numbers (MA5 > MA10 > MA20: an order).
+_SIGN = r"(?<![\d)])(?<![\d)]\s)"
 _ABOVE = (
     "超过|大于|高于|多于|高出|超出|不低于|不少于|至少|more than|greater than|higher than|larger than|above"
-    "|over|exceeding|exceeds|exceeded|exceed|at least|no less than|not less than|超|>=|≥|>|＞"
+    "|over|exceeding|exceeds|exceeded|exceed|at least|no less than|not less than|超"
+    f"|{_SIGN}(?:>=|≥|>|＞)"
 )
 _BELOW = (
     "低于|小于|少于|不足|不到|不超过|不高于|less than|lower than|smaller than|fewer than|below|under|at most"
-    "|no more than|not more than|within|<=|≤|<|＜"
+    "|no more than|not more than|within"
+    f"|{_SIGN}(?:<=|≤|<|＜)"
 )
 # Words that keep the boundary out (超过30 is not 30) or in (至少30 is 30); 以上/以下 and "between" say
 # neither for sure.

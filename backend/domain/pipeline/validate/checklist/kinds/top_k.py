@@ -76,13 +76,12 @@ _IMPLICIT = (
         rf"\s+the\s+(?P<sup>{_SUPERLATIVE_EN})\b"
     ),
 )
-# 哪五个行业平均涨得最多, 哪个板块成交额最大: the k (one without a count) after 哪, the metric and the
-# superlative after the thing ranked.
+# 哪五个行业平均涨得最多, 哪个板块成交额最大: groups ranked, the k (one without a count) after 哪, the
+# metric and the superlative after the group.
 _WHICH_ZH = re.compile(
-    rf"哪\s*(?P<n>{COUNT})?\s*(?:个|只|家|支)\s*(?P<what>行业|板块|交易所|地区|省份|股票|个股|公司)"
+    rf"哪\s*(?P<n>{COUNT})?\s*(?:个|只|家|支)\s*(?P<what>行业|板块|交易所|地区|省份)"
     rf"[^，,。；;？?\d]{{0,14}}?(?P<sup>{_SUPERLATIVE_ZH})"
 )
-_GROUPS_ZH = {"行业", "板块", "交易所", "地区", "省份"}
 # "the most stocks" ranks by a count of rows; "most" before anything else is an adjective's degree.
 _COUNTED = re.compile(r"\s+(?:\w+\s+)?(?:stocks|companies|firms|shares|constituents|members|listings)\b")
 # "gainers" and "losers" name the metric with the superlative: the biggest losers fell the most.
@@ -257,6 +256,19 @@ def _detail(
     return TopKDetail(k, side, metric.columns, descending, gain, group, ranks_groups)
 
 
+# 涨得最多 / 跌得最多 after 哪…: the day's change ranked, a rise highest first, a fall lowest first.
+_MOVE_ZH = re.compile(r"(?P<move>涨|跌)得?$")
+
+
+def _move_ranked(question: Question, start: int, end: int, detail: TopKDetail) -> TopKDetail:
+    move = _MOVE_ZH.search(question.text[start:end].rstrip("的 "))
+    if move is None:
+        return detail
+    high = detail.side is Side.HIGH
+    descending = high if move["move"] == "涨" else not high
+    return replace(detail, columns=frozenset({"pct_chg"}), descending=descending, gain=True)
+
+
 def extract(question: Question) -> list[Constraint]:
     read_groups = [c for c in per_group.extract(question) if isinstance(c.detail, per_group.PerGroupDetail)]
     groups = [
@@ -282,9 +294,9 @@ def extract(question: Question) -> list[Constraint]:
                 continue
             # 各行业涨幅前三 ranks within each industry; 市值前100的公司里，各行业… groups one ranking.
             owners = [column for start, column in groups if question.lang is Lang.EN or start < match.start()]
-            ranks_groups = any(
-                span.start < match.end() and match.start() < span.stop for span in ranked_spans
-            ) or (which and match["what"] in _GROUPS_ZH)
+            ranks_groups = (
+                any(span.start < match.end() and match.start() < span.stop for span in ranked_spans) or which
+            )
             # the groups ranked are not also the groups each ranking runs within
             group = owners[0] if len(owners) == 1 and not ranks_groups else ""
             taken.append(range(match.start(), match.end()))
@@ -293,6 +305,8 @@ def extract(question: Question) -> list[Constraint]:
             # after 哪…, the metric sits between the thing ranked and the superlative
             metric_at = match.start("sup") if which else match.start()
             detail = _detail(question, k, match["sup"], metric_at, end, group, ranks_groups)
+            if which and detail.descending is None:
+                detail = _move_ranked(question, match.end("what"), match.start("sup"), detail)
             if _SUBSET_BEFORE.search(question.text[: match.start()]) or _SUBSET_AFTER.match(
                 question.text, match.end()
             ):
