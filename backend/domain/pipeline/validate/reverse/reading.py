@@ -181,6 +181,7 @@ TREE_ONLY_KINDS = frozenset(
         Kind.GROUP_AVERAGE,
         Kind.AGGREGATE_THRESHOLD,
         Kind.AVERAGE_LIST,
+        Kind.COUNTED_THING,
     }
 )
 # Kinds the reading turns into the reverse checks' filters, scopes, ranking, aggregate, count, group
