@@ -97,8 +97,9 @@ _MONTH_ONLY = [
 ]
 _QUARTER_PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"(\d{4})\s*年?\s*(?:第\s*)?([一二三四1-4])\s*(?:季度|季报|季)"), "yq"),
-    (re.compile(r"(\d{4})\s*(?:年)?\s*q([1-4])\b"), "yq"),
-    (re.compile(r"\bq([1-4])\s*(?:of\s+)?(\d{4})\b"), "qy"),
+    # a letter or digit, not \b, bounds a quarter said as Qn: Chinese characters are word characters too
+    (re.compile(r"(\d{4})\s*(?:年)?\s*q([1-4])(?![a-z\d])"), "yq"),
+    (re.compile(r"(?<![a-z\d])q([1-4])\s*(?:of\s+)?(\d{4})(?![a-z\d])"), "qy"),
     # Q3'25 / Q3 '25: a year written with its last two digits after an apostrophe
     (re.compile(r"\bq([1-4])\s*['’](\d{2})\b"), "qyy"),
     (re.compile(r"(\d{4})\s*年?\s*(?:中报|半年报|半年度)"), "yh"),
@@ -115,9 +116,11 @@ _QUARTER_PATTERNS: list[tuple[re.Pattern[str], str]] = [
     # a quarter's report without its year (三季报, 中报, the Q3 report): the latest one of that quarter
     (re.compile(r"(?<![\d年前])(?:第\s*)?([一二三四1-4])\s*(?:季报|季度报告|季度财报)"), "q"),
     (re.compile(r"(?<![\d年上下])(?:中报|半年报|半年度报告)"), "h"),
+    # 前三季度 with no year: the latest Q3 report
+    (re.compile(r"(?<![\d年])前\s*([三3])\s*(?:个)?季度"), "q"),
     (re.compile(r"\bq([1-4])\s+(?:report|reports|results|earnings|financial report)\b"), "q"),
     # a quarter alone (from Q2): the latest report of that quarter, or the year of the quarter said before
-    (re.compile(r"\bq([1-4])\b(?!\s*(?:of\s+)?\d)"), "q"),
+    (re.compile(r"(?<![a-z\d])q([1-4])(?![a-z\d])(?!\s*(?:of\s+)?\d)"), "q"),
     (re.compile(r"\b(?:h1|half-year|half year|interim|semi-annual)\s+(?:report|reports|results)\b"), "h"),
 ]
 # a half of a year (2023年下半年, the first half of 2024, H2 2023): its days, or for report figures
@@ -697,7 +700,7 @@ def _fortnight_as_weeks(text: str) -> str:
 # never after a word that makes it a length of time (近10年, 连续10年, 上市超过20年)
 _SHORT_YEAR_RE = re.compile(
     r"(?<![\d.%])(?<!近)(?<!过去)(?<!连续)(?<!超过)(?<!不到)(?<!满)(?<!前)(?<!后)"
-    r"([0-2]\d)\s*年(?=\s*(?:第|[一二三四1-4]\s*季|中报|半年|上半年|下半年|年报|年度|全年|前\s*[三3]\s*(?:个)?季|"
+    r"([0-2]\d)\s*年(?=\s*(?:第|[一二三四1-4]\s*季|q[1-4](?![a-z\d])|中报|半年|上半年|下半年|年报|年度|全年|前\s*[三3]\s*(?:个)?季|"
     r"\d{1,2}\s*月|底|末|初))"
 )
 
@@ -833,9 +836,36 @@ def _relative_years(text: str, latest: date | None) -> str:
     return _RELATIVE_YEAR_RE.sub(lambda found: f"{latest.year - _YEARS_BACK[found.group(1)]}年", text)
 
 
+# a month said in Chinese numerals right after its year (2025年十二月, 今年三月), and a day in numerals
+# right after its month (12月三十一日): their numbers, as 12月31日 is read; elsewhere (三月以来, 近三月)
+# a numeral before 月 may count months, and is left to the other rules
+_NUMERAL_MONTH_RE = re.compile(r"(?<=年)(\s*)(十[一二]?|[一二三四五六七八九])(?=\s*月)")
+_NUMERAL_DAY_RE = re.compile(
+    r"(?<=\d月)(\s*)([一二三]?十[一二三四五六七八九]?|[一二三四五六七八九])(?=\s*[日号])"
+)
+_NUMERAL_DIGITS = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+
+
+def _numeral_value(numeral: str) -> int:
+    """十二 → 12, 三十一 → 31, 九 → 9 (numbers below 40, as months and days are said)."""
+    if "十" not in numeral:
+        return _NUMERAL_DIGITS[numeral]
+    tens, _ten, units = numeral.partition("十")
+    return 10 * (_NUMERAL_DIGITS[tens] if tens else 1) + (_NUMERAL_DIGITS[units] if units else 0)
+
+
+def _numeral_dates(text: str) -> str:
+    """2025年十二月三十一日 → 2025年12月31日."""
+
+    def in_digits(found: re.Match[str]) -> str:
+        return f"{found.group(1)}{_numeral_value(found.group(2))}"
+
+    return _NUMERAL_DAY_RE.sub(in_digits, _NUMERAL_MONTH_RE.sub(in_digits, text))
+
+
 def _prepared(question: str, lexicon: Lexicon, latest: date | None) -> str:
     """The question's text as the lexicon reads it: typos in phrases mended, dates said in full."""
-    said = _fortnight_as_weeks(_plus_as_at_least(normalize_text(question)))
+    said = _numeral_dates(_fortnight_as_weeks(_plus_as_at_least(normalize_text(question))))
     text = _years_before_since(_full_years(_mend_phrase_typos(said, lexicon)), latest)
     return _relative_years(_last_weekday(_days_ago(text, latest), latest), latest)
 

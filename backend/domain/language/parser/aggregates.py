@@ -12,6 +12,8 @@ from backend.domain.language.semantic import SemanticModel
 MEASURED = {"metric", "change_word"}
 TOTAL_WORD = "total "  # the start of an English metric name said with its sum (total market cap)
 DAILY_AVERAGE_WORDS = {"日均", "每日平均"}
+# what 多少 right after it asks for (净利润是多少, 单季营收多少): the figure, not a count of stocks
+FIGURE_KINDS = {"metric", "aggmetric", "report_figure", "cmp"}
 AND_WORDS = {"和", "与", "及", "以及", "、", "and", "&"}  # read as `to` by the lexicon in A and B
 # volatility = stddev of the daily changes; drawdown = % below the window's highest close; max
 # drawdown = the largest fall of a close below the highest close before it, both in the window; the
@@ -186,7 +188,7 @@ def aggregate_metric(model: SemanticModel, tokens: list[Token], i: int) -> Match
         return 2, [synthetic("count", None, tokens[i : i + 2], days=True)]
     if token.kind == "agg" and token.value == "count":
         asked_of = tokens[i - 1] if i > 0 else None
-        if token.text == "多少" and asked_of is not None and asked_of.kind in {"metric", "aggmetric", "cmp"}:
+        if token.text == "多少" and asked_of is not None and asked_of.kind in FIGURE_KINDS:
             return 1, []  # 净利润是多少: the figure is asked for, not a count of stocks
         used = 1 + (kind_at(tokens, i + 1) == "distinct")  # how many different stocks: counts are distinct
         return used, [synthetic("count", None, tokens[i : i + used])]

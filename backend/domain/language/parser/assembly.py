@@ -76,6 +76,7 @@ class _Collected:
     dim_indexes: list[int] = field(default_factory=list)  # where each dimension word was written
     pending_direction: str | None = None  # 从高到低 with no ordering phrase of its own
     per_day: bool = False
+    counts_events: bool = False  # 涨停多少次: each time counted (a stock's days; a group's stock-days)
     all_of: bool = False
     has_count_unit: bool = False
     names_stocks: bool = False  # a word for stocks was said (股票, stocks, 只): the rows are stocks
@@ -118,7 +119,7 @@ def assemble(
     screen.where = _combine(conditions)
     said_aggregates = bool(screen.aggregates)  # before a bare figure becomes each named group's total
     _each_named_group_figure(model, tokens, screen, found)
-    _count_days_per_stock(screen)
+    _count_days_per_stock(screen, found.counts_events)
     _window_measures_per_stock(screen)
     _breadth_each_day(screen)
     group_lists(screen, screen.where, reading)
@@ -195,6 +196,7 @@ def _collect(model: SemanticModel, tokens: list[Token]) -> _Collected:
         elif kind in {"count", "share"}:  # a count (of the stocks where its condition holds), a share
             fn = "trading_days" if token.extra.get("days") else kind  # how many trading days
             fn = "stock_days" if token.extra.get("stock_days") else fn  # 涨停家次: stock-day bars
+            found.counts_events = found.counts_events or bool(token.extra.get("events"))
             aggregate = Aggregate(fn, None, token.extra.get("where"))
             if aggregate not in screen.aggregates:  # 数量…各多少家 asks for one count
                 screen.aggregates.append(aggregate)
@@ -386,12 +388,18 @@ def _window_measures_per_stock(screen: Screen) -> None:
     screen.aggregates = []
 
 
-def _count_days_per_stock(screen: Screen) -> None:
+def _count_days_per_stock(screen: Screen, counts_events: bool) -> None:
     """涨停次数 / number of limit-up days with no grouping: counted for each stock (the days an event
-    happened are a stock's figure, as 每只股票 would say)."""
+    happened are a stock's figure, as 每只股票 would say). The times it happened in a group (每个月涨停
+    多少次) are its stocks' times: the stock-days, where the days alone would count each day once."""
     shown_days = any(a.fn == "trading_days" and a.where is not None for a in screen.aggregates)
     if shown_days and screen.group_by is None:
         screen.group_by = "ts_code"
+    elif shown_days and counts_events and screen.group_by != "ts_code":
+        screen.aggregates = [
+            replace(a, fn="stock_days") if a.fn == "trading_days" and a.where is not None else a
+            for a in screen.aggregates
+        ]
 
 
 def _breadth_each_day(screen: Screen) -> None:

@@ -305,6 +305,9 @@ def compare(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     held = period_count(tokens, j)  # ROE连续三年超过15%: the comparison holds in each period
     if held is not None:
         j = held[2]
+        if kind_at(tokens, j) == "quantifier" and tokens[j].value == "all":  # 换手率连续3天都在10%以上
+            kept.append(tokens[j])
+            j += 1
     # 收盘价高于开盘价, 收盘价等于最高价: against another column of the same row
     if (
         kind_at(tokens, j) == "cmp"

@@ -45,6 +45,8 @@ PERIOD_RUN = {
     "down",
 }
 LONGEST_PERIOD_RUN = 10
+EVENT_WORDS = {"次", "次数", "回"}  # the times a day's condition held (each stock's day counted)
+HOW_MANY = {"多少"}  # 涨停多少次: the count asked before its unit
 
 
 def counted_days(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
@@ -156,9 +158,13 @@ def shown_day_counts(model: SemanticModel, tokens: list[Token], i: int) -> Match
             return 3, [synthetic("count", None, tokens[i : i + 3], where=condition, days=True)]
         return None
     condition = _day_condition(model, tokens, i)
-    if condition is None or kind_at(tokens, i + 1) != "occurrence":
+    asked = kind_at(tokens, i + 1) == "count" and tokens[i + 1].text in HOW_MANY  # 涨停多少次
+    end = i + 1 + asked
+    if condition is None or kind_at(tokens, end) != "occurrence":
         return None
-    return 2, [synthetic("count", None, tokens[i : i + 2], where=condition, days=True)]
+    events = tokens[end].text in EVENT_WORDS  # 涨停次数 (times), not 上涨天数 (days)
+    counted = synthetic("count", None, tokens[i : end + 1], where=condition, days=True, events=events)
+    return end + 1 - i, [counted]
 
 
 def _after_a_run_of_days(tokens: list[Token], i: int) -> bool:

@@ -391,7 +391,7 @@ def volume_surge(model: SemanticModel, tokens: list[Token], i: int) -> Match | N
     if not (token.kind == "metric" and token.value == "vol"):
         return None
     j = i + 1
-    while kind_at(tokens, j) in {"time", "cmp", "between"}:  # "volume today is more than"
+    while kind_at(tokens, j) in {"time", "cmp", "between", "than"}:  # "volume today is more than", 比
         j += 1
     sides = {tokens[k].value for k in range(i + 1, j) if tokens[k].kind == "cmp"}
     factor = _multiple(tokens, j)
@@ -428,6 +428,8 @@ def volume_surge(model: SemanticModel, tokens: list[Token], i: int) -> Match | N
     else:
         return None
     if factor is None:
+        # 比前5天平均放大3倍: the multiple said after the verb of growing
+        j += kind_at(tokens, j) == "surge" and _multiple(tokens, j + 1) is not None
         factor = _multiple(tokens, j)
         if factor is not None:
             j += 1
