@@ -10,6 +10,7 @@ from collections.abc import Iterable
 
 from backend.domain.language.ir import Not, Scope
 from backend.domain.language.lexicon import Token
+from backend.domain.language.parser.composition import LIST_DIMENSIONS
 from backend.domain.language.parser.rewriting import Match, kind_at, synthetic
 from backend.domain.language.semantic import SemanticModel
 
@@ -104,7 +105,18 @@ def scope_lists(model: SemanticModel, tokens: list[Token], i: int) -> Match | No
         j += 1
     if j == i + 1:
         return None
+    j += _size_restated(merged, tokens, j)
     return j - i, [synthetic("scope", merged, tokens[i:j])]
+
+
+def _size_restated(merged: Scope, tokens: list[Token], j: int) -> int:
+    """沪深北三个交易所 / 银行和证券两个行业: the list's size and dimension said again right after it
+    (tokens used; 0 when the number is not the list's size, which stays for the rules to read)."""
+    if kind_at(tokens, j) != "number" or tokens[j].value != len(merged.values):
+        return 0
+    k = j + 1 + (kind_at(tokens, j + 1) == "count_unit")
+    said = kind_at(tokens, k) == "dim" and tokens[k].value == LIST_DIMENSIONS.get(merged.kind)
+    return k + 1 - j if said else 0
 
 
 def _side_by_side(merged: Scope, tokens: list[Token], j: int) -> bool:
