@@ -18,8 +18,8 @@ ORDERABLE = {"metric", "aggmetric", "change_word", "report_figure", "count"}
 GROWTH_RATES = {"netprofit_yoy", "or_yoy"}  # stored growth rates a direction word is said of
 # a word for the ranked stocks that says no direction of its own: the superlative before it does
 NEUTRAL_PERFORMERS = {"performers"}
-# the per words that rank by the figure after them (按净利率, by market cap); 各成交额 is each one's figure
-RANKING_PER = {"按", "by"}
+# Chinese per words before a figure ask for each one's figure (各成交额), never a ranking by it (按净利率)
+EACH_ONES = {"各", "各个", "每", "每个"}
 DAY_COUNT_ORDER = "agg:trading_days:"  # stocks ranked by their count of days (aggregates.py)
 
 
@@ -196,7 +196,7 @@ def _rank_then_metric(model: SemanticModel, tokens: list[Token], i: int) -> Matc
             if _ends_phrase(tokens, j):  # …, top 10 highest: the figure asked, ranked that way
                 return j - i, [synthetic("dir", direction, tokens[i:j]), tokens[i + 1]]
     elif token.kind == "order" or (
-        token.kind == "per" and token.text in RANKING_PER and _metric_follows(tokens, i + 1)
+        token.kind == "per" and token.text not in EACH_ONES and _metric_follows(tokens, i + 1)
     ):
         j += 1
         direction = "desc"
