@@ -223,6 +223,7 @@ class Order:
     agg: str | None = None
     # ranked by the change: (metric at `time`) − (metric at `other_time`), 比半年前提高得最多
     other_time: TimeSpec | None = None
+    percent_change: bool = False  # with other_time: 100 × (later ÷ earlier − 1), 增长最快
 
 
 @dataclass(frozen=True)

@@ -216,7 +216,10 @@ def _order_node(order: Order) -> Node:
     children.append(time_node(order.time) if order.time else None)
     children.append(_node(f"window:{order.agg}") if order.agg else None)
     if order.other_time is not None:  # ranked by the change since the other time
-        children.append(_node("versus", _node(f"attribute:{order.metric}"), time_node(order.other_time)))
+        percent = _node("change:percent") if order.percent_change else None
+        children.append(
+            _node("versus", _node(f"attribute:{order.metric}"), time_node(order.other_time), percent)
+        )
     return _node(f"order:{order.direction}", *children)
 
 
@@ -537,6 +540,7 @@ def order_from_node(node: Node) -> Order:
         time=_time_child(node),
         agg=_optional(node, "window"),
         other_time=_time_child(versus[0]) if versus else None,
+        percent_change=bool(versus) and any(c.get("label") == "change:percent" for c in _children(versus[0])),
     )
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from backend.domain.language.compiler.errors import CompileError
-from backend.domain.language.compiler.sql import derived
+from backend.domain.language.compiler.sql import derived, number
 from backend.domain.language.compiler.state import QueryBuild
 from backend.domain.language.compiler.time_resolution import is_window, resolve_period
 from backend.domain.language.compiler.values import reading_time, value
@@ -35,7 +35,14 @@ def change_value(build: QueryBuild, order: Order, time: TimeSpec) -> tuple[exp.E
     build.add_column(later_name, later)
     build.add_column(earlier_name, earlier)
     difference = derived(exp.Paren(this=exp.Sub(this=later.copy(), expression=earlier.copy())))
-    return difference, f"{order.metric}_change"
+    if not order.percent_change:
+        return difference, f"{order.metric}_change"
+    if metric.percent or metric.stored_unit.name == "%":
+        raise CompileError(f"a growth rate of {order.metric}, itself a rate, is not read: ask for its change")
+    # a growth from a loss or from nothing is no percentage: NULL, ranked last
+    rate = exp.Mul(this=exp.Div(this=difference, expression=earlier.copy()), expression=number(100))
+    positive = exp.GT(this=earlier.copy(), expression=number(0))
+    return derived(exp.If(this=positive, true=rate, false=exp.Null())), f"{order.metric}_change_pct"
 
 
 def _same_length(build: QueryBuild, later: TimeSpec | None, earlier: TimeSpec) -> None:

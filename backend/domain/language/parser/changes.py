@@ -20,8 +20,9 @@ from backend.domain.language.parser.rewriting import Match, kind_at, metric_of, 
 from backend.domain.language.semantic import SemanticModel
 
 RANKED_FIGURES = {"metric", "change_word"}
-# superlatives of the change's size; 增长最快 / grew the fastest ask for a rate of growth, not read here
+# superlatives of the change's size, and of its speed (增长最快: the growth in % of the earlier value)
 SIZE_SUPERLATIVES = {"最多", "最大", "most", "largest", "biggest", "greatest"}
+SPEED_SUPERLATIVES = {"最快"}
 
 
 def change_ranking(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
@@ -50,12 +51,12 @@ def change_ranking(model: SemanticModel, tokens: list[Token], i: int) -> Match |
     ranked = _direction(model, tokens, j, metric)
     if ranked is None or other == first:
         return None
-    direction, j = ranked
+    direction, j, percent = ranked
     limit = 1
     if kind_at(tokens, j) == "number" and tokens[j].value == int(tokens[j].value):
         limit = int(tokens[j].value)
         j += 1 + (kind_at(tokens, j + 1) == "count_unit")
-    order = Order(metric, direction, time=first, other_time=other)
+    order = Order(metric, direction, time=first, other_time=other, percent_change=percent)
     return j - i, [synthetic("orderspec", order, tokens[i:j], limit=limit)]
 
 
@@ -64,16 +65,18 @@ def _same_figure(tokens: list[Token], j: int, metric: str) -> int:
     return int(kind_at(tokens, j) in RANKED_FIGURES and metric_of(tokens[j]) == metric)
 
 
-def _direction(model: SemanticModel, tokens: list[Token], j: int, metric: str) -> tuple[str, int] | None:
-    """up/down + a superlative of size: the order of the change, and the index after them. A figure
-    that is itself a fall (跌幅) turns the change around: not read."""
+def _direction(
+    model: SemanticModel, tokens: list[Token], j: int, metric: str
+) -> tuple[str, int, bool] | None:
+    """up/down + a superlative of size (or of speed: in %): the order of the change, the index after
+    them, and whether in %. A figure that is itself a fall (跌幅) turns the change around: not read."""
     if model.metrics[metric].negated:
         return None
     if kind_at(tokens, j) not in {"up", "down"} or kind_at(tokens, j + 1) != "super":
         return None
-    if tokens[j + 1].text not in SIZE_SUPERLATIVES:
+    if tokens[j + 1].text not in SIZE_SUPERLATIVES | SPEED_SUPERLATIVES:
         return None
-    return ("desc" if tokens[j].kind == "up" else "asc"), j + 2
+    return ("desc" if tokens[j].kind == "up" else "asc"), j + 2, tokens[j + 1].text in SPEED_SUPERLATIVES
 
 
 def english_change_ranking(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
