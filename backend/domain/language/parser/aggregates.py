@@ -137,7 +137,8 @@ def aggregate_metric(model: SemanticModel, tokens: list[Token], i: int) -> Match
         # 近10个交易日最大单日涨幅超过15%: the window's maximum is compared
         return 2, [synthetic("aggmetric", (_extreme(token), metric_of(tokens[i + 1])), tokens[i : i + 2])]
     listed = _listed_aggregates(tokens, i)
-    if len(listed) > 1 and _measured(tokens[listed[-1] + 1]) is not None:
+    measured_after = listed[-1] + 1 < len(tokens) if listed else False  # 平均且平均: no figure after them
+    if len(listed) > 1 and measured_after and _measured(tokens[listed[-1] + 1]) is not None:
         # total and average market cap / 平均和最高市盈率: each aggregate of the metric after them
         metric = _measured(tokens[listed[-1] + 1]) or ""
         phrase = tokens[i : listed[-1] + 2]
