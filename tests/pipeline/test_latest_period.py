@@ -80,6 +80,15 @@ LAST_FOUR = "Which companies had a debt-to-assets ratio above 70% in each of the
             "SELECT count() FROM market.fina_indicator WHERE end_date = '2024-12-31' AND debt_to_assets > 70",
             None,
         ),
+        # a period written with a two-digit year (FY24, Q3'25, 1H25) is another period named
+        *(
+            (
+                question,
+                "SELECT ts_code FROM market.fina_indicator WHERE end_date = '2000-12-31' AND roe > 20",
+                None,
+            )
+            for question in ("top ROE in FY24", "ROE above 20% in Q3'25", "1H25 ROE", "24年ROE最高")
+        ),
     ],
 )
 def test_the_latest_report_period(

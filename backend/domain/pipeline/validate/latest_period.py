@@ -38,7 +38,9 @@ _LATEST_PERIOD = re.compile(
 _OTHER_PERIODS = re.compile(
     r"年报|年度|季报|季度|半年|中报|\d{4}|连续|以来|近|过去|同比|环比|历史|曾|往年|每年|各年"
     r"|\b(?:annual|quarter|quarterly|year|years|yrs?|since|last|past|previous|prior|consecutive|q[1-4]"
-    r"|half|interim|h[12]|fy|ever|history|historical|in a row|ttm|trailing)\b",
+    r"|half|interim|h[12]|fy|ever|history|historical|in a row|ttm|trailing)\b"
+    # a period with a two-digit year (FY24, Q3'25, 1H25, 24年)
+    r"|\b(?:fy|q[1-4]|h[12])\s*'?\d{2}\b|\b[1-4][qh]\s*'?\d{2}\b|\d{2}年",
     re.IGNORECASE,
 )
 _PERIOD_TABLES = {"income", "fina_indicator"}

@@ -153,7 +153,12 @@ _TIME_WORDS = re.compile(
     r"|\b(?:days?|daily|weeks?|weekly|months?|monthly|years?|yearly|annual|quarters?|since|each|every"
     r"|consecutive|past|last|previous|prior|yesterday|ago|periods?)\b"
 )
-_PER_TIME = re.compile(r"每天|每日|逐日|每个交易日|分别|\b(?:daily|per day|each day|every day|by day)\b")
+_PER_TIME = re.compile(
+    r"每天|每日|逐日|每个交易日|分别|\b(?:daily|per day|each day|every day|by day)\b"
+    # rows per calendar period (每个季度成交额最大的股票): one stock may top several periods
+    r"|(?:每个?|各个?|按|逐)(?:月|季度|季|周|年)(?!都)"
+    r"|\b(?:(?:each|every|per|by) (?:month|quarter|week|year)|monthly|quarterly|weekly|yearly)\b"
+)
 _UNREAD_TIME_KINDS = {Kind.WINDOW, Kind.EVERY_PERIOD, Kind.OPEN_RANGE, Kind.PER_GROUP}
 # Every checklist kind is in exactly one of three classes (tests/pipeline/test_reverse_reading_kinds.py
 # enforces it): a new kind left out would fall to the gap branch below and silently switch the reverse

@@ -94,6 +94,29 @@ _CONDITION_END = re.compile(r"^(?:的|且|并|而|、|，|,|。|？|\?|\s|$)")
 _COMPARISONS = (exp.GT, exp.GTE, exp.LT, exp.LTE, exp.EQ, exp.NEQ)
 
 
+# Words a verb and its object may have between them (booked the most revenue, earned record sales).
+_OBJECT_GAP = re.compile(
+    r"^\s*(?:(?:the|a|an|its|their|most|least|more|less|highest|lowest|largest|biggest|greatest|"
+    r"smallest|record|top|over|under|above|below|\d[\d,.]*\s*(?:[kmb]n?|billion|million)?)\s+)*$",
+    re.IGNORECASE,
+)
+
+
+def _verb_of(question: Question, hit: Hit) -> bool:
+    """A measure word that is the verb of another measure of its table and unit (booked the most
+    revenue, earned more profit): the object names what is read; the verb names nothing of its own."""
+    metrics = question.vocabulary.metrics
+    own = metrics[hit.key]
+    return any(
+        other.start >= hit.end
+        and other.key != hit.key
+        and metrics[other.key].table == own.table
+        and _unit(metrics[other.key]) == _unit(own)
+        and _OBJECT_GAP.match(question.text[hit.end : other.start]) is not None
+        for other in question.hits_of(Category.METRIC)
+    )
+
+
 def _condition_on(question: Question, hit: Hit) -> str:
     """The column a condition word tests (the open for 低开的股票), or ""."""
     column = _CONDITIONS.get(question.text[hit.start : hit.end], "")
@@ -220,6 +243,7 @@ def extract(question: Question) -> list[Constraint]:
         if question.text[hit.start : hit.end] not in _GENERIC_PRICE
         and not _with_growth(question, hit)
         and not _of_previous_day(question, hit)
+        and not _verb_of(question, hit)
     ]
     named = frozenset(
         column for hit in question.hits_of(Category.METRIC) for column in vocabulary.metrics[hit.key].columns

@@ -3,7 +3,9 @@ figure: an answer that groups by a dimension the question never names (industry,
 region, not even loosely: 沪深, sector) splits it into one figure per group. A count of a dimension's
 own values (几个行业, how many industries) grouped by that dimension counts inside each value instead
 of counting the values. Only the answer's own SELECT is judged (inner groupings may build the figure);
-a SQL made of several queries is undecidable.
+a SQL made of several queries is undecidable. Things set side by side (Zhejiang vs Jiangsu, 沪市对比深市)
+or a figure asked for each of them (… how many each?, 各自) ask one figure per thing, of a dimension
+this reading may not know (provinces): a split is then undecidable, not unasked.
 """
 
 from __future__ import annotations
@@ -35,6 +37,11 @@ _COUNTED_WORDS = {
     "area": r"地区|省份|省市|regions|areas|provinces",
 }
 _SPLITTING = {"industry", "exchange", "market", "area"}
+_CONTRASTED = re.compile(
+    r"对比|相比|比较|各自|分别|\b(?:vs\.?|versus|compared (?:with|to)|respectively)(?=\W|$)"
+    r"|\beach\s*(?:[?？.。!]|$)",
+    re.IGNORECASE,
+)
 
 
 def _counted_pattern(words: str) -> re.Pattern[str]:
@@ -52,6 +59,7 @@ class WholeSetDetail:
     kind: ClassVar[Kind] = Kind.WHOLE_SET
     named: frozenset[str]  # group columns the question names (a word, an entity, loosely)
     counted: str  # "" or the dimension whose values are counted
+    contrasted: bool = False  # things set side by side: one figure each may be asked
 
     def check(self, sql: Sql) -> Finding:
         if not isinstance(sql.tree, exp.Select):
@@ -63,6 +71,10 @@ class WholeSetDetail:
                 f"the answer counts inside each {self.counted}; the question counts {self.counted} values",
             )
         unasked = sorted(keys & _SPLITTING - self.named)
+        if unasked and self.contrasted:
+            return undecided(
+                f"the answer is split by {', '.join(unasked)}; the question sets things side by side"
+            )
         if unasked:
             return failed(
                 Attribution.GROUPING,
@@ -85,5 +97,6 @@ def extract(question: Question) -> list[Constraint]:
             f"{span.text}: one figure for the whole set, not split by an unnamed dimension",
         )
     )
-    detail = WholeSetDetail(per_group.named_dimensions(question), counted)
+    contrasted = _CONTRASTED.search(question.text) is not None
+    detail = WholeSetDetail(per_group.named_dimensions(question), counted, contrasted)
     return [Constraint(span, text, question.lang, detail)]
