@@ -59,6 +59,8 @@ _PERIODS = (
     re.compile(rf"\b(?P<y>\d{{4}})\s+(?P<p>{_EN_PERIOD})\b"),
     re.compile(r"\b(?P<p>q[1-4]|h[12])\s+(?P<y>\d{4})\b"),
 )
+# A fiscal year (FY24, FY2024, FY'24): listed companies here close their year on December 31.
+_FISCAL_YEAR = re.compile(r"\bfy\s*'?(?P<y>\d{4}|\d{2})\b")
 _YEARS = (
     re.compile(r"(?P<y>\d{4})\s*年(?!\s*\d{1,2}\s*月)"),
     # A bare four-digit number is a year unless a unit follows ("more than 2000 yuan").
@@ -122,6 +124,10 @@ def find_dates(question: Question) -> list[DateMention]:
             if free(match.start(), match.end()):
                 day = date(int(match["y"]), month, last)
                 found.append(DateMention(match.start(), match.end(), day.year, day, period=True))
+    for match in _FISCAL_YEAR.finditer(text):
+        year = int(match["y"]) + (2000 if len(match["y"]) == 2 else 0)
+        if 1990 <= year <= 2035 and free(match.start(), match.end()):
+            found.append(DateMention(match.start(), match.end(), year, date(year, 12, 31), period=True))
     for pattern in _YEARS:
         for match in pattern.finditer(text):
             year = int(match["y"])

@@ -33,7 +33,19 @@ _DAY = re.compile(r"^(\d{4})[-/]?(\d{1,2})[-/]?(\d{1,2})(?:$|[ T])")  # 2025-09-
 _DATE_FUNCTIONS = {"todate", "todate32", "todatetime", "todatetime64", "parsedatetimebesteffort"}
 _RANK_FUNCTIONS = (exp.RowNumber, exp.Rank, exp.DenseRank)
 # Aggregates and wrappers that move with their first argument: max(x) is larger when x is.
-_MONOTONE = (exp.Avg, exp.Sum, exp.Max, exp.Min, exp.AnyValue, exp.ArgMax, exp.ArgMin, exp.Median, exp.Round)
+# quantile(p)(x) — median(x) reads as one — grows with x at any fixed level
+_MONOTONE = (
+    exp.Avg,
+    exp.Sum,
+    exp.Max,
+    exp.Min,
+    exp.AnyValue,
+    exp.ArgMax,
+    exp.ArgMin,
+    exp.Median,
+    exp.Quantile,
+    exp.Round,
+)
 _MONOTONE_NAMES = {"anylast", "avgif", "sumif", "maxif", "minif", "anyif", "avgornull", "sumornull"}
 _COUNT_NAMES = {"count", "countif", "uniq", "uniqexact", "countdistinct"}
 
@@ -482,6 +494,10 @@ def _arithmetic_direction(node: exp.Binary, columns: frozenset[str], gain: bool)
         return direction(left, columns, gain)
     if isinstance(node, exp.Add) and left_value is not None:
         return direction(right, columns, gain)
+    if isinstance(node, exp.Add):
+        # a sum of terms that all move the same way with the metric (the amounts of several periods)
+        sides = {direction(left, columns, gain), direction(right, columns, gain)}
+        return sides.pop() if len(sides) == 1 else None
     if isinstance(node, exp.Sub) and left_value is not None:
         inner = direction(right, columns, gain)
         return None if inner is None else -inner

@@ -130,6 +130,9 @@ class TopKDetail:
         return next((f for f in findings if f.outcome is Outcome.UNDECIDABLE), findings[0])
 
     def _no_ranking(self, sql: Sql) -> Finding:
+        picked = self._picked(sql) if self.k == 1 else None
+        if picked is not None:
+            return picked
         if self.k == 1 and sql.functions & _PICKS_ONE:
             return undecided("no ORDER BY … LIMIT 1, but max/argMax may pick the top row")
         if sql.functions & {"topk", "grouparray", "arrayslice", "grouparraysorted"}:
@@ -140,6 +143,34 @@ class TopKDetail:
             )
         where = f" within each {self.group}" if self.group else ""
         return failed(Attribution.TOP_K, f"no ORDER BY … LIMIT {self.k}{where}")
+
+    def _picked(self, sql: Sql) -> Finding | None:
+        """One row per group picked by argMax/argMin keyed on the metric (argMax(name, (roe, ts_code)))
+        in a SELECT grouped by the group (or, with no group asked, not grouped at all); None when no
+        such pick is read."""
+        if self.descending is None:
+            return None
+        sides: set[int] = set()
+        for select in sql.selects:
+            keys = per_group.group_keys(sql, select)
+            if not (any(self.group in columns_of(key) for key in keys) if self.group else not keys):
+                continue
+            for pick in select.find_all(exp.ArgMax, exp.ArgMin):
+                if pick.find_ancestor(exp.Select) is not select:
+                    continue
+                key = pick.expression
+                key = key.expressions[0] if isinstance(key, exp.Tuple) and key.expressions else key
+                moves = direction(sql.resolve(key, select), self.columns, self.gain)
+                if moves is not None:
+                    sides.add(moves if isinstance(pick, exp.ArgMax) else -moves)
+        wanted = 1 if self.descending else -1
+        where = f" in each {self.group}" if self.group else ""
+        if wanted in sides:
+            picker = "argMax" if self.descending else "argMin"
+            return passed(f"the row{where} is picked by {picker} of the metric")
+        if sides:
+            return failed(Attribution.TOP_K, f"the row{where} is picked at the other end of the metric")
+        return None
 
     def _metric_key(self, ranking: Ranking) -> OrderKey | None:
         if self.counts:
