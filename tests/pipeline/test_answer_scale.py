@@ -99,6 +99,28 @@ def test_amount_of_a_set_is_a_total(question: str, sql: str, verdict: str) -> No
     assert (check.attribution == "aggregation") == (verdict == "fail")
 
 
+PER_STOCK = "SELECT ts_code, total_mv / 1e8 AS tn FROM market.daily_basic WHERE trade_date = '2025-12-31'"
+
+
+@pytest.mark.parametrize(
+    ("question", "sql", "verdict"),
+    [
+        # a total said of a named set: each stock's amount listed is no answer; the sum is
+        ("total market cap of the SSE 50 in trillion yuan", PER_STOCK, "fail"),
+        ("银行业的总市值合计多少万亿元", PER_STOCK, "fail"),
+        (
+            "total market cap of the SSE 50 in trillion yuan",
+            "SELECT sum(total_mv) / 1e8 FROM market.daily_basic",
+            "pass",
+        ),
+    ],
+)
+def test_total_of_a_named_set_is_one_figure(question: str, sql: str, verdict: str) -> None:
+    check = answer_total_check(question, parse_sql(sql), default_vocabulary(), "en")
+    assert check is not None and check.verdict == verdict, check
+    assert (check.attribution == "aggregation") == (verdict == "fail")
+
+
 @pytest.mark.parametrize(
     ("question", "sql"),
     [
@@ -110,3 +132,17 @@ def test_amount_of_a_set_is_a_total(question: str, sql: str, verdict: str) -> No
 )
 def test_total_not_judged(question: str, sql: str) -> None:
     assert answer_total_check(question, parse_sql(sql), default_vocabulary(), "zh") is None
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        # a list asked, a threshold on each stock's amount, one stock named
+        "SSE 50 members' total market cap in billion yuan",
+        "which SSE 50 stocks have a total market cap above 1 trillion yuan, in billion yuan",
+        "贵州茅台的总市值合计多少亿元",
+        "银行股的总市值各是多少亿元",
+    ],
+)
+def test_per_stock_amounts_not_judged(question: str) -> None:
+    assert answer_total_check(question, parse_sql(PER_STOCK), default_vocabulary(), "en") is None
