@@ -58,6 +58,11 @@ _PATTERNS = (
     # MA5, MA 20: a moving average of N bars (the unit is the bar's day)
     (re.compile(r"(?<![a-z])ma\s?(?P<n>\d+)(?![\d.])(?P<unit>)"), True),
 )
+# 52 weeks (52周新高, a 52-week low, the last 52 weeks) is a year of a stock's bars, about 250 of them;
+# 52 × 5 = 260 counts every weekday, holidays included, as a bar.
+_FIFTY_TWO_WEEKS = re.compile(r"(?<![\d.])(?P<n>52)(?:\s*个?(?:周|星期)|[- ]weeks?\b|\s+weeks\b)")
+_YEAR_OF_BARS = 250
+_YEAR_OF_WEEKDAYS = 260
 _MOVING = re.compile(r"均线|(?<![a-z])ma|moving average")
 # Earlier lengths listed before a window of bars share its reading: 5日、10日和20日均线, the 20-day and
 # 60-day moving averages, the 20- and 60-day averages, 5、10、20日均线.
@@ -116,8 +121,11 @@ class WindowDetail:
     previous: bool = False  # the N days before the day asked (前5日均量, previous 5 days), not up to it
     successive: bool = False  # a rise on each of the N over the one before: N + 1 periods are read
     moving: bool = False  # a moving average (MA20, 20日均线): its frame, when it is one, holds N rows
+    weeks: bool = False  # 52 weeks: a year of bars (~250), which other counts may also write
 
     def check(self, sql: Sql) -> Finding:
+        if self.weeks:
+            return self._year_of_bars(sql)
         framed = self._frame(sql) if self.bars or self.moving else None
         if framed is not None:
             return framed
@@ -153,6 +161,21 @@ class WindowDetail:
         if _days_written_out(sql):
             return undecided("the window is written as days; counting its trading days needs the calendar")
         return failed(Attribution.TIME_SCOPE, f"no window of {self.count} {self.unit} appears in the SQL")
+
+    def _year_of_bars(self, sql: Sql) -> Finding:
+        """52 weeks as bars: about 250 of them pass; 260 (52 × 5 weekdays) counts holidays as bars and
+        fails; anything else (a calendar year, 252) is not read."""
+        near = (_YEAR_OF_BARS - 1.0, float(_YEAR_OF_BARS), _YEAR_OF_BARS + 1.0)
+        if sql.has_number(near):
+            return passed(f"a window of {_YEAR_OF_BARS} bars appears in the SQL")
+        weekdays = (_YEAR_OF_WEEKDAYS - 1.0, float(_YEAR_OF_WEEKDAYS), _YEAR_OF_WEEKDAYS + 1.0)
+        if sql.has_number(weekdays):
+            return failed(
+                Attribution.TIME_SCOPE,
+                f"the window holds {_YEAR_OF_WEEKDAYS} bars, 52 weeks of weekdays with holidays counted; "
+                f"a stock has about {_YEAR_OF_BARS} bars in 52 weeks",
+            )
+        return undecided("how many bars the SQL's 52 weeks hold is not read")
 
     def _frame(self, sql: Sql) -> Finding | None:
         """A window of bars read as a ROWS frame: N rows, before the current one when the question
@@ -321,6 +344,13 @@ def _calendar_days(sql: Sql) -> list[int]:
 def extract(question: Question) -> list[Constraint]:
     constraints: list[Constraint] = []
     taken: set[int] = set()
+    for match in _FIFTY_TWO_WEEKS.finditer(question.text):
+        taken.add(match.start("n"))
+        span = question.span(match.start(), match.end())
+        zh = f"时间窗口 {span.text}（约{_YEAR_OF_BARS}根K线）"
+        text = question.says(zh, f"a window of ~{_YEAR_OF_BARS} bars: “{span.text}”")
+        detail = WindowDetail(_YEAR_OF_BARS, question.says("根K线", "bars"), bars=True, weeks=True)
+        constraints.append(Constraint(span, text, question.lang, detail))
     for pattern, bars in _PATTERNS:
         for match in pattern.finditer(question.text):
             count = parse_count(match["n"])
