@@ -64,6 +64,7 @@ _FIFTY_TWO_WEEKS = re.compile(r"(?<![\d.])(?P<n>52)(?:\s*个?(?:周|星期)|[- ]
 _YEAR_OF_BARS = 250
 _YEAR_OF_WEEKDAYS = 260
 _MOVING = re.compile(r"均线|(?<![a-z])ma|moving average")
+_EXTREME = re.compile(r"新高|新低|\b(?:high|low)\b")
 # Earlier lengths listed before a window of bars share its reading: 5日、10日和20日均线, the 20-day and
 # 60-day moving averages, the 20- and 60-day averages, 5、10、20日均线.
 _LISTED_BEFORE = re.compile(
@@ -122,6 +123,7 @@ class WindowDetail:
     successive: bool = False  # a rise on each of the N over the one before: N + 1 periods are read
     moving: bool = False  # a moving average (MA20, 20日均线): its frame, when it is one, holds N rows
     weeks: bool = False  # 52 weeks: a year of bars (~250), which other counts may also write
+    extreme: bool = False  # an N-day high or low (创20日新高, a 120-day low): its max/min frame holds ~N rows
 
     def check(self, sql: Sql) -> Finding:
         if self.weeks:
@@ -196,6 +198,14 @@ class WindowDetail:
                 f"every {self.count}-row average ends before the current row: the day itself is left out "
                 f"of its {self.count}-day moving average",
             )
+        extremes = _extreme_frames(sql) if self.extreme else []
+        if extremes and not any(abs(rows - self.count) <= 1 for rows in extremes):
+            # the N days before the day (N - 1 or N rows) or up to it (N rows); another length is another high
+            return failed(
+                Attribution.TIME_SCOPE,
+                f"the highest/lowest is taken over {', '.join(str(r) for r in sorted(set(extremes)))} rows; "
+                f"the question's is over {self.count} bars",
+            )
         if not fitting:
             off = sorted({rows for rows, _ in frames if abs(rows - self.count) == 1})
             if off:
@@ -246,6 +256,19 @@ def _average_frames(sql: Sql) -> list[tuple[int, bool]]:
         rows = frame_rows(spec) if isinstance(spec, exp.WindowSpec) else None
         if rows is not None:
             found.append(rows)
+    return found
+
+
+def _extreme_frames(sql: Sql) -> list[int]:
+    """Rows of each ROWS frame a max or min is taken over (max(close) OVER w, w named or inline)."""
+    found = []
+    for window in sql.tree.find_all(exp.Window):
+        if not isinstance(strip(window.this), exp.Max | exp.Min):
+            continue
+        spec = sql._window_spec(window).args.get("spec")
+        rows = frame_rows(spec) if isinstance(spec, exp.WindowSpec) else None
+        if rows is not None:
+            found.append(rows[0])
     return found
 
 
@@ -372,7 +395,8 @@ def extract(question: Question) -> list[Constraint]:
             )
             moving = _MOVING.search(match.group()) is not None or averaged
             trading = bars or bool(_TRADING_UNIT.search(unit))
-            detail = WindowDetail(count, unit, trading, previous, successive, moving)
+            extreme = bars and _EXTREME.search(match.group()) is not None
+            detail = WindowDetail(count, unit, trading, previous, successive, moving, extreme=extreme)
             constraints.append(Constraint(span, text, question.lang, detail))
             if bars:
                 constraints.extend(_listed_before(question, match.start(), detail, taken))
