@@ -113,3 +113,25 @@ def test_a_window_of_n_days_may_be_n_calendar_days(demo_store: MarketStore) -> N
     )
     [check] = [c for c in _checks(demo_store, "近30天日均成交额最大的5个行业", sql) if c.kind == "window"]
     assert check.verdict == "pass" and "calendar days" in check.reason
+
+
+def test_an_n_day_high_written_as_days_needs_each_stock_to_have_those_bars(demo_store: MarketStore) -> None:
+    days = [
+        row[0]
+        for row in demo_store.query(
+            "SELECT DISTINCT trade_date FROM market.daily ORDER BY trade_date DESC LIMIT 6"
+        ).rows
+    ]
+    sql = (
+        f"SELECT ts_code FROM market.daily WHERE trade_date > '{days[5]}' GROUP BY ts_code "
+        f"HAVING argMax(close, trade_date) >= max(close)"
+    )
+    short = demo_store.query(
+        f"SELECT count() FROM (SELECT ts_code FROM market.daily WHERE trade_date > '{days[5]}' "
+        f"GROUP BY ts_code HAVING max(trade_date) = '{days[0]}' AND count() < 5)"
+    ).rows[0][0]
+    [check] = [c for c in _checks(demo_store, "今天收盘创5日新高的股票", sql) if c.kind == "window"]
+    # a stock that missed a day of the span has its last 5 bars further back than the SQL reads
+    assert check.verdict == ("undecidable" if short else "pass"), check.reason
+    [plain] = [c for c in _checks(demo_store, "近5个交易日涨幅超过30%的股票", sql) if c.kind == "window"]
+    assert plain.verdict == "pass"

@@ -191,7 +191,19 @@ def window_check(
     calendar = sorted(d for d in (day_of(cell) for cell in cells) if d is not None)
     latest = day_of(rows[0][1]) if rows else None
     ends = sorted({*days, *([latest] if latest is not None else [])})
-    if _fits(calendar, ends, count):
+    span = _fits(calendar, ends, count)
+    if span is not None:
+        if detail.extreme:
+            # an N-day high or low is over the stock's own last N bars, not the market's last N days
+            short = _short_of_bars(reader, database, *span)
+            if short:
+                reason = (
+                    short
+                    if isinstance(short, str)
+                    else f"{short} stocks trading on {span[1].isoformat()} missed days of the span: their "
+                    f"last {count} bars reach further back than the SQL's days"
+                )
+                return _window_result(point, constraint, query, "undecidable", reason, started, lang)
         reason = f"the SQL's day literals span {count} trading days"
         return _window_result(point, constraint, query, "pass", reason, started, lang)
     if detail.unit in _CALENDAR_DAY_UNITS and _spans_days(ends, count):
@@ -201,16 +213,36 @@ def window_check(
     return _window_result(point, constraint, query, "fail", reason, started, lang)
 
 
-def _fits(calendar: list[date], ends: list[date], count: int) -> bool:
-    """Whether two of the days bound exactly `count` trading days: [a, b] with count or count + 1
+def _fits(calendar: list[date], ends: list[date], count: int) -> tuple[date, date] | None:
+    """Two of the days that bound exactly `count` trading days: [a, b] with count or count + 1
     days (the base day of a gain), or (a, b] with count days."""
     for i, start in enumerate(ends):
         for end in ends[i + 1 :]:
             closed = bisect.bisect_right(calendar, end) - bisect.bisect_left(calendar, start)
             opened = bisect.bisect_right(calendar, end) - bisect.bisect_right(calendar, start)
             if closed in (count, count + 1) or opened == count:
-                return True
-    return False
+                return start, end
+    return None
+
+
+def _short_of_bars(reader: MarketReader, database: str, start: date, end: date) -> int | str:
+    """How many stocks trading on `end` missed a trading day of (start, end]: their last N bars reach
+    further back than the market's last N days (a message when the store cannot tell)."""
+    query = (
+        f"SELECT count() FROM (SELECT ts_code FROM {database}.daily "
+        f"WHERE trade_date > toDate('{start.isoformat()}') AND trade_date <= toDate('{end.isoformat()}') "
+        f"GROUP BY ts_code HAVING max(trade_date) = toDate('{end.isoformat()}') "
+        f"AND count() < (SELECT uniqExact(trade_date) FROM {database}.daily "
+        f"WHERE trade_date > toDate('{start.isoformat()}') AND trade_date <= toDate('{end.isoformat()}')))"
+    )
+    try:
+        rows = reader.query(query).rows
+    except StoreBusy:
+        raise
+    except MarketError as error:
+        return f"the bar count query failed: {error}"
+    found = rows[0][0] if rows else 0
+    return found if isinstance(found, int) else 0
 
 
 def _spans_days(ends: list[date], count: int) -> bool:
