@@ -93,7 +93,8 @@ def scope_lists(model: SemanticModel, tokens: list[Token], i: int) -> Match | No
         other = _as_board_beside(tokens[j + joined].value, merged)
         merged = _as_board_beside(merged, other)
         compatible = {merged.kind, other.kind} <= {"industry", "group"} or other.kind == merged.kind
-        if not compatible:
+        excluding = kind_at(tokens, i - 1) == "not" or kind_at(tokens, j + joined + 1) == "not_after"
+        if not compatible or (excluding and _group_after_exclusion(model, merged, other, tokens[j])):
             break
         j += joined
         if other.kind != merged.kind:
@@ -107,6 +108,19 @@ def scope_lists(model: SemanticModel, tokens: list[Token], i: int) -> Match | No
         return None
     j += _size_restated(merged, tokens, j)
     return j - i, [synthetic("scope", merged, tokens[i:j])]
+
+
+def _group_after_exclusion(model: SemanticModel, merged: Scope, other: Scope, separator: Token) -> bool:
+    """除了银行，金融股里… / 金融股，银行除外: beside an exclusion, an industry and a group holding it
+    are no list (银行, 银行, 证券, 保险) but a member taken out of its group; after a pause (除了白酒，
+    金融股里) the group is the scope, not more of the excluded list. Kept apart, the exclusion stays
+    on what it names and the group stays the scope."""
+    if {merged.kind, other.kind} != {"industry", "group"}:
+        return False
+    if separator.text in PAUSES:
+        return True
+    merged_industries = set(_industries_of(model, merged.kind, merged.values))
+    return not merged_industries.isdisjoint(_industries_of(model, other.kind, other.values))
 
 
 def _size_restated(merged: Scope, tokens: list[Token], j: int) -> int:
