@@ -3,8 +3,6 @@ time, and the memory stays within its bound."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from backend.domain.market import guard
@@ -13,22 +11,6 @@ from backend.domain.market.guard import PassedTexts, forget_passed, require_read
 
 READ = "SELECT ts_code FROM market.stock_basic WHERE ts_code IN ('600519.SH', '000001.SZ')"
 ATTACK = "SELECT file('/etc/passwd')"
-
-
-@pytest.fixture
-def tokenized(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
-    """The texts the guard tokenized (each full check starts there), from an empty memory."""
-    seen: list[str] = []
-    tokenize = guard._tokenize
-
-    def counting(sql: str) -> list[guard.Token]:
-        seen.append(sql)
-        return tokenize(sql)
-
-    monkeypatch.setattr(guard, "_tokenize", counting)
-    forget_passed()
-    yield seen
-    forget_passed()
 
 
 def test_a_passed_text_is_not_parsed_again(tokenized: list[str]) -> None:

@@ -5,7 +5,7 @@ tokenized, and the verdict is always the whole text's."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import pytest
 from hypothesis import given, settings
@@ -13,7 +13,6 @@ from hypothesis import strategies as st
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.tokens import TokenType
 
-from backend.domain.market import guard
 from backend.domain.market.errors import QueryRejected
 from backend.domain.market.guard import check_read_only, forget_passed, require_read_only
 from backend.domain.market.guard_rules.plain_lists import MIN_MEMBERS, confirmed, shorten
@@ -39,21 +38,6 @@ def _is_confirmed(sql: str) -> bool:
     except Exception:  # unreadable: the guard reads the whole text
         return False
     return confirmed(shortened, tokens)
-
-
-@pytest.fixture
-def tokenized(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
-    seen: list[str] = []
-    tokenize = guard._tokenize
-
-    def counting(sql: str) -> list[guard.Token]:
-        seen.append(sql)
-        return tokenize(sql)
-
-    monkeypatch.setattr(guard, "_tokenize", counting)
-    forget_passed()
-    yield seen
-    forget_passed()
 
 
 def test_a_long_list_after_in_is_tokenized_as_its_first_literal(tokenized: list[str]) -> None:
