@@ -152,6 +152,16 @@ def test_the_returned_tree_is_the_checked_statement() -> None:
     assert tree.args["limit"].expression.name == "5"
 
 
+def test_a_cte_named_with_a_keyword_is_a_name_only_where_it_is_defined_and_read() -> None:
+    tree = check_read_only(
+        "WITH then AS (SELECT 1 AS x), y AS (SELECT 2 AS x) "
+        "SELECT CASE WHEN then.x > 0 THEN 1 ELSE 0 END AS positive FROM then JOIN y ON y.x = then.x"
+    )
+    assert [cte.alias for cte in tree.find_all(exp.CTE)] == ["then", "y"]
+    case = tree.find(exp.Case)
+    assert case is not None and case.args["ifs"][0].args["true"].name == "1"
+
+
 @pytest.mark.parametrize(
     ("sql", "reason"),
     [

@@ -4,6 +4,7 @@ it), constraints — and the shape of what the checks return."""
 from __future__ import annotations
 
 import pytest
+from sqlglot import exp
 
 from backend.domain.pipeline.validate.checklist import (
     Attribution,
@@ -38,6 +39,19 @@ def test_syntax_level_fails_what_is_not_one_query(sql: str) -> None:
         Outcome.FAIL,
         Attribution.INVALID_SQL,
     )
+
+
+def test_syntax_level_reads_ctes_named_with_keywords_as_the_guard_does() -> None:
+    verdict, parsed = check_syntax(
+        "WITH then AS (SELECT ts_code, close FROM market.daily), "
+        "last AS (SELECT ts_code FROM market.stock_basic) "
+        "SELECT CASE WHEN then.close > 5 THEN 1 ELSE 0 END AS high "
+        "FROM then JOIN last ON last.ts_code = then.ts_code"
+    )
+    assert verdict.outcome is Outcome.PASS
+    assert parsed is not None
+    assert [cte.alias for cte in parsed.tree.find_all(exp.CTE)] == ["then", "last"]
+    assert parsed.tree.find(exp.Case) is not None
 
 
 def test_constraints_are_undecidable_when_the_sql_does_not_parse() -> None:

@@ -5,6 +5,8 @@ that is not a single read of market data: several statements, writes or DDL at a
 functions that reach files/network/other databases/programs, ClickHouse's internal databases,
 functions revealing the server, `INTO OUTFILE`, `FORMAT` and `SETTINGS` clauses, invisible
 characters, and whatever sqlglot cannot parse. The rules live in `guard_rules`, one function each.
+A CTE named with a word sqlglot tokenizes as a keyword (`WITH then AS (…)`), which ClickHouse runs,
+is read as the name it is (guard_rules/keyword_names.py).
 The store still runs every query with `readonly=1` and limits — but measured on chdb 26.9, readonly=1
 does NOT stop the scalar `file()` function or reads of `system.*` (tests/market/test_guard.py runs
 them), nor `INTO OUTFILE`, which wrote a file into the working directory: for those the guard is the
@@ -36,6 +38,7 @@ from sqlglot.tokens import Token
 
 from backend.domain.market.errors import QueryRejected
 from backend.domain.market.guard_rules import TREE_RULES, plain_lists, text, tokens
+from backend.domain.market.guard_rules.keyword_names import keyword_cte_names
 from backend.domain.market.guard_rules.parsed import ParsedStatement
 
 DIALECT = "clickhouse"
@@ -123,7 +126,8 @@ def _judge(sql: str, *, whole_tree: bool, shorten_lists: bool = False) -> exp.Qu
     _refuse_if(tokens.statement_count(sql_tokens))
     _refuse_if(tokens.leading_keyword(sql_tokens))
     _refuse_if(tokens.into_outfile(sql_tokens))
-    tree = _parse(read, sql_tokens if whole_tree else tokens.short_literal_lists(sql_tokens))
+    parsed_tokens = keyword_cte_names(sql_tokens if whole_tree else tokens.short_literal_lists(sql_tokens))
+    tree = _parse(read, parsed_tokens)
     statement = ParsedStatement.of(tree)
     for rule in TREE_RULES:
         _refuse_if(rule(statement))

@@ -15,8 +15,10 @@ from dataclasses import dataclass
 from datetime import date
 from functools import cached_property
 
-import sqlglot
 from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect
+
+from backend.domain.market.guard_rules.keyword_names import keyword_cte_names
 
 DIALECT = "clickhouse"
 
@@ -56,7 +58,10 @@ class SqlUnreadable(Exception):
 
 def parse_sql(text: str) -> Sql:
     try:
-        statements = [node for node in sqlglot.parse(text, read=DIALECT) if node is not None]
+        dialect = Dialect.get_or_raise(DIALECT)
+        # CTEs named with a keyword (WITH then AS …) read as the guard reads them
+        named = keyword_cte_names(dialect.tokenize(text))
+        statements = [node for node in dialect.parser().parse(named, text) if node is not None]
     except Exception as error:  # sqlglot reports some malformed input as plain Python errors
         first_line = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         raise SqlUnreadable(f"the SQL could not be parsed as ClickHouse SQL: {first_line}") from error
