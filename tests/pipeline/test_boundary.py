@@ -58,6 +58,10 @@ def test_a_boundary_no_row_sits_on_passes(demo_store: MarketStore) -> None:
         ("今天上涨的股票", ">=", [("movement", "pass"), ("boundary", "fail")]),
         ("今天上涨的股票", "<", [("movement", "fail")]),
         ("Which stocks fell today?", "<", [("movement", "pass")]),
+        # moves said without a verb: 涨的/跌的, up on a day, gainers
+        ("创业板今天涨的和跌的分别有多少只", ">=", [("boundary", "fail")]),
+        ("What share of the bank stocks were up today?", ">=", [("movement", "pass"), ("boundary", "fail")]),
+        ("How many gainers did the market have today?", "<", [("movement", "fail")]),
         # a negated move, or both moves asked: not judged
         ("今天没有下跌的股票", ">=", []),
         ("今天上涨和下跌的股票", "<", []),

@@ -45,13 +45,16 @@ _MOVE_COLUMNS = {"pct_chg", "change"}
 _NOT_PRICE = (
     r"成交量|成交额|换手|营收|收入|利润|市值|股息|volume|turnover|amount|revenue|profit|earnings|sales"
 )
+# 涨的/跌的 (涨的和跌的各有几只), up/down on a day, gainers/losers: moves said without a verb too.
 _RISE = re.compile(
-    r"上涨|收涨|收红|飘红|红盘"
-    r"|\b(?:rose|rise|rises|risen|rising|closed? higher|closed? up|advanced|up days?)\b"
+    r"上涨|收涨|收红|飘红|红盘|涨的"
+    r"|\b(?:rose|rise|rises|risen|rising|closed? higher|closed? up|advanced|up days?|gainers?|advancers?"
+    r"|up (?:today|yesterday|on the day|that day))\b"
 )
 _FALL = re.compile(
-    r"下跌|收跌|收绿|飘绿|绿盘"
-    r"|\b(?:fell|fall|falls|fallen|falling|closed? lower|closed? down|declined|down days?)\b"
+    r"下跌|收跌|收绿|飘绿|绿盘|跌的"
+    r"|\b(?:fell|fall|falls|fallen|falling|closed? lower|closed? down|declined|down days?|losers?|decliners?"
+    r"|down (?:today|yesterday|on the day|that day))\b"
 )
 _NEGATION = re.compile(r"(?:不|没有?|未|从未|\b(?:not|never|no|didn't|did not)\b)\s*$")
 # A negation earlier in the number's clause (without ever falling more than 5%, 从未跌幅超过5%).

@@ -57,6 +57,8 @@ class Kind(StrEnum):
     AGGREGATE_THRESHOLD = "aggregate_threshold"
     AVERAGE_LIST = "average_list"
     COUNTED_THING = "counted_thing"
+    LIMIT_MOVE = "limit_move"
+    PERCENT_SHOWN = "percent_shown"
 
 
 class Outcome(StrEnum):

@@ -513,13 +513,13 @@ def _arithmetic_direction(node: exp.Binary, columns: frozenset[str], gain: bool)
         inner = direction(right, columns, gain)
         return None if inner is None else inner * (1 if left_value > 0 else -1)
     if isinstance(node, exp.Div) and gain:
-        later, earlier = _price_end(left), _price_end(right)
+        later, earlier = price_end(left), price_end(right)
         if later is not None and earlier is not None and later != earlier:
             return 1 if later == "last" else -1
     return None
 
 
-def _price_end(node: exp.Expr) -> str | None:
+def price_end(node: exp.Expr) -> str | None:
     """Which end of a window a price expression reads: "last" (argMax by day) or "first"."""
     node = strip(node)
     if isinstance(node, exp.ArgMax):

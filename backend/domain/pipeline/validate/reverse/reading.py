@@ -187,6 +187,8 @@ TREE_ONLY_KINDS = frozenset(
         Kind.AGGREGATE_THRESHOLD,
         Kind.AVERAGE_LIST,
         Kind.COUNTED_THING,
+        Kind.LIMIT_MOVE,
+        Kind.PERCENT_SHOWN,
     }
 )
 # Kinds the reading turns into the reverse checks' filters, scopes, ranking, aggregate, count, group

@@ -28,6 +28,7 @@ from backend.domain.pipeline.validate.checklist.kinds import (
     gap_size,
     group_average,
     group_subject,
+    limit_move,
     majority,
     month,
     negation,
@@ -36,6 +37,7 @@ from backend.domain.pipeline.validate.checklist.kinds import (
     order,
     per_group,
     per_period,
+    percent_shown,
     percentage,
     period_return,
     price_order,
@@ -95,4 +97,6 @@ EXTRACTORS: tuple[Extractor, ...] = (
     gap_size.extract,
     aggregate_threshold.extract,
     average_list.extract,
+    limit_move.extract,
+    percent_shown.extract,
 )

@@ -47,7 +47,7 @@ from backend.domain.pipeline.validate.checklist.sqltree import (
 _RISE_ZH = r"增长|上涨|上升|放大|提高|增加|递增|走高|抬升"
 _FALL_ZH = r"下降|下跌|减少|缩小|萎缩|下滑|递减|走低"
 _CHANGE_ZH = f"{_RISE_ZH}|{_FALL_ZH}"
-_RISE_EN = r"rose|rise|rising|risen|grew|grow|growing|growth|increas\w*|higher"
+_RISE_EN = r"rose|rise|rising|risen|grew|grow|growing|growth|increas\w*|higher|expand\w*"
 _FALL_EN = r"fell|fall|falling|declin\w*|decreas\w*|shrink\w*|lower"
 _CHANGE_EN = rf"\b(?:{_RISE_EN}|{_FALL_EN})\b"
 _RISE = re.compile(rf"{_RISE_ZH}|\b(?:{_RISE_EN})\b", re.IGNORECASE)
@@ -67,6 +67,12 @@ _IN_A_ROW = (
     ),
 )
 _CHANGE_IN_TEXT = re.compile(_CHANGE_EN, re.IGNORECASE)
+# A change in every period of a span, not counted (逐年增长, 每天都放大, volume expanding every day).
+_EVERY_STEP = re.compile(
+    rf"(?:逐年|逐月|逐季|逐日|逐期|每年都|每天都|每日都|每月都|每个?季度都|一年比一年|一天比一天)\s*(?:{_CHANGE_ZH})"
+    rf"|\b(?:{_RISE_EN}|{_FALL_EN})\s+(?:every|each)\s+(?:single\s+)?(?:day|session|year|quarter|month)\b",
+    re.IGNORECASE,
+)
 # Ways of testing every step at once that one comparison stands for.
 _ROW_BY_ROW = ("laginframe", "leadinframe", "neighbor", "lag", "lead", "arraydifference")
 
@@ -85,6 +91,7 @@ def _same_column_comparisons(sql: Sql) -> int:
 
 
 _REVERSED = {"arrayreversesort", "arrayreverse"}
+_COMPARISONS = (exp.GT, exp.GTE, exp.LT, exp.LTE)
 
 
 def _sorted_array(sql: Sql, array: exp.Expr, select: exp.Select | None) -> str | None:
@@ -169,17 +176,51 @@ def _self_joined(select: exp.Select) -> bool:
 
 
 def _steps_row_by_row(sql: Sql) -> bool:
+    # a lambda that only builds an array (arrayMap(x -> x.2, …), arraySort(x -> x.1, …)) tests no step
+    comparing = (
+        lam for lam in sql.tree.find_all(exp.Lambda) if lam.this.find(*_COMPARISONS, exp.EQ) is not None
+    )
     return (
         any(name.startswith(_ROW_BY_ROW) for name in sql.functions)
-        or sql.tree.find(exp.Window, exp.Lambda) is not None
+        or sql.tree.find(exp.Window) is not None
+        or next(comparing, None) is not None
         or any(_self_joined(select) for select in sql.selects)
     )
+
+
+def _skipped_steps(sql: Sql) -> list[tuple[float, float]]:
+    """Steps between two positions of one array sorted by day that jump over a position (v[1] < v[3])
+    whose own neighbouring steps are not all compared: a dip at the positions between goes unseen."""
+    steps: dict[str, set[tuple[float, float]]] = {}
+    for node in sql.nodes():
+        if not isinstance(node, _COMPARISONS):
+            continue
+        select = enclosing_select(node)
+        left, right = _period(sql, node.this, select), _period(sql, node.expression, select)
+        if left is None or right is None or not left[0] or left[0] != right[0]:
+            continue
+        steps.setdefault(left[0] + _field(node.this), set()).add(
+            (min(left[1], right[1]), max(left[1], right[1]))
+        )
+    skipped = []
+    for pairs in steps.values():
+        for first, last in pairs:
+            between = [(position, position + 1) for position in range(int(first), int(last))]
+            if last - first > 1 and not all(pair in pairs for pair in between):
+                skipped.append((first, last))
+    return skipped
+
+
+def _field(side: exp.Expr) -> str:
+    """The tuple field a positional side reads (a[2].2 reads field 2): steps of one field go together."""
+    dotted = side.find(exp.Dot)
+    return "" if dotted is None else f".{dotted.expression.sql()}"
 
 
 @dataclass(frozen=True)
 class EachStepDetail:
     kind: ClassVar[Kind] = Kind.EACH_STEP
-    steps: int
+    steps: int | None  # None: every period of a span (逐年增长, expanding every day), not counted
     rising: bool | None = None  # the way of the change said, None when not read
 
     def check(self, sql: Sql) -> Finding:
@@ -191,11 +232,21 @@ class EachStepDetail:
                 f"each step compared keeps the later period's value {'below' if self.rising else 'above'} "
                 f"the earlier one: the question asks for a {said}",
             )
+        skipped = _skipped_steps(sql)
+        if skipped:
+            first, last = skipped[0]
+            return failed(
+                Attribution.AGGREGATION,
+                f"two periods {last - first:g} apart are compared with the ones between skipped: a change in "
+                "every period is asked, a dip in between goes unseen",
+            )
         if _steps_row_by_row(sql):
             return passed("the steps are tested row by row (a window, a lambda or a self-join)")
         compared = _same_column_comparisons(sql)
         if compared == 0:
             return passed("no two values of one column are compared: each period's own change is tested")
+        if self.steps is None:
+            return passed(f"{compared} comparisons of a value with another period's, no step skipped")
         if compared >= self.steps:
             return passed(
                 f"{compared} comparisons of a value with another period's, {self.steps} steps asked"
@@ -225,4 +276,14 @@ def extract(question: Question) -> list[Constraint]:
                 f"“{span.text}”：逐期比较，{steps} 次变化", f"“{span.text}”: each of {steps} steps compared"
             )
             found.append(Constraint(span, text, question.lang, EachStepDetail(steps, rising)))
+    if found:
+        return found
+    for match in _EVERY_STEP.finditer(question.text):
+        span = question.span(match.start(), match.end())
+        rise, fall = _RISE.search(span.text), _FALL.search(span.text)
+        rising = None if bool(rise) == bool(fall) or _TURNED.search(question.text) else bool(rise)
+        text = question.says(
+            f"“{span.text}”：每期与前一期比较", f"“{span.text}”: each period against the one before"
+        )
+        found.append(Constraint(span, text, question.lang, EachStepDetail(None, rising)))
     return found

@@ -29,7 +29,12 @@ from backend.domain.pipeline.validate.checklist.sqltree import (
     Sql,
     columns_of,
     direction,
+    first_argument,
+    function_name,
     is_date_column,
+    number_value,
+    price_end,
+    strip,
 )
 
 _DESCENDING = re.compile(
@@ -51,8 +56,20 @@ _EARLIER_FIRST = re.compile(
     r"从早到晚|由早到晚|从远到近|由远及近|按时间顺序|按日期顺序|日期升序|时间顺序|时间正序"
     r"|\b(?:oldest first|earliest first|in chronological order|chronologically)\b"
 )
+# "X first": a superlative before "first" / 排(在)前面 says which end of the ranking leads the rows.
+_FIRST_DESCENDING = re.compile(
+    r"(?:最高|最大|最多|最强|最快|最好)的?(?:排|放|列)在?最?前(?:面|头)?"
+    r"|\b(?:highest|largest|biggest|greatest|best|strongest|fastest|top)(?: [a-z/\-]+){0,3}? first\b"
+)
+_FIRST_ASCENDING = re.compile(
+    r"(?:最低|最小|最少|最弱|最慢|最差)的?(?:排|放|列)在?最?前(?:面|头)?"
+    r"|\b(?:lowest|smallest|least|weakest|slowest|worst|cheapest)(?: [a-z/\-]+){0,3}? first\b"
+)
+# A fall ranked (跌得最多的排前面, biggest losers first): which way its key runs is not read here.
+_FALL = re.compile(r"跌|降|亏|下滑|回撤|\b(?:loss|losses|losers?|drops?|falls?|declines?|decliners?)\b")
 _RANKED = re.compile(r"排名|排序|排行|排列|\b(?:rank|ranked|ranking|sort|sorted|order by|ordered by)\b")
 _PERFORMANCE = re.compile(r"worst|best")
+_SAME_WAY = {"round", "avg", "sum", "max", "min", "median", "quantile", "any", "anylast", "tofloat64"}
 _TIE_BREAKS = {"ts_code", "name", "symbol", "con_code"}
 _RANK_FUNCTIONS = (exp.RowNumber, exp.Rank, exp.DenseRank)
 
@@ -83,6 +100,8 @@ class OrderDetail:
             return undecided("the ordering key cannot be related to what the question ranks")
         columns = self.columns or frozenset(columns_of(key.expression) - _TIE_BREAKS)
         moves = 1 if self.by_date else direction(key.expression, columns, gain="pct_chg" in columns)
+        if moves is None and not self.columns:
+            moves = _figure_sign(key.expression)
         if moves is None:
             return undecided("which way the ordering key moves is not read")
         descending = key.descending if moves > 0 else not key.descending
@@ -109,6 +128,44 @@ class OrderDetail:
         return None
 
 
+def _figure_sign(node: exp.Expr) -> int | None:
+    """With no metric named the key is the figure ranked: a ratio of two columns (a multiple, a gain
+    written c1 / c0 - 1) runs with itself; signs and constant offsets or factors are still read."""
+    node = strip(node)
+    if isinstance(node, exp.Column):
+        return 1
+    if isinstance(node, exp.Window) or function_name(node) in _SAME_WAY:
+        first = node.this if isinstance(node, exp.Window) else first_argument(node)
+        return None if first is None else _figure_sign(first)
+    if isinstance(node, exp.Neg):
+        inner = _figure_sign(node.this)
+        return None if inner is None else -inner
+    if not isinstance(node, exp.Add | exp.Sub | exp.Mul | exp.Div):
+        return None
+    left, right = number_value(node.this), number_value(node.expression)
+    if left is None and right is None:
+        # two figures: a ratio is the figure itself (a multiple); a gain's ends, the later over the earlier
+        if not isinstance(node, exp.Div):
+            return None
+        ends = (price_end(node.this), price_end(node.expression))
+        return -1 if ends == ("first", "last") else 1
+    if right is not None:
+        inner = _figure_sign(node.this)
+        flip = isinstance(node, exp.Mul | exp.Div) and right < 0
+    else:
+        inner = _figure_sign(node.expression)
+        flip = isinstance(node, exp.Sub) or (isinstance(node, exp.Mul) and left is not None and left < 0)
+        if isinstance(node, exp.Div):
+            return None  # a constant over the figure runs the other way only where it keeps its sign
+    return None if inner is None else (-inner if flip else inner)
+
+
+def _clause_before(text: str, end: int) -> str:
+    """The clause that ends at `end`: from the last comma or full stop before it."""
+    start = max(text.rfind(mark, 0, end) for mark in "，,；;。？?！!")
+    return text[start + 1 : end]
+
+
 def _time_order(question: Question) -> Constraint | None:
     for pattern, descending in ((_LATER_FIRST, True), (_EARLIER_FIRST, False)):
         cue = question.first_cue(pattern)
@@ -124,17 +181,33 @@ def extract(question: Question) -> list[Constraint]:
     in_time = _time_order(question)
     if in_time is not None:
         return [in_time]
-    for pattern, descending in ((_DESCENDING, True), (_ASCENDING, False), (_RANKED, None)):
+    patterns = (
+        (_DESCENDING, True),
+        (_ASCENDING, False),
+        (_FIRST_DESCENDING, True),
+        (_FIRST_ASCENDING, False),
+        (_RANKED, None),
+    )
+    for pattern, descending in patterns:
         cue = question.first_cue(pattern)
         if cue is None:
             continue
+        leads = pattern in (_FIRST_DESCENDING, _FIRST_ASCENDING)
+        if leads and _FALL.search(_clause_before(question.text, cue.end())):
+            continue
         columns: frozenset[str] = frozenset()
         if descending is not None:
-            bound = question.metric_before(cue.start(), 12 if question.lang is Lang.ZH else 30)
+            reach = 12 if question.lang is Lang.ZH else 30
+            inside = question.metric_after(cue.start(), reach) if leads else None
+            bound = (
+                inside
+                if inside and inside[0].end <= cue.end()
+                else question.metric_before(cue.start(), reach)
+            )
             if bound is not None:
                 columns = bound[1].columns
                 descending = descending != bound[1].negated
-            elif _PERFORMANCE.search(cue.group()):
+            elif not leads and _PERFORMANCE.search(cue.group()):
                 columns = frozenset({"pct_chg"})
         span = question.span(cue.start(), cue.end())
         way = {True: ("降序", "descending"), False: ("升序", "ascending"), None: ("有序", "ordered")}[
