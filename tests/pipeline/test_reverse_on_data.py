@@ -108,13 +108,13 @@ def test_a_refused_check_reads_the_same_side_by_side_and_one_by_one(
     assert side_by_side[0].verdict == "undecidable" and "file" in (side_by_side[0].reason or "")
 
 
-def test_side_by_side_every_check_is_parsed_once_in_the_calling_thread(
+def test_side_by_side_every_check_is_parsed_once_in_a_worker(
     demo_store: MarketStore,
     gold_checks: list[tuple[str, QueryResult, list[ReverseCheck]]],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The guard's parse holds the GIL: the calling thread guards each check while the workers run the
-    queries, whose own guard finds the text passed."""
+    """Each worker guards its own check, so the calling thread never holds the GIL a submitted worker
+    needs to start its query."""
     _item, r0, checks = next(entry for entry in gold_checks if len(entry[2]) >= 3)
     tokenized: list[tuple[int, str]] = []
     tokenize = guard._tokenize
@@ -127,4 +127,4 @@ def test_side_by_side_every_check_is_parsed_once_in_the_calling_thread(
     guard.forget_passed()
     run_checks(checks, demo_store, r0, workers=3)
     assert sorted(sql for _thread, sql in tokenized) == sorted({check.sql for check in checks})
-    assert {thread for thread, _sql in tokenized} == {threading.get_ident()}
+    assert threading.get_ident() not in {thread for thread, _sql in tokenized}
