@@ -37,6 +37,9 @@ _COMMANDS = (
     r"|剔除|排除|除去|去掉|除了"
 )
 _LEADING_VERBS = re.compile(rf"^(?:{_COMMANDS})+")
+# Question words and determiners before an industry word pick its stocks (现在哪些银行股, 这些券商):
+# a company's name starts after them, if at all.
+_DETERMINERS = re.compile(r"哪些|哪几|哪个|哪只|哪家|哪|这些|那些|这个|那个|所有|全部|各|每")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _LEADING_NAME = re.compile(
     rf"^(?:{_COMMANDS})*(?P<name>[\u4e00-\u9fff]{{2,6}}?)"
@@ -125,6 +128,8 @@ def name_around(question: Question, hit: Hit) -> tuple[int, int] | None:
             start -= 1
         lead = _LEADING_VERBS.match(text[start : hit.start])
         start += lead.end() if lead else 0
+        for determiner in _DETERMINERS.finditer(text, start, hit.start):
+            start = determiner.end()
         return (start, hit.end) if start < hit.start else None
     if not raw[hit.start].isupper():
         return None

@@ -516,6 +516,7 @@ def _arithmetic_direction(node: exp.Binary, columns: frozenset[str], gain: bool)
         later, earlier = price_end(left), price_end(right)
         if later is not None and earlier is not None and later != earlier:
             return 1 if later == "last" else -1
+        return _pinned_order(left, right)
     return None
 
 
@@ -531,3 +532,77 @@ def price_end(node: exp.Expr) -> str | None:
     if function_name(node) in {"anyvalue", "firstvalue", "first_value"}:
         return "first"
     return None
+
+
+def _pinned_order(left: exp.Expr, right: exp.Expr) -> int | None:
+    """+1 when the price over the bar reads the later day, -1 the earlier one: argMaxIf(close,
+    trade_date, trade_date >= '2025-12-01') / argMaxIf(close, trade_date, trade_date < '2025-12-01')."""
+    later, earlier = _pinned_day(left), _pinned_day(right)
+    if later is None or earlier is None or later == earlier:
+        return None
+    return 1 if later > earlier else -1
+
+
+def _pinned_day(node: exp.Expr) -> date | None:
+    """The day argMaxIf / argMinIf by a date picks its price on: the last / first day its condition
+    keeps (date.max for the latest day, a bound left open)."""
+    node = strip(node)
+    name = function_name(node)
+    arguments = node.expressions if isinstance(node, exp.CombinedAggFunc) else []
+    if name not in {"argmaxif", "argminif"} or len(arguments) != 3:
+        return None
+    by = strip(arguments[1])
+    if not (isinstance(by, exp.Column) and is_date_column(by.name.lower())):
+        return None
+    days = _date_range(arguments[2])
+    if days is None:
+        return None
+    return days[1] if name == "argmaxif" else days[0]
+
+
+_DAY_BEFORE = {exp.LT: -1, exp.LTE: 0, exp.GT: 1, exp.GTE: 0, exp.EQ: 0}
+
+
+def _date_range(condition: exp.Expr) -> tuple[date, date] | None:
+    """The days a condition on a date column keeps, when it reads as one range."""
+    condition = strip(condition)
+    if isinstance(condition, exp.And):
+        ranges = [found for side in (condition.this, condition.expression) if (found := _date_range(side))]
+        if not ranges:
+            return None
+        return max(low for low, _ in ranges), min(high for _, high in ranges)
+    if isinstance(condition, exp.Between) and _is_date_key(condition.this):
+        low, high = date_value(condition.args["low"]), date_value(condition.args["high"])
+        return (low, high) if low is not None and high is not None else None
+    if not isinstance(condition, exp.LT | exp.LTE | exp.GT | exp.GTE | exp.EQ):
+        return None
+    key, value = strip(condition.this), strip(condition.expression)
+    year = number_value(value)
+    if isinstance(condition, exp.EQ) and function_name(key) == "toyear" and year is not None:
+        inner = first_argument(key)
+        if inner is not None and _is_date_key(inner) and year == int(year):
+            return date(int(year), 1, 1), date(int(year), 12, 31)
+        return None
+    if not _is_date_key(key):
+        return None
+    if isinstance(condition, exp.EQ) and isinstance(value, exp.Subquery):
+        latest = isinstance(value.this, exp.Select) and [
+            function_name(projection) for projection in value.this.expressions
+        ] == ["max"]
+        return (date.max, date.max) if latest else None
+    day = date_value(value)
+    if day is None:
+        return None
+    shift = _DAY_BEFORE[type(condition)]
+    if shift:
+        day = date.fromordinal(day.toordinal() + shift)
+    if isinstance(condition, exp.LT | exp.LTE):
+        return date.min, day
+    if isinstance(condition, exp.GT | exp.GTE):
+        return day, date.max
+    return day, day
+
+
+def _is_date_key(node: exp.Expr) -> bool:
+    node = strip(node)
+    return isinstance(node, exp.Column) and is_date_column(node.name.lower())

@@ -6,7 +6,7 @@ Counted among the top k ("市值前100的公司里…有几家", "of the 50 larg
 read the rows of a subquery, CTE or IN filter cut at k — a LIMIT in its own SELECT comes after it.
 Several things counted together ("上涨和下跌的家数", "上涨家数和下跌家数", "how many rose and how many
 fell") need as many counting columns in the answer; a count spread over rows by a grouping
-expression may stand for them (undecidable).
+expression or a date (then and now) may stand for them (undecidable).
 """
 
 from __future__ import annotations
@@ -30,7 +30,12 @@ from backend.domain.pipeline.validate.checklist.model import (
     undecided,
 )
 from backend.domain.pipeline.validate.checklist.question import Question
-from backend.domain.pipeline.validate.checklist.sqltree import Sql, function_name, number_value
+from backend.domain.pipeline.validate.checklist.sqltree import (
+    Sql,
+    function_name,
+    is_date_column,
+    number_value,
+)
 
 _CUE = re.compile(
     r"多少\s*(?:只|家|个|支|种)|几\s*(?:只|家|个|支)|数量|家数|个数|只数"
@@ -110,8 +115,12 @@ def _sums_a_condition(node: exp.Expr) -> bool:
 
 
 def _groups_by_an_expression(select: exp.Select) -> bool:
+    """A grouping expression (pct_chg > 0) or a date (two days' counts: then and now) may hold the
+    things counted, one per row."""
     group = select.args.get("group")
-    return isinstance(group, exp.Group) and any(not isinstance(key, exp.Column) for key in group.expressions)
+    return isinstance(group, exp.Group) and any(
+        not isinstance(key, exp.Column) or is_date_column(key.name.lower()) for key in group.expressions
+    )
 
 
 def _items(question: Question, cues: list[re.Match[str]]) -> int:

@@ -21,7 +21,7 @@ from backend.domain.pipeline.validate.checklist.entities import (
     name_around,
     stock_names,
 )
-from backend.domain.pipeline.validate.checklist.kinds.negation import negated_hits
+from backend.domain.pipeline.validate.checklist.kinds.negation import negated_hits, restated_groups
 from backend.domain.pipeline.validate.checklist.kinds.per_group import grouping_expressions
 from backend.domain.pipeline.validate.checklist.model import (
     Attribution,
@@ -145,6 +145,7 @@ def _names_region(question: Question, hit: Hit) -> bool:
 
 def extract(question: Question) -> list[Constraint]:
     excluded = {(hit.start, hit.end) for _, hit in negated_hits(question)}
+    excluded |= {(hit.start, hit.end) for hit in restated_groups(question)}
     found: list[Constraint] = []
     seen: set[tuple[Category | None, str]] = set()
     kept = [hit for hit in question.hits_of(*ENTITY_CATEGORIES) if (hit.start, hit.end) not in excluded]

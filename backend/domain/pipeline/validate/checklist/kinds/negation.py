@@ -43,6 +43,9 @@ _LIST_CUE = re.compile(
 _LIST_JOIN = re.compile(r"\s*(?:和|与|及|以及|、|,|，|and\b|or\b)(?:\s|the\b|a\b|an\b|any\b|of\b)*")
 # An exclusion said after the entities: 银行除外, 银行和保险以外的, banks excluded.
 _AFTER_CUE = re.compile(r"\s*(?:除外|以外|不算在内|\bexcluded\b|\baside\b)")
+# A group named after the excluded list, restating it (剔除银行、券商、保险这些金融股, 除去白酒等消费股):
+# the group is what is excluded, never kept; its members not listed are not read as excluded either.
+_RESTATING = re.compile(r"\s*(?:这些|这几类|这几个|这类|这种|等等|等|之类的?)\s*")
 _NEGATING_FUNCTIONS = {"notin", "notlike", "notilike", "notequals"}
 
 
@@ -66,6 +69,19 @@ def negated_hits(question: Question) -> list[tuple[int, Hit]]:
             listed.append(following)
         if _AFTER_CUE.match(question.text, listed[-1].end):
             found += [(first.start, hit) for hit in listed if all(hit is not seen for _, seen in found)]
+    return found
+
+
+def restated_groups(question: Question) -> list[Hit]:
+    """Entity words that restate an excluded list right after it (…保险这些金融股)."""
+    excluded = negated_hits(question)
+    ends = {hit.end for _, hit in excluded}
+    found = []
+    for end in sorted(ends):
+        restating = _RESTATING.match(question.text, end)
+        group = question.hit_at(restating.end(), *ENTITY_CATEGORIES) if restating else None
+        if group is not None and all(group is not hit for _, hit in excluded):
+            found.append(group)
     return found
 
 

@@ -79,8 +79,9 @@ _INCLUSIVE = re.compile(
     r"不低于|不少于|至少|不超过|不高于|at least|no less than|not less than|at most|no more than|not more than"
     r"|>=|<=|≥|≤"
 )
+# 降幅/减幅 name the size of a fall (净利润同比降幅超过30%: below -30).
 _FALLING = re.compile(
-    r"下滑|下降|下跌|减少|回落|萎缩|跌|\b(?:fell|fall|falls|dropped|drop|declined|decline|decreased|down|lost)\b"
+    r"下滑|下降|下跌|减少|回落|萎缩|降幅|减幅|跌|\b(?:fell|fall|falls|dropped|drop|declined|decline|decreased|down|lost)\b"
 )
 # A small English number is read only as a multiple ("three times its average"), never as a count.
 _TIMES_WORDS = r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten)(?=\s+times\b)"

@@ -25,7 +25,14 @@ from backend.domain.pipeline.validate.checklist.model import (
     undecided,
 )
 from backend.domain.pipeline.validate.checklist.question import COUNT, Question
-from backend.domain.pipeline.validate.checklist.sqltree import Sql, columns_of, function_name, number_value
+from backend.domain.pipeline.validate.checklist.sqltree import (
+    Sql,
+    columns_of,
+    enclosing_select,
+    function_name,
+    number_value,
+    strip,
+)
 from backend.domain.pipeline.validate.checklist.vocabulary import Category, Hit
 
 # Dimensions a question groups by; per stock (code, name) is every screen's grain, not a grouping.
@@ -88,12 +95,53 @@ class PerGroupDetail:
                 return passed(f"the SQL groups by {self.column}")
         if isinstance(sql.tree, exp.SetOperation):
             return undecided("the SQL combines several queries; groups may be one query each")
+        if self.column == "trade_date" and _one_stock_by_day(sql):
+            return passed("one stock's stored daily rows are listed: each row is a day")
         for node in sql.nodes():
             if isinstance(node, exp.CountIf | exp.CombinedAggFunc | exp.If) and self.column in columns_of(
                 node
             ):
                 return undecided(f"the SQL splits {self.column} into conditional columns")
         return failed(Attribution.GROUPING, f"no GROUP BY, PARTITION BY or LIMIT … BY on {self.column}")
+
+
+_ONE_STOCK = {"ts_code", "name", "symbol"}
+
+
+def _one_stock_by_day(sql: Sql) -> bool:
+    """Rows of one stock (ts_code = '300750.SZ'), read without grouping, that show trade_date: one
+    row per day already (close and MA5 for each of the last 10 days), a window's figure included."""
+    tree = sql.tree
+    if not isinstance(tree, exp.Select):
+        return False
+    shown = [strip(sql.resolve(projection.unalias(), tree)) for projection in tree.expressions]
+    if not any(isinstance(node, exp.Column) and node.name.lower() == "trade_date" for node in shown):
+        return False
+    chain, pending = [], [tree]
+    while pending:
+        select = pending.pop()
+        chain.append(select)
+        pending.extend(sql.sources(select))
+    if any(isinstance(select.args.get("group"), exp.Group) or _aggregates_rows(select) for select in chain):
+        return False
+    return any(
+        isinstance(node, exp.EQ)
+        and node.find_ancestor(exp.Where) is not None
+        and any(select is enclosing_select(node) for select in chain)
+        and bool(columns_of(node))
+        and columns_of(node) <= _ONE_STOCK
+        and any(isinstance(side, exp.Literal) and side.is_string for side in (node.this, node.expression))
+        for node in sql.nodes()
+    )
+
+
+def _aggregates_rows(select: exp.Select) -> bool:
+    """An aggregate of the SELECT's own rows, not a window's (nor a scalar subquery's)."""
+    return any(
+        aggregate.find_ancestor(exp.Window, exp.Select) is select
+        for projection in select.expressions
+        for aggregate in projection.find_all(exp.AggFunc)
+    )
 
 
 _FINER_THAN_A_YEAR = {

@@ -84,12 +84,16 @@ _WHICH_ZH = re.compile(
 )
 # "the most stocks" ranks by a count of rows; "most" before anything else is an adjective's degree.
 _COUNTED = re.compile(r"\s+(?:\w+\s+)?(?:stocks|companies|firms|shares|constituents|members|listings)\b")
+# 数量最多, 家数最少: a count of rows ranked (哪10个行业的上市公司数量最多).
+_COUNTED_ZH = re.compile(r"(?:数量|家数|个数|只数|数目)的?\s*最(?:多|少)")
 # "gainers" and "losers" name the metric with the superlative: the biggest losers fell the most.
 # "performers" ranks by the gain too: the worst performers gained the least.
 _MOVERS = re.compile(r"\s*(?P<word>gainers?|losers?|decliners?|advancers?|performers?)\b")
 # The rows asked are some of the k: of the top 50 …, among the 10 largest; 前100的公司里 / 中 / 当中.
 _SUBSET_BEFORE = re.compile(r"\b(?:among|of|within|from)\s+(?:the\s+|these\s+|those\s+)?$")
 _SUBSET_AFTER = re.compile(r"[^，,。；;]{0,12}?(?:之中|当中|其中|中|里)")
+# A ranking said per day (每天…最大的股票, on each of the last 5 days … the biggest): one pick per day.
+_PER_DAY = re.compile(r"每(?:天|日|个交易日)(?!都)|\b(?:on each|for each|each|every|per) (?:trading )?day\b")
 _TIE_BREAKS = {"ts_code", "name", "symbol", "con_code"}
 _PICKS_ONE = {"argmax", "argmin", "max", "min"}
 
@@ -276,7 +280,9 @@ def _detail(
     question: Question, k: int, superlative: str, start: int, end: int, group: str, ranks_groups: bool
 ) -> TopKDetail:
     side = Side.LOW if superlative in _LOW_WORDS else Side.HIGH
-    if superlative in {"most", "fewest"} and _COUNTED.match(question.text, end):
+    if (superlative in {"most", "fewest"} and _COUNTED.match(question.text, end)) or (
+        superlative in {"最多", "最少"} and _COUNTED_ZH.search(question.text, max(0, start - 8), end)
+    ):
         return TopKDetail(k, side, frozenset(), side is Side.HIGH, False, group, ranks_groups, counts=True)
     metric, falling = _metric(question, start, end)
     if metric is None:
@@ -330,14 +336,18 @@ def extract(question: Question) -> list[Constraint]:
             )
             # the groups ranked are not also the groups each ranking runs within
             group = owners[0] if len(owners) == 1 and not ranks_groups else ""
+            if not owners and not ranks_groups and _PER_DAY.search(question.text, 0, match.start()):
+                group = "trade_date"  # 每天成交额最大的股票, the biggest gainer on each day: one per day
             taken.append(range(match.start(), match.end()))
             # the metric is read after the superlative, or after a count that follows it (worst 10 performers)
             end = max(match.end("sup"), match.end("n")) if "n" in match.groupdict() else match.end("sup")
             # after 哪…, the metric sits between the thing ranked and the superlative
             metric_at = match.start("sup") if which else match.start()
             detail = _detail(question, k, match["sup"], metric_at, end, group, ranks_groups)
-            if which and detail.descending is None:
-                detail = _move_ranked(question, match.end("what"), match.start("sup"), detail)
+            if detail.descending is None:
+                # 哪个行业涨得最多; 12月涨得最多的3只: the move word right before the superlative
+                before = match.end("what") if which else max(0, match.start("sup") - 3)
+                detail = _move_ranked(question, before, match.start("sup"), detail)
             if _SUBSET_BEFORE.search(question.text[: match.start()]) or _SUBSET_AFTER.match(
                 question.text, match.end()
             ):

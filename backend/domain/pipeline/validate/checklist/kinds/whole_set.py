@@ -5,7 +5,8 @@ own values (几个行业, how many industries) grouped by that dimension counts 
 of counting the values. Only the answer's own SELECT is judged (inner groupings may build the figure);
 a SQL made of several queries is undecidable. Things set side by side (Zhejiang vs Jiangsu, 沪市对比深市)
 or a figure asked for each of them (… how many each?, 各自) ask one figure per thing, of a dimension
-this reading may not know (provinces): a split is then undecidable, not unasked.
+this reading may not know (provinces): a split is then undecidable, not unasked. So do names listed
+side by side that the vocabulary does not know (For Guangdong, Zhejiang and Jiangsu, how many …).
 """
 
 from __future__ import annotations
@@ -42,6 +43,21 @@ _CONTRASTED = re.compile(
     r"|\beach\s*(?:[?？.。!]|$)",
     re.IGNORECASE,
 )
+
+
+# Names listed side by side that the vocabulary does not know (For Guangdong, Zhejiang and Jiangsu, …;
+# 广东、浙江和江苏的公司…): places or other values a figure each may be asked of.
+_LISTED_NAMES = re.compile(
+    r"\b[A-Z][a-z]+(?:,\s*[A-Z][a-z]+)*,?\s+(?:and|or)\s+[A-Z][a-z]+\b"
+    r"|[\u4e00-\u9fff]{2,4}(?:、[\u4e00-\u9fff]{2,4})+(?:(?:和|与|及)[\u4e00-\u9fff]{2,4})?"
+)
+
+
+def _lists_unknown_names(question: Question) -> bool:
+    return any(
+        not any(question.covered(position) for position in range(*match.span()))
+        for match in _LISTED_NAMES.finditer(question.raw)
+    )
 
 
 def _counted_pattern(words: str) -> re.Pattern[str]:
@@ -97,6 +113,6 @@ def extract(question: Question) -> list[Constraint]:
             f"{span.text}: one figure for the whole set, not split by an unnamed dimension",
         )
     )
-    contrasted = _CONTRASTED.search(question.text) is not None
+    contrasted = _CONTRASTED.search(question.text) is not None or _lists_unknown_names(question)
     detail = WholeSetDetail(per_group.named_dimensions(question), counted, contrasted)
     return [Constraint(span, text, question.lang, detail)]
