@@ -863,9 +863,28 @@ def _numeral_dates(text: str) -> str:
     return _NUMERAL_DAY_RE.sub(in_digits, _NUMERAL_MONTH_RE.sub(in_digits, text))
 
 
+# ¥500bn / CNY 2 billion / RMB 10bn: the currency said before its number, read as the unit after it
+# (500bn yuan). The data holds yuan only: $ or US$ stay unread, and refuse
+_CURRENCY_FIRST = re.compile(
+    r"(?:¥|(?<![a-z0-9_])(?:cny|rmb)\s*)(\d[\d,]*(?:\.\d+)?(?:\s*(?:trillion|billion|million|trn|tn|bln|bn|mln|mn|"
+    r"b|m|k|万亿|亿|万)(?![a-z]))?)(?![\d.])"
+)
+_YUAN_AFTER = re.compile(r"\s*(?:yuan|cny|rmb|元)(?![a-z])")
+
+
+def _currency_first(text: str) -> str:
+    """¥500bn → 500bn yuan (a yuan already said after the number is not said twice)."""
+
+    def moved(found: re.Match[str]) -> str:
+        said_after = _YUAN_AFTER.match(text, found.end()) is not None
+        return found.group(1) if said_after else f"{found.group(1)} yuan"
+
+    return _CURRENCY_FIRST.sub(moved, text)
+
+
 def _prepared(question: str, lexicon: Lexicon, latest: date | None) -> str:
     """The question's text as the lexicon reads it: typos in phrases mended, dates said in full."""
-    said = _numeral_dates(_fortnight_as_weeks(_plus_as_at_least(normalize_text(question))))
+    said = _numeral_dates(_fortnight_as_weeks(_plus_as_at_least(_currency_first(normalize_text(question)))))
     text = _years_before_since(_full_years(_mend_phrase_typos(said, lexicon)), latest)
     return _relative_years(_last_weekday(_days_ago(text, latest), latest), latest)
 

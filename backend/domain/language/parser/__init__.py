@@ -71,16 +71,26 @@ from backend.domain.language.parser.technical import (
 )
 from backend.domain.language.parser.time_scopes import time_scope
 from backend.domain.language.parser.two_periods import two_years_compared
-from backend.domain.language.parser.word_order import by_amount, how_much_moved, verb_before_figure
+from backend.domain.language.parser.word_order import (
+    averaged_move,
+    by_amount,
+    how_much_moved,
+    shared_average_word,
+    traded_by,
+    verb_before_figure,
+)
 
 # Phrases that hold dates or numbers of their own (上市日期, N日均线, 连续N天) go before the time and
 # comparison passes, which would otherwise read those dates and numbers as times and values.
 GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
     asked_unit,
     named_moving_average,
+    shared_average_word,
     verb_before_figure,
     by_amount,
     how_much_moved,
+    averaged_move,
+    traded_by,
     cap_size,
     concepts,
     gap_details,

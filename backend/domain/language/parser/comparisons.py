@@ -23,6 +23,7 @@ from backend.domain.language.lexicon import Token
 from backend.domain.language.parser.changes import relative_change
 from backend.domain.language.parser.composition import LIST_DIMENSIONS
 from backend.domain.language.parser.errors import NotUnderstood
+from backend.domain.language.parser.readings import TTM_OF
 from backend.domain.language.parser.rewriting import Match, kind_at, metric_of, synthetic
 from backend.domain.language.parser.sustained import period_count
 from backend.domain.language.semantic import Metric, SemanticModel
@@ -471,17 +472,33 @@ MULTIPLE_OF = {"n_income_attr_p": "pe", "n_income": "pe", "revenue": "ps", "tota
 def multiple_of_measure(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     """below 0.6x book / less than 3 times trailing sales / under 15x earnings: cmp N times a
     valuation base = the multiple (P/B, P/S TTM, P/E …) compared with N. Only a metric counted in
-    倍, or a figure a multiple is taken of (MULTIPLE_OF), takes a multiple."""
-    if tokens[i].kind != "cmp" or tokens[i].value not in OPS_ORDERED or kind_at(tokens, i + 1) != "number":
+    倍, or a figure a multiple is taken of (MULTIPLE_OF), takes a multiple. A part or a multiple said
+    in words (below half of book value, more than twice book) is that number; "trailing" before the
+    earnings or sales (under 20x trailing earnings) is the TTM multiple."""
+    # trading above twice book: a verb of standing above is the comparison
+    op = ">" if tokens[i].kind == "stand_above" else tokens[i].value if tokens[i].kind == "cmp" else None
+    if op not in OPS_ORDERED:
         return None
-    number = tokens[i + 1]
-    if number.extra.get("unit") != "times" or kind_at(tokens, i + 2) != "metric":
+    number = tokens[i + 1] if kind_at(tokens, i + 1) in {"number", "fraction", "twice"} else None
+    if number is None or (number.kind == "number" and number.extra.get("unit") != "times"):
         return None
-    metric = model.metrics[MULTIPLE_OF.get(metric_of(tokens[i + 2]), metric_of(tokens[i + 2]))]
+    trailing = kind_at(tokens, i + 2) == "recent" and tokens[i + 2].text == "trailing"
+    at = i + 2 + trailing
+    if kind_at(tokens, at) != "metric":
+        return None
+    base = metric_of(tokens[at])
+    if number.kind != "number" and base not in MULTIPLE_OF and base != "pb":
+        return None  # half of / twice a figure that is no valuation base (twice the PE) is left alone
+    key = MULTIPLE_OF.get(base, base)
+    if trailing:
+        if base not in MULTIPLE_OF:
+            return None
+        key = TTM_OF[key]
+    metric = model.metrics[key]
     if metric.input_unit.name != "倍":
         return None
-    condition = Compare(metric.key, tokens[i].value, float(number.value), text=number.text)
-    return 3, [synthetic("cond", condition, tokens[i : i + 3])]
+    condition = Compare(metric.key, op, float(number.value), text=number.text)
+    return at + 1 - i, [synthetic("cond", condition, tokens[i : at + 1])]
 
 
 def price_move(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:

@@ -39,8 +39,8 @@ YOY_RATES = {"netprofit_yoy", "or_yoy"}
 # the name of a crossing of two averages, said again beside the crossing the rules read (a 死叉 in
 # brackets after 10日线下穿30日线): only the name, never a verb (跌破) that could be another condition
 CROSS_NAMES = {
-    "cross_below": ({"死叉", "death cross"}, "ma_death_cross"),
-    "cross_above": ({"金叉", "golden cross"}, "ma_golden_cross"),
+    "cross_below": ({"死叉", "death cross", "death crosses"}, "ma_death_cross"),
+    "cross_above": ({"金叉", "golden cross", "golden crosses"}, "ma_golden_cross"),
 }
 # what "only" / "among" may point at: a filter the rules read ("only industries with more than 10")
 FILTERS = {"cond", "having"}
@@ -90,6 +90,9 @@ def _restates(tokens: list[Token], index: int, screen: Screen) -> bool:
         return _measures_volatility(screen)
     if token.kind == "shown_value":  # … above 15% over the last 20 sessions, with that average
         return _shows_an_average(screen)
+    if token.kind == "of_float":  # turning over 10% of their float: what a turnover rate is a share of
+        previous = tokens[index - 1] if index > 0 else None
+        return previous is not None and previous.kind == "cond" and _compares(previous.value, "turnover_rate")
     if token.kind == "yoy":  # revenue growth yoy: the growth rate is already year on year
         previous = tokens[index - 1] if index > 0 else None
         return previous is not None and previous.kind == "metric" and previous.value in YOY_RATES
@@ -98,7 +101,9 @@ def _restates(tokens: list[Token], index: int, screen: Screen) -> bool:
     if token.kind == "any":  # a winning streak of 15 days or more at some point in 2025
         # Any stocks that …? / any death crosses among … today?: a question asking which (曾经 before a
         # condition is a time; "any bank" may mean any one of them: neither is this)
-        event = token.text == "any" and _next_kind(tokens, index) == "cond" and len(tokens) > 1
+        # any death crosses …? (10-day MA falling through the 30-day): the crossing named, then read
+        named = _next_kind(tokens, index) in CROSS_NAMES and _restates(tokens, index + 1, screen)
+        event = token.text == "any" and (_next_kind(tokens, index) == "cond" or named) and len(tokens) > 1
         event = event and not tokens[index + 1].extra.get("scope")
         asked = index == 0 and (_next_kind(tokens, index) == "count_unit" or event)
         return asked or _longest_run_at_least(screen)
@@ -110,6 +115,10 @@ def _restates(tokens: list[Token], index: int, screen: Screen) -> bool:
             return _next_kind(tokens, index) in {"", "and"}  # industries with 50+ stocks only[, …]
         return _next_kind(tokens, index, skip=SKIPPED_BEFORE_FILTER) in FILTERS
     return False
+
+
+def _compares(condition: Condition, metric: str) -> bool:
+    return isinstance(condition, Compare) and condition.metric == metric
 
 
 def _holds_technical(condition: Condition, kind: str) -> bool:

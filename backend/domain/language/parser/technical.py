@@ -388,12 +388,16 @@ def volume_surge(model: SemanticModel, tokens: list[Token], i: int) -> Match | N
         n, multiple, end = _surge_details(tokens, i + 1, DEFAULT_SURGE_FACTOR if surged else 1.0)
         technical = Technical("volume_surge", n, multiple, op=None if surged else "<")
         return end - i, [synthetic("cond", technical, tokens[i:end])]
-    if not (token.kind == "metric" and token.value == "vol"):
+    if token.kind == "metric" and token.value == "vol":
+        j = i + 1
+    elif _volume_implied(tokens, i):
+        j = i
+    else:
         return None
-    j = i + 1
+    said_from = j
     while kind_at(tokens, j) in {"time", "cmp", "between", "than"}:  # "volume today is more than", 比
         j += 1
-    sides = {tokens[k].value for k in range(i + 1, j) if tokens[k].kind == "cmp"}
+    sides = {tokens[k].value for k in range(said_from, j) if tokens[k].kind == "cmp"}
     factor = _multiple(tokens, j)
     if factor is not None:
         j += 1
@@ -445,6 +449,18 @@ def volume_surge(model: SemanticModel, tokens: list[Token], i: int) -> Match | N
         return None  # two sides said of one average: left to refuse
     op = below.pop() if below else None  # the upper side stays the surge's own test (>=)
     return j - i, [synthetic("cond", Technical("volume_surge", n, factor, op=op), tokens[i:j])]
+
+
+def _volume_implied(tokens: list[Token], i: int) -> bool:
+    """[trading / on] more than 5x their 20-day average volume: a multiple of the N-day average volume
+    with no measure said before it compares the day's volume (the average names what it is of). After
+    another measure (turnover more than twice the 20-day average volume) it is left to refuse."""
+    if tokens[i].kind != "cmp" or kind_at(tokens, i - 1) in {"metric", "aggmetric", "change_word"}:
+        return False
+    if _multiple(tokens, i + 1) is None:
+        return False
+    length = _window_length(tokens, i + 2)
+    return length is not None and kind_at(tokens, i + 2 + length[1]) == "avg_volume"
 
 
 def _window_length(tokens: list[Token], j: int) -> tuple[int, int] | None:

@@ -31,6 +31,53 @@ def by_amount(model: SemanticModel, tokens: list[Token], i: int) -> Match | None
     return (1, []) if tokens[i].kind == "per" and tokens[i].text == "by" and between else None
 
 
+def shared_average_word(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """below the 200-day but above the 50-day moving average: two averages compared in one breath,
+    the word for a moving average said once, after the second; the first takes it too."""
+    first = kind_at(tokens, i) == "cmp" and _plain_number(tokens, i + 1) and _days(tokens, i + 2)
+    joined = kind_at(tokens, i + 3) == "and" and kind_at(tokens, i + 4) == "cmp"
+    second = joined and _plain_number(tokens, i + 5)
+    said_at = i + 6 + _days(tokens, i + 6)  # the 50-day moving average / the 50-day MA (day MA one word)
+    if not (first and second and kind_at(tokens, said_at) == "ma"):
+        return None
+    said = tokens[said_at]
+    return 3, [*tokens[i : i + 3], Token("ma", said.value, said.text, tokens[i + 2].start)]
+
+
+def _plain_number(tokens: list[Token], j: int) -> bool:
+    return kind_at(tokens, j) == "number" and not tokens[j].extra.get("unit")
+
+
+def _days(tokens: list[Token], j: int) -> bool:
+    return kind_at(tokens, j) == "tunit" and tokens[j].value in {"day", "trading_day"}
+
+
+# the words for trading that name the volume until a basis is said (most traded stocks by value)
+TRADE_WORDS = {"traded", "actively traded"}
+# what may stand between the word for trading and its basis: whose trading (the most traded banks by value)
+TRADED_OF = {"count_unit", "industry", "group", "index", "exchange", "board", "area", "constituent"}
+
+
+def traded_by(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """most traded stocks by value / the most traded banks by traded value / by volume: the basis said
+    after the word for trading is the measure traded (the traded value, the volume), read where the
+    word for trading was; never a ranking by one measure filtered by another."""
+    if kind_at(tokens, i) != "metric" or tokens[i].text not in TRADE_WORDS:
+        return None
+    j = i + 1
+    while kind_at(tokens, j) in TRADED_OF:
+        j += 1
+    if kind_at(tokens, j) == "traded_by":
+        basis, end = str(tokens[j].value), j + 1
+    elif kind_at(tokens, j) == "per" and tokens[j].text == "by" and _traded_flow(model, tokens, j + 1):
+        basis, end = str(tokens[j + 1].value), j + 2
+    else:
+        return None
+    said = " ".join(token.text for token in (tokens[i], *tokens[j:end]))
+    measure = Token("metric", basis, said, tokens[i].start)
+    return end - i, [measure, *tokens[i + 1 : j]]
+
+
 # what may stand between "how much did" and the verb: whose move is asked (BYD, banks, SSE stocks)
 ASKED_OF = {"stock", "industry", "group", "index", "exchange", "board", "area", "count_unit", "constituent",
             "to", "per"}  # fmt: skip  # CATL and BYD each
@@ -42,6 +89,9 @@ def how_much_moved(model: SemanticModel, tokens: list[Token], i: int) -> Match |
     after it, 'how much' is left to refuse."""
     if tokens[i].kind != "how_much":
         return None
+    if _traded_flow(model, tokens, i + 1) and kind_at(tokens, i + 2) not in {"up", "down", "moved"}:
+        # how much money traded hands today / how much volume did banks trade: the flow's total
+        return 1, [Token("agg", "sum", tokens[i].text, tokens[i].start)]
     j = i + 1
     while kind_at(tokens, j) in ASKED_OF:
         j += 1
@@ -58,6 +108,26 @@ def how_much_moved(model: SemanticModel, tokens: list[Token], i: int) -> Match |
         return None
     change = Token("change_word", "gain", tokens[j + price].text, tokens[j].start)
     return j + price + 1 - i, [*tokens[i + 1 : j], change]
+
+
+def averaged_move(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """the average [daily] move of banks: an average of the signed change, the change itself (a move
+    compared alone, moved more than 5%, may be either way, and is left to refuse)."""
+    if kind_at(tokens, i) != "agg" or tokens[i].value != "avg":
+        return None
+    j = i + 1 + (kind_at(tokens, i + 1) == "daily_values")
+    if kind_at(tokens, j) != "moved":
+        return None
+    change = Token("change_word", "gain", tokens[j].text, tokens[j].start)
+    return j + 1 - i, [*tokens[i:j], change]
+
+
+def _traded_flow(model: SemanticModel, tokens: list[Token], j: int) -> bool:
+    """A day's traded flow (the traded value, the volume), which adds up over stocks and days."""
+    if kind_at(tokens, j) != "metric":
+        return False
+    metric = model.metrics.get(str(tokens[j].value))
+    return metric is not None and metric.table == "daily" and metric.unit_kind in {"money", "shares"}
 
 
 def _is_metric(tokens: list[Token], j: int, metric: str) -> bool:
