@@ -33,6 +33,7 @@ from backend.domain.pipeline.validate.checklist.sqltree import (
     Sql,
     columns_of,
     date_value,
+    enclosing_select,
     function_name,
     is_date_column,
     number_value,
@@ -198,6 +199,9 @@ class WindowDetail:
                 f"every {self.count}-row average ends before the current row: the day itself is left out "
                 f"of its {self.count}-day moving average",
             )
+        short = _short_history(sql, self.count) if self.moving and not self.previous else None
+        if short is not None:
+            return short
         extremes = _extreme_frames(sql) if self.extreme else []
         if extremes and not any(abs(rows - self.count) <= 1 for rows in extremes):
             # the N days before the day (N - 1 or N rows) or up to it (N rows); another length is another high
@@ -238,6 +242,62 @@ def frame_rows(spec: exp.Expr) -> tuple[int, bool] | None:
     if first is None or last is None:
         return None
     return int(last + first + 1), last == 0
+
+
+def _short_history(sql: Sql, count: int) -> Finding | None:
+    """An N-row moving average computed over rows cut to the latest M days (trade_date IN (SELECT
+    DISTINCT trade_date … ORDER BY trade_date DESC LIMIT M)) while the answer shows its latest L rows
+    (ORDER BY trade_date DESC LIMIT L) with M < L + N − 1: the earliest shown days average fewer than
+    N bars. The WHERE is applied before the window, so their history is cut off."""
+    shown = _latest_rows_shown(sql)
+    if shown is None:
+        return None
+    for window in sql.tree.find_all(exp.Window):
+        spec = sql._window_spec(window).args.get("spec")
+        rows = frame_rows(spec) if isinstance(spec, exp.WindowSpec) else None
+        select = enclosing_select(window)
+        if not isinstance(strip(window.this), exp.Avg) or rows != (count, True) or select is None:
+            continue
+        kept = _latest_days_kept(select)
+        if kept is not None and kept < shown + count - 1:
+            return failed(
+                Attribution.TIME_SCOPE,
+                f"the {count}-day average is computed over the latest {kept} days only and {shown} are "
+                f"shown: the earliest shown days average fewer than {count} bars",
+            )
+    return None
+
+
+def _latest_rows_shown(sql: Sql) -> int | None:
+    """L of the answer's ORDER BY trade_date DESC LIMIT L."""
+    tree = sql.tree
+    order, limit = tree.args.get("order"), tree.args.get("limit")
+    if not isinstance(order, exp.Order) or not isinstance(limit, exp.Limit) or limit.expression is None:
+        return None
+    first = order.expressions[0] if order.expressions else None
+    if not isinstance(first, exp.Ordered) or not first.args.get("desc"):
+        return None
+    if columns_of(first) != {"trade_date"}:
+        return None
+    count = number_value(limit.expression)
+    return None if count is None else int(count)
+
+
+def _latest_days_kept(select: exp.Select) -> int | None:
+    """M when the SELECT's WHERE keeps trade_date IN (a subquery of the latest M days)."""
+    where = select.args.get("where")
+    for node in where.find_all(exp.In) if isinstance(where, exp.Where) else []:
+        query = node.args.get("query")
+        inner = query.this if isinstance(query, exp.Subquery) else None
+        if columns_of(node.this) != {"trade_date"} or not isinstance(inner, exp.Select):
+            continue
+        order, limit = inner.args.get("order"), inner.args.get("limit")
+        first = order.expressions[0] if isinstance(order, exp.Order) and order.expressions else None
+        latest = isinstance(first, exp.Ordered) and bool(first.args.get("desc"))
+        if latest and isinstance(limit, exp.Limit) and limit.expression is not None:
+            count = number_value(limit.expression)
+            return None if count is None else int(count)
+    return None
 
 
 def _rows_frames(sql: Sql) -> list[tuple[int, bool]]:
