@@ -134,6 +134,30 @@ class Question:
         return hit, self.vocabulary.metrics[hit.key]
 
 
+_LATIN_WORD = re.compile(r"[A-Za-z]+")
+_MONEY_UNIT = re.compile(r"亿|万元|元|\b(?:yuan|cny|rmb)\b")
+
+
+def _money_turnover(text: str, hit: Hit) -> Hit:
+    """ "turnover" alone is the turnover rate, but a turnover given in money (average daily turnover,
+    in 100 million yuan) is the traded amount."""
+    if (
+        hit.category is not Category.METRIC
+        or hit.key != "turnover_rate"
+        or text[hit.start : hit.end] != "turnover"
+    ):
+        return hit
+    return Hit(hit.start, hit.end, hit.category, "amount") if _MONEY_UNIT.search(text, hit.end) else hit
+
+
+def _language(raw: str) -> Lang:
+    """Chinese unless the question is English sentences with a few Chinese words in them (a unit,
+    "in 亿元"; a name, CATL (宁德时代)): PE(TTM)、ROE in a Chinese sentence keep it Chinese."""
+    chinese = len(_CJK.findall(raw))
+    words = len(_LATIN_WORD.findall(raw))
+    return Lang.EN if not chinese or (words >= 4 and chinese <= 2 * words) else Lang.ZH
+
+
 def read_question(raw: str, vocabulary: Vocabulary) -> Question:
     text = normalize(raw)
     rule_hits: list[Hit] = []
@@ -147,5 +171,6 @@ def read_question(raw: str, vocabulary: Vocabulary) -> Question:
     rule_hits.extend(Hit(match.start(), match.end(), Category.ST, "ST") for match in _ST.finditer(raw))
     masked = tuple((hit.start, hit.end) for hit in rule_hits)
     hits = sorted([*rule_hits, *vocabulary.scan(text, masked)], key=lambda hit: hit.start)
-    lang = Lang.ZH if _CJK.search(raw) else Lang.EN
+    hits = [_money_turnover(text, hit) for hit in hits]
+    lang = _language(raw)
     return Question(raw=raw, text=text, lang=lang, hits=tuple(hits), vocabulary=vocabulary)

@@ -13,7 +13,7 @@ undecided.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar
 
 from sqlglot import exp
@@ -24,6 +24,7 @@ from backend.domain.pipeline.validate.checklist.model import (
     Constraint,
     Finding,
     Kind,
+    Lang,
     failed,
     passed,
     undecided,
@@ -76,13 +77,39 @@ def _plain_column(node: exp.Expr) -> str | None:
     return node.name.lower() if isinstance(node, exp.Column) else None
 
 
+# An average of a metric further before the threshold, in the same clause: industries whose average
+# ROE in the 2024 annual report was above 8%; 平均市盈率在今年一直低于20.
+_AVERAGE_CUE = re.compile(r"平均|日均|均值|\b(?:average|mean|median)\s+(?:daily\s+)?")
+_CLAUSE_BREAK = re.compile(r"[，,。；;？?！!—]|\b(?:and|or|with|where|that)\b")
+_REACH = {Lang.ZH: 20, Lang.EN: 48}
+
+
+def _averaged_metric(question: Question, start: int) -> str | None:
+    """The single column of the metric right after the last average word of the clause before `start`."""
+    window = question.text[max(0, start - _REACH[question.lang]) : start]
+    offset = start - len(window)
+    cues = list(_AVERAGE_CUE.finditer(window))
+    if not cues or _CLAUSE_BREAK.search(window, cues[-1].end()):
+        return None
+    bound = question.metric_after(offset + cues[-1].end(), 1)
+    columns = bound[1].columns if bound is not None else frozenset()
+    return next(iter(columns)) if len(columns) == 1 else None
+
+
 def extract(question: Question) -> list[Constraint]:
     found = []
     for constraint in number.extract(question):
         detail = constraint.detail
-        if not isinstance(detail, number.NumberDetail) or not detail.column or detail.stored is None:
+        if not isinstance(detail, number.NumberDetail):
             continue
-        if not _AVERAGE_BEFORE.search(question.text, 0, constraint.span.start):
+        if not detail.column and not detail.counted:
+            column = _averaged_metric(question, constraint.span.start)
+            detail = replace(detail, column=column, stored=detail.value) if column else detail
+        if not detail.column or detail.stored is None:
+            continue
+        if not _AVERAGE_BEFORE.search(question.text, 0, constraint.span.start) and not _averaged_metric(
+            question, constraint.span.start
+        ):
             continue
         text = question.says(
             f"“{constraint.span.text}”：阈值作用于平均值（HAVING），不是每一行",

@@ -38,7 +38,7 @@ from backend.domain.pipeline.validate.checklist.sqltree import (
 )
 
 _CUE = re.compile(
-    r"多少\s*(?:只|家|个|支|种)|几\s*(?:只|家|个|支)|数量|家数|个数|只数"
+    r"多少\s*(?:只|家|个|支|种)|(?<!哪)几\s*(?:只|家|个|支)|数量|家数|个数|只数"  # 哪几只 asks which ones
     r"|\bhow many\b(?!\s+shares)|\bnumber of\b(?!\s+shares)|\bcount of\b"
 )
 _COUNTING = ("count", "uniq", "approxdistinct")

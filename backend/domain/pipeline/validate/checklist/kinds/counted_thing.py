@@ -29,7 +29,7 @@ from backend.domain.pipeline.validate.checklist.question import Question
 from backend.domain.pipeline.validate.checklist.sqltree import Sql, first_argument, function_name
 
 _CUE = re.compile(
-    r"多少\s*(?:只|家|个|支|次|天|股票|公司)|几\s*(?:只|家|个|支|次)|数量|家数|个数|只数|\d+\s*次|[一二两三四五六七八九十]+\s*次"
+    r"多少\s*(?:只|家|个|支|次|天|股票|公司)|(?<!哪)几\s*(?:只|家|个|支|次)|数量|家数|个数|只数|\d+\s*次|[一二两三四五六七八九十]+\s*次"
     r"|\bhow many\b|\bnumber of\b|\bcount\b|\bcounts\b|\btimes\b",
     re.IGNORECASE,
 )

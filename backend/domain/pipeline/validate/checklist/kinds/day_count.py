@@ -27,7 +27,7 @@ from backend.domain.pipeline.validate.checklist.model import (
     passed,
 )
 from backend.domain.pipeline.validate.checklist.question import COUNT, Question, parse_count
-from backend.domain.pipeline.validate.checklist.sqltree import Comparison, Sql, function_name
+from backend.domain.pipeline.validate.checklist.sqltree import Comparison, Sql, function_name, strip
 
 
 class Bound(StrEnum):
@@ -60,10 +60,32 @@ _AT_LEAST_AFTER = re.compile(
     rf"(?<![\d.])(?P<n>{COUNT})\s*{_UNIT}\s*(?:(?:及|或|含)以上|or more\b)", re.IGNORECASE
 )
 _COUNTING = ("count", "uniq", "sum", "arraycount", "length")
+# Stored measures of a bar: their sum is a total (sum(pct_chg) adds the changes), never a number of days.
+_MEASURES = {
+    "pct_chg",
+    "change",
+    "close",
+    "open",
+    "high",
+    "low",
+    "pre_close",
+    "vol",
+    "amount",
+    "turnover_rate",
+}
 
 
 def _is_count(node: exp.Expr) -> bool:
     return any(function_name(function).startswith(_COUNTING) for function in (node, *node.find_all(exp.Func)))
+
+
+def _measure_total(node: exp.Expr) -> str | None:
+    """The measure of sum(measure): a total counted as if it were a number of days."""
+    node = strip(node)
+    if isinstance(node, exp.Sum) and isinstance(strip(node.this), exp.Column):
+        name = strip(node.this).name.lower()
+        return name if name in _MEASURES else None
+    return None
 
 
 def _bound_of(comparison: Comparison) -> tuple[bool, float] | None:
@@ -103,6 +125,14 @@ class DayCountDetail:
             and bound[0] is lower
             and abs(bound[1] - wanted) <= 1
         ]
+        totals = {t for comparison, _ in near if (t := _measure_total(comparison.subject)) is not None}
+        near = [(c, b) for c, b in near if _measure_total(c.subject) is None]
+        if not near and totals:
+            return failed(
+                Attribution.AGGREGATION,
+                f"sum({', '.join(sorted(totals))}) adds the values up: the question bounds a count "
+                f"(days, times or stocks) at {self.count}, not a total",
+            )
         if not near:
             return passed(f"no count is bounded near {self.count}, so none is one off")
         if any(bound[1] == wanted for _, bound in near):

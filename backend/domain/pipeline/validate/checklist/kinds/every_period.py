@@ -69,6 +69,16 @@ class EveryPeriodDetail:
                 Attribution.AGGREGATION,
                 "the HAVING tests a sum or an average over the periods (a net move), not every period",
             )
+        if (
+            havings
+            and not sql.functions & _ALL_TESTS
+            and all(_only_some_period(having) for having in havings)
+        ):
+            return failed(
+                Attribution.AGGREGATION,
+                "the HAVING tests the largest (or smallest) value the wrong way round: max(x) > c holds "
+                "when one period is above c, every period needs min(x) > c",
+            )
         if havings or sql.functions & _ALL_TESTS:
             base = self.growth_from - 1
             if self.growth_from and not _reads_year(sql, base) and not _reads_growth_rate(sql):
@@ -90,6 +100,44 @@ class EveryPeriodDetail:
             "the condition is checked row by row: the SQL lists each period it held on, not the stocks "
             "for which it held on every one",
         )
+
+
+_EXISTS_SIDE: dict[type[exp.Expr], tuple[type[exp.Expr], ...]] = {
+    exp.Max: (exp.GT, exp.GTE),
+    exp.Min: (exp.LT, exp.LTE),
+}
+_MIRROR: dict[type[exp.Expr], type[exp.Expr]] = {
+    exp.GT: exp.LT,
+    exp.GTE: exp.LTE,
+    exp.LT: exp.GT,
+    exp.LTE: exp.GTE,
+}
+
+
+def _some_period_test(comparison: exp.Expr) -> bool:
+    """max(x) > c or min(x) < c (either way round): true when one period passes, not all."""
+    op, extreme, constant = type(comparison), comparison.this, comparison.expression
+    if isinstance(extreme, exp.Literal | exp.Neg):
+        op, extreme, constant = _MIRROR[op], constant, extreme
+    extreme = extreme.this if isinstance(extreme, exp.Paren) else extreme
+    wanted = _EXISTS_SIDE.get(type(extreme), ())
+    return isinstance(constant, exp.Literal | exp.Neg) and op in wanted
+
+
+def _only_some_period(having: exp.Expr) -> bool:
+    """Every test of a measured column in the HAVING is a some-period test (max(pct_chg) > 0); a count
+    of rows beside it (count() = 5) only checks that the days exist."""
+    measured = [
+        node
+        for node in having.find_all(exp.AggFunc, exp.Anonymous)
+        if any(not is_date_column(column) for column in columns_of(node))
+    ]
+    if not measured or not all(isinstance(node, exp.Max | exp.Min) for node in measured):
+        return False
+    return all(
+        isinstance(node.parent, exp.GT | exp.GTE | exp.LT | exp.LTE) and _some_period_test(node.parent)
+        for node in measured
+    )
 
 
 def _only_totals(having: exp.Expr) -> bool:

@@ -97,11 +97,11 @@ class PerGroupDetail:
             return undecided("the SQL combines several queries; groups may be one query each")
         if self.column == "trade_date" and _one_stock_by_day(sql):
             return passed("one stock's stored daily rows are listed: each row is a day")
+        if self.column == "trade_date" and any(_per_day_divisor(node) for node in sql.nodes()):
+            return passed("the total is divided by the number of days: each day's figure averaged")
         for node in sql.nodes():
-            if isinstance(node, exp.CountIf | exp.CombinedAggFunc | exp.If) and self.column in columns_of(
-                node
-            ):
-                return undecided(f"the SQL splits {self.column} into conditional columns")
+            if _conditional(node) and self.column in columns_of(node):
+                return undecided(f"the SQL splits {self.column} into conditional columns or cases")
         return failed(Attribution.GROUPING, f"no GROUP BY, PARTITION BY or LIMIT … BY on {self.column}")
 
 
@@ -142,6 +142,30 @@ def _aggregates_rows(select: exp.Select) -> bool:
         for projection in select.expressions
         for aggregate in projection.find_all(exp.AggFunc)
     )
+
+
+def _conditional(node: exp.Expr) -> bool:
+    """countIf(exchange = 'SSE'), if(…), CASE WHEN market = … , multiIf(market = …): a value per group
+    written as cases (按各板块的涨跌幅限制算: each board's own limit)."""
+    if isinstance(node, exp.CountIf | exp.CombinedAggFunc | exp.If | exp.Case):
+        return True
+    return isinstance(node, exp.Anonymous) and function_name(node) == "multiif"
+
+
+_DAY_COUNTS = {"approxdistinct", "uniq", "uniqexact", "uniqcombined", "countdistinct"}
+
+
+def _per_day_divisor(node: exp.Expr) -> bool:
+    """x / count(DISTINCT trade_date) (uniqExact(trade_date)…): a total over the days divided by their
+    number is the average of each day's total (daily average turnover, total per day)."""
+    if not isinstance(node, exp.Div):
+        return False
+    divisor = node.expression
+    while isinstance(divisor, exp.Paren):
+        divisor = divisor.this
+    distinct = isinstance(divisor, exp.Count) and isinstance(divisor.this, exp.Distinct)
+    counts_days = distinct or (isinstance(divisor, exp.Func) and function_name(divisor) in _DAY_COUNTS)
+    return counts_days and columns_of(divisor) == {"trade_date"}
 
 
 _FINER_THAN_A_YEAR = {

@@ -103,6 +103,26 @@ def _narrower_base(division: exp.Div) -> str | None:
     return None
 
 
+def _without_factors(node: exp.Expr) -> exp.Expr:
+    """The expression without parentheses and constant factors (100 * count() → count())."""
+    while True:
+        if isinstance(node, exp.Paren):
+            node = node.this
+        elif isinstance(node, exp.Mul) and isinstance(node.this, exp.Literal):
+            node = node.expression
+        elif isinstance(node, exp.Mul) and isinstance(node.expression, exp.Literal):
+            node = node.this
+        else:
+            return node
+
+
+def _divided_by_itself(division: exp.Div) -> bool:
+    """100 * count() / count(): a share whose numerator is its denominator, 100% for every group —
+    the condition of the part filtered the whole too."""
+    numerator, denominator = _without_factors(division.this), _without_factors(division.expression)
+    return numerator.find(exp.AggFunc) is not None and numerator == denominator
+
+
 @dataclass(frozen=True)
 class PercentageDetail:
     kind: ClassVar[Kind] = Kind.PERCENTAGE
@@ -110,6 +130,12 @@ class PercentageDetail:
 
     def check(self, sql: Sql) -> Finding:
         divisions = list(sql.tree.find_all(exp.Div))
+        if any(_divided_by_itself(division) for division in divisions):
+            return failed(
+                Attribution.AGGREGATION,
+                "the share divides an aggregate by itself: the part's condition filters the whole too, "
+                "every share is 100%",
+            )
         narrower = [reason for div in divisions if (reason := _narrower_base(div)) is not None]
         if narrower and not self.whole_base:
             return failed(Attribution.AGGREGATION, f"the share is not of the rows asked: {narrower[0]}")

@@ -10,7 +10,9 @@ A year's gain (2025年全年涨幅, 2025年以来, full-year 2025) is based on t
 (benchmarks/language/README.md): a SQL whose days all lie in the year — bounded from its first day,
 nothing read before it (no earlier day, no `< first day` lookup, no previous year's number, no
 pre_close or daily change that carries the first day's move) — bases the gain on the year's first
-close and loses that day's move (time_scope). No day written at all: undecided.
+close and loses that day's move (time_scope); so does a gain this year (今年以来, year to date) whose
+SQL reads days only from a January 1 on. No day written at all: undecided. Daily changes summed are not
+the period's gain (it compounds them): aggregation.
 """
 
 from __future__ import annotations
@@ -49,7 +51,12 @@ _CUE = re.compile(
     r"|涨幅翻倍|股价翻倍"
     r"|\b(?:year[- ]to[- ]date|ytd|so far this year|since the (?:start|beginning) of the year"
     r"|full[- ]year (?:gain|return|change)|for the (?:whole |full )?year|cumulative (?:gain|return)"
-    r"|(?:gain|return)s? over the (?:whole |full )?year)\b",
+    r"|(?:gain|return)s? over the (?:whole |full )?year)\b"
+    # a gain over N days: the 20-day gain, top gainers over the past 20 trading days
+    rf"|\b(?!one\b|1\b|single\b){COUNT}[- ](?:trading[- ])?(?:day|session|week|month)s? "
+    r"(?:gain|return|rise|decline|change)s?\b"
+    rf"|\b(?:gain|return|gainers|losers|performers)\b[^.,;?]{{0,30}}?\b(?:over|in) the (?:past|last) {COUNT} "
+    r"(?:trading )?(?:days|sessions|weeks|months)\b",
     re.IGNORECASE,
 )
 _DAILY_CHANGE = {"pct_chg", "change"}
@@ -61,13 +68,20 @@ _COMPOUNDING = {"exp", "exp2", "exp10", "arrayproduct", "product"}
 class PeriodReturnDetail:
     kind: ClassVar[Kind] = Kind.PERIOD_RETURN
     start: date | None = None  # the first day of the year whose gain is asked
+    this_year: bool = False  # 今年以来 / year to date: the year is the one whose first day the SQL writes
 
     def _base_in_period(self, sql: Sql) -> Finding | None:
         """A failure when the SQL reads days from the period's first day on and nothing before it."""
+        dated = [c for c in sql.comparisons if c.day is not None and _on_a_day(c.subject)]
         start = self.start
+        if start is None and self.this_year:
+            # without data the year is known only when the SQL writes one day, a January 1, and no year
+            days = set(sql.dates)
+            first = next(iter(days)) if len(days) == 1 else None
+            years = any(1990 <= n <= 2100 for n in sql.numbers)
+            start = first if first is not None and (first.month, first.day) == (1, 1) and not years else None
         if start is None or _CARRIES_FIRST_MOVE & columns_of(sql.tree):
             return None
-        dated = [c for c in sql.comparisons if c.day is not None and _on_a_day(c.subject)]
         if not any(c.day == start and c.op in {">=", "="} for c in dated):
             return None
         before = any(day < start for day in sql.dates) or any(
@@ -99,8 +113,13 @@ class PeriodReturnDetail:
                 Attribution.AGGREGATION,
                 "the SQL averages the daily changes: a typical day's move, not the gain over the period",
             )
+        if any(isinstance(node, exp.Sum) and _plain_changes(node.this) for node in aggregated):
+            return failed(
+                Attribution.AGGREGATION,
+                "the SQL adds the daily changes up: the period's gain compounds them (a ratio of closes)",
+            )
         if any(node is not None for node in aggregated):
-            return undecided("daily changes are aggregated: a sum only approximates the period's return")
+            return undecided("daily changes are aggregated: how they make the period's return is not read")
         return failed(
             Attribution.TIME_SCOPE,
             "the SQL reads the stored one-day change, not the gain over the period asked",
@@ -112,7 +131,25 @@ _PRICE_PAIRS = (exp.Div, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Sub)
 _CARRIES_FIRST_MOVE = {"pre_close", "pct_chg", "change"}
 _YEAR_BEFORE = re.compile(r"(?P<year>(?:19|20)\d{2})\s*年\s*$|\b(?P<en>(?:19|20)\d{2})\s*$")
 _YEAR_IN = re.compile(r"(?P<year>(?:19|20)\d{2})\s*年|\b(?P<en>(?:19|20)\d{2})\b")
+_THIS_YEAR = re.compile(
+    r"今年以来|本年以来|年初至今|年初以来"
+    r"|\b(?:year[- ]to[- ]date|ytd|so far this year|since the (?:start|beginning) of (?:the|this) year)\b",
+    re.IGNORECASE,
+)
 _YEAR_CUE = re.compile(r"全年|年初|年以来|年内|整年|年度|full[- ]year|for the (?:whole |full )?year|over the")
+
+
+def _plain_changes(node: exp.Expr) -> bool:
+    """pct_chg, pct_chg / 100, (pct_chg): the changes themselves (not log(1 + pct_chg / 100))."""
+    while not isinstance(node, exp.Column):
+        divided = isinstance(node, exp.Div | exp.Mul) and isinstance(node.expression, exp.Literal)
+        if isinstance(node, exp.Paren) or divided:
+            node = node.this
+        elif isinstance(node, exp.Mul) and isinstance(node.this, exp.Literal):
+            node = node.expression
+        else:
+            return False
+    return node.name.lower() in _DAILY_CHANGE
 
 
 def _on_a_day(subject: object) -> bool:
@@ -148,5 +185,6 @@ def extract(question: Question) -> list[Constraint]:
         f"“{span.text}”：整段时期的涨幅（两个收盘价之比），不是某一天的涨跌幅",
         f"“{span.text}”: the gain over the period (a ratio of two closes), not one day's change",
     )
-    detail = PeriodReturnDetail(_year_start(question, cue.start(), cue.end()))
+    this_year = _THIS_YEAR.search(question.text) is not None
+    detail = PeriodReturnDetail(_year_start(question, cue.start(), cue.end()), this_year)
     return [Constraint(span, text, question.lang, detail)]

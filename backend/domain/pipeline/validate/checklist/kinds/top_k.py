@@ -37,7 +37,7 @@ from backend.domain.pipeline.validate.checklist.sqltree import (
     direction,
     is_date_column,
 )
-from backend.domain.pipeline.validate.checklist.vocabulary import MetricInfo
+from backend.domain.pipeline.validate.checklist.vocabulary import Category, MetricInfo
 
 
 class Side(StrEnum):
@@ -94,6 +94,10 @@ _SUBSET_BEFORE = re.compile(r"\b(?:among|of|within|from)\s+(?:the\s+|these\s+|th
 _SUBSET_AFTER = re.compile(r"[^，,。；;]{0,12}?(?:之中|当中|其中|中|里)")
 # A ranking said per day (每天…最大的股票, on each of the last 5 days … the biggest): one pick per day.
 _PER_DAY = re.compile(r"每(?:天|日|个交易日)(?!都)|\b(?:on each|for each|each|every|per) (?:trading )?day\b")
+# …最高的20只，其中…; the top 20 …, which of them …: a later clause picks among the k
+_SUBSET_LATER = re.compile(
+    r"[，,；;]\s*(?:其中|这其中|它们中|这些股票中)|\b(?:of|among) (?:them|these|those)\b"
+)
 _TIE_BREAKS = {"ts_code", "name", "symbol", "con_code"}
 _PICKS_ONE = {"argmax", "argmin", "max", "min"}
 
@@ -110,6 +114,8 @@ class TopKDetail:
     ranks_groups: bool = False  # the k are groups (the 5 industries with …): one figure per group
     counts: bool = False  # ranked by a number of rows (the areas with the most stocks): a count key
     subset: bool = False  # the rows asked are some of the k (of the top 50, which…; 前100的公司里…)
+    # metrics a later clause filters the k on (…最高的20只，其中市盈率低于8倍的): after the cut, not before
+    picked_after: frozenset[str] = frozenset()
 
     def check(self, sql: Sql) -> Finding:
         rankings = [r for r in sql.rankings if not all(_not_a_measure(key) for key in r.keys)]
@@ -127,6 +133,12 @@ class TopKDetail:
                     Attribution.TOP_K,
                     f"the top {self.k} is cut first and filtered after: fewer than {self.k} rows may "
                     f"remain, the question's filters belong before the cut",
+                )
+            if self.picked_after and not _filtered_after(sql, cut[0]) and _filtered_before(sql, cut[0], self):
+                return failed(
+                    Attribution.TOP_K,
+                    f"the rows are filtered on {'/'.join(sorted(self.picked_after))} before the top {self.k} "
+                    f"is cut: the question picks among the top {self.k}",
                 )
             return cut[1]
         if findings and all(f.outcome is Outcome.FAIL for f in findings):
@@ -193,6 +205,13 @@ class TopKDetail:
                 Attribution.TOP_K,
                 f"the ranking keeps {ranking.limit} rows{skipped}, the question asks for {self.k}",
             )
+        split = {c for by in ranking.by for c in columns_of(by)} & per_group.GROUP_DIMENSIONS
+        if not self.group and split:
+            return failed(
+                Attribution.TOP_K,
+                f"the top {self.k} is cut within each {'/'.join(sorted(split))} (LIMIT … BY, PARTITION BY): "
+                f"the question asks one ranking",
+            )
         key = self._metric_key(ranking)
         if key is None or self.descending is None:
             return undecided("the ranking key cannot be related to the metric the question ranks by")
@@ -246,6 +265,14 @@ def _filtered_after(sql: Sql, ranking: Ranking) -> bool:
         ):
             return True
     return False
+
+
+def _filtered_before(sql: Sql, ranking: Ranking, detail: TopKDetail) -> bool:
+    """The SELECT that cuts compares a metric picked after the cut with a number."""
+    return any(
+        c.select is ranking.select and c.number is not None and columns_of(c.subject) & detail.picked_after
+        for c in sql.comparisons
+    )
 
 
 def _counts_rows(expression: exp.Expr) -> bool:
@@ -348,10 +375,17 @@ def extract(question: Question) -> list[Constraint]:
                 # 哪个行业涨得最多; 12月涨得最多的3只: the move word right before the superlative
                 before = match.end("what") if which else max(0, match.start("sup") - 3)
                 detail = _move_ranked(question, before, match.start("sup"), detail)
-            if _SUBSET_BEFORE.search(question.text[: match.start()]) or _SUBSET_AFTER.match(
-                question.text, match.end()
+            later = _SUBSET_LATER.search(question.text, match.end())
+            if (
+                _SUBSET_BEFORE.search(question.text[: match.start()])
+                or _SUBSET_AFTER.match(question.text, match.end())
+                or later
             ):
                 detail = replace(detail, subset=True)
+            if later is not None:
+                picked = [hit for hit in question.hits_of(Category.METRIC) if hit.start >= later.end()]
+                columns = {c for hit in picked for c in question.vocabulary.metrics[hit.key].columns}
+                detail = replace(detail, picked_after=frozenset(columns - detail.columns))
             span = question.span(match.start(), match.end())
             order = {True: "降序", False: "升序", None: ""}[detail.descending]
             order_en = {True: "descending", False: "ascending", None: "ranked"}[detail.descending]

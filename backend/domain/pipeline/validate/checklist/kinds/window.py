@@ -152,6 +152,13 @@ class WindowDetail:
                 f"the window counts {calendar[0]} calendar days; the question counts {self.count} "
                 f"trading days",
             )
+        bars_as_days = _bar_rows_as_days(sql, near)
+        if bars_as_days is not None:
+            return failed(
+                Attribution.TIME_SCOPE,
+                f"the window's days are the latest {bars_as_days} rows of a table of bars, not DISTINCT "
+                f"days: {bars_as_days} rows of one day, not {self.count} days",
+            )
         listed = _listed_rows(sql)
         if listed in {self.count - 1, self.count + 1} and not sql.has_number((float(self.count),)):
             return failed(
@@ -345,6 +352,35 @@ def _listed_rows(sql: Sql) -> int | None:
         return None
     count = number_value(limit.expression)
     return None if count is None else int(count)
+
+
+# Tables holding a row per stock and day: their latest N rows are one day's bars, not N days.
+_BAR_TABLES = {"daily", "daily_basic", "adj_factor"}
+
+
+def _bar_rows_as_days(sql: Sql, near: set[int]) -> int | None:
+    """N of a `SELECT trade_date FROM <bars> … ORDER BY trade_date DESC LIMIT N` with no DISTINCT,
+    GROUP BY or LIMIT … BY, reading every stock (no ts_code = …): the days of a window taken as rows."""
+    for select in sql.selects:
+        limit, source = select.args.get("limit"), select.args.get("from_")
+        if not isinstance(limit, exp.Limit) or limit.expressions or not isinstance(source, exp.From):
+            continue
+        count = number_value(limit.expression) if limit.expression is not None else None
+        table = source.this
+        if count is None or int(count) not in near or not isinstance(table, exp.Table):
+            continue
+        if table.name.lower() not in _BAR_TABLES or select.args.get("joins"):
+            continue
+        outputs = [strip(e.this if isinstance(e, exp.Alias) else e) for e in select.expressions]
+        if len(outputs) != 1 or not (isinstance(outputs[0], exp.Column) and outputs[0].name == "trade_date"):
+            continue
+        if select.args.get("distinct") is not None or select.args.get("group") is not None:
+            continue
+        where = select.args.get("where")
+        if where is not None and "ts_code" in columns_of(where):
+            continue
+        return int(count)
+    return None
 
 
 def _days_written_out(sql: Sql) -> bool:
