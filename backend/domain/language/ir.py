@@ -255,7 +255,8 @@ class Screen:
     group_by: str | None = None
     per_group_limit: int | None = None
     aggregates: list[Aggregate] = field(default_factory=list)
-    having: list[Compare] = field(default_factory=list)  # group filters on aggregates (agg set)
+    # group filters on aggregates (agg set), or a group's average against the whole set's (VersusGroup)
+    having: list[Compare | VersusGroup] = field(default_factory=list)
     display_unit: float | None = None  # money outputs also shown in this unit (亿 = 1e8, billion = 1e9)
     daily_values: bool = False  # aggregates over a window use each day's value, not the window's change
     figures: list[Figure] = field(default_factory=list)  # derived report figures shown per stock

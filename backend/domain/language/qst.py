@@ -41,7 +41,7 @@ OPS_ORDERED = (">", ">=", "<", "<=")
 CONDITION_HEADS = {"condition", "technical", "fundamental", "scope", "bool"}
 AGGREGATES = (
     "avg", "sum", "max", "min", "median", "count", "count_up", "count_down", "up_down_ratio", "share",
-    "trading_days", "stock_days",
+    "trading_days", "stock_days", "groups",
 )  # fmt: skip
 # report figures derived over a window (values.py), then measures of a window of days
 FIGURE_WINDOWS = ("single_quarter", "ttm", "qoq", *sorted(WINDOW_MEASURES))
@@ -587,9 +587,15 @@ def qst_to_screen(qst: Node) -> Screen:
         elif head == "having":
             for item in _children(child):
                 condition = condition_from_node(item)
-                if not isinstance(condition, Compare) or condition.agg is None:
-                    raise QstError("having takes comparisons of aggregates (with a window: node)")
-                screen.having.append(condition)
+                if isinstance(condition, VersusGroup) and condition.dimension is None:
+                    screen.having.append(condition)  # the group's average against the whole set's
+                elif isinstance(condition, Compare) and condition.agg is not None:
+                    screen.having.append(condition)
+                else:
+                    raise QstError(
+                        "having takes comparisons of aggregates (with a window: node), or a versus_group "
+                        "without a dimension (the group's average against the whole set's)"
+                    )
         elif head == "group":
             screen.group_by = _one(child, "dimension")
         elif head == "order":

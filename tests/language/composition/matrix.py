@@ -499,6 +499,53 @@ def groups_with_movers() -> Iterator[Case]:
         ), ref.groups_with_movers(time.span, "day", "<", ">", 2500))  # fmt: skip
 
 
+def groups_counted() -> Iterator[Case]:
+    """How many groups (or days of a window) a group filter keeps: the rows counted, not the stocks."""
+    for (quantity, time), group in itertools.product([(DAY_QUANTITIES[1], TIMES_DAY[0])], GROUPS[:4]):
+        name = quantity.words
+        words = Words(
+            f"{time.words.zh}平均{name.zh}{quantity.limit_words.zh}的{group.plural.zh}有几个",
+            f"How many {group.plural.en} had an average {name.en} {quantity.limit_words.en} {time.words.en}?",
+        )
+        sql = ref.groups_averaging(quantity.measure, time.span, group.key, quantity.op, quantity.threshold)
+        yield from _both("groups_counted", words, ref.counted_rows(sql))
+    for time in TIMES_WINDOW[:2]:
+        yield from _both("groups_counted", Words(
+            f"{time.words.zh}下跌家数超过2500家的交易日有多少个",
+            f"number of trading days {time.words.en} with more than 2500 decliners",
+        ), ref.counted_rows(ref.groups_with_movers(time.span, "day", "<", ">", 2500)))  # fmt: skip
+
+
+def groups_versus_market() -> Iterator[Case]:
+    """The groups whose average return beat (lagged) the whole market's over a window."""
+    gain = WINDOW_QUANTITIES[0].measure
+    for time, group in itertools.product(TIMES_WINDOW[:2], GROUPS[:3]):
+        yield from _both("groups_versus_market", Words(
+            f"{time.words.zh}跑赢大盘的{group.plural.zh}",
+            f"Which {group.plural.en} outperformed the market average {time.words.en}?",
+        ), ref.groups_versus_market(gain, time.span, group.key, ">"))  # fmt: skip
+        yield from _both("groups_versus_market", Words(
+            f"{time.words.zh}跑输大盘的{group.plural.zh}",
+            f"{group.plural.en} that underperformed the market {time.words.en}",
+        ), ref.groups_versus_market(gain, time.span, group.key, "<"))  # fmt: skip
+
+
+def ranked_by_movers() -> Iterator[Case]:
+    """The group (or the day of a window) with the most / fewest stocks up or down."""
+    for group in GROUPS[:3]:
+        yield from _both("ranked_by_movers", Words(
+            f"今天上涨家数最多的{group.one.zh}", f"Which {group.one.en} had the most advancers today?"
+        ), ref.groups_ranked_by_movers(ref.latest_day(), group.key, ">", True))  # fmt: skip
+    for time in TIMES_WINDOW[:2]:
+        yield from _both("ranked_by_movers", Words(
+            f"{time.words.zh}下跌家数最多的交易日",
+            f"which trading day {time.words.en} had the most decliners?",
+        ), ref.groups_ranked_by_movers(time.span, "day", "<", True))  # fmt: skip
+        yield from _both("ranked_by_movers", Words(
+            f"{time.words.zh}上涨家数最少的交易日", f"which session {time.words.en} had the fewest advancers?"
+        ), ref.groups_ranked_by_movers(time.span, "day", ">", False))  # fmt: skip
+
+
 def counts_of_each() -> Iterator[Case]:
     """One count per condition (涨停和跌停各有多少家)."""
     pairs = (
@@ -740,6 +787,9 @@ FAMILIES = (
     longest_streaks,
     advance_decline,
     groups_with_movers,
+    groups_counted,
+    ranked_by_movers,
+    groups_versus_market,
     counts_of_each,
     shares,
     report_figures,

@@ -455,3 +455,29 @@ def change_ranked(
     if group:
         return rows + " BY g"
     return rows
+
+
+def counted_rows(grouped_sql: str) -> str:
+    """How many rows (groups, days) a grouped reference gives: 平均换手率超过3%的行业有几个."""
+    return f"SELECT count() AS n FROM ({grouped_sql})"
+
+
+def groups_ranked_by_movers(span: Span, group: str, sign: str, descending: bool) -> str:
+    """The group (or day, `group` "day") with the most (fewest) stocks that moved (`sign` `>` up,
+    `<` down), ties by the group key."""
+    key = "d.trade_date" if group == "day" else GROUP_COLUMNS[group]
+    when = f"d.trade_date = {span.day}" if span.day else f"d.{span.days}"
+    return (
+        f"SELECT {key} AS g FROM {DB}.daily AS d "
+        f"INNER JOIN {DB}.stock_basic AS s ON s.ts_code = d.ts_code WHERE {when} "
+        f"GROUP BY g ORDER BY countIf(d.pct_chg {sign} 0) {'DESC' if descending else 'ASC'}, g LIMIT 1"
+    )
+
+
+def groups_versus_market(measure: Measure, span: Span, group: str, op: str) -> str:
+    """The groups whose average value is above (below) the average over every stock with a value."""
+    return (
+        _with(measure, span) + f"SELECT {GROUP_COLUMNS[group]} AS g FROM vals AS v "
+        f"INNER JOIN {DB}.stock_basic AS s ON s.ts_code = v.ts_code GROUP BY g "
+        f"HAVING round(avg(v.v), 6) {op} round((SELECT avg(v) FROM vals), 6)"
+    )

@@ -3,6 +3,8 @@ for, the aggregate the groups are ordered by, and HAVING filters on group aggreg
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from sqlglot import exp
 
 from backend.domain.language.compiler.conditions import condition_expr
@@ -27,10 +29,11 @@ from backend.domain.language.compiler.sql import (
     table,
 )
 from backend.domain.language.compiler.state import QueryBuild
+from backend.domain.language.compiler.subsets import versus_whole_set
 from backend.domain.language.compiler.time_resolution import is_window, resolve_window
 from backend.domain.language.compiler.units import in_display_unit
 from backend.domain.language.compiler.values import value
-from backend.domain.language.ir import Aggregate, Compare, Order, Screen, TimeSpec
+from backend.domain.language.ir import Aggregate, Compare, Order, Screen, TimeSpec, VersusGroup
 
 AGGREGATE_ORDER_PREFIX = "agg:"  # Order.metric "agg:<fn>:<metric>" orders groups by an aggregate
 COMPUTED_AGGREGATES = {"avg", "sum", "median"}  # min/max/count return stored values or integers
@@ -44,6 +47,8 @@ def orders_by_aggregate(order: Order | None) -> bool:
 
 
 def aggregate_query(screen: Screen, build: QueryBuild, where: list[exp.Expr]) -> exp.Query:
+    if any(aggregate.fn == "groups" for aggregate in screen.aggregates):
+        return _count_groups(screen, build, where)
     group_column: exp.Expr | None = None
     if screen.group_by:
         group_column = dimension(build, screen.group_by)
@@ -69,14 +74,7 @@ def aggregate_query(screen: Screen, build: QueryBuild, where: list[exp.Expr]) ->
         select.append(exp.alias_(shown, name))
         if aggregate == order_aggregate:
             order_key = name
-    having = [
-        comparison(
-            _over_window_days(build, _having_aggregate(condition), screen)
-            or aggregate_expr(build, _having_aggregate(condition), screen.time),
-            condition,
-        )
-        for condition in screen.having
-    ]
+    having = [_group_filter(build, condition, screen) for condition in screen.having]
     query = join_all(exp.select(*select).from_(table(build.context, "stock_basic", "b")), build)
     if where:
         query = query.where(conjunction(where))
@@ -94,6 +92,20 @@ def aggregate_query(screen: Screen, build: QueryBuild, where: list[exp.Expr]) ->
     if screen.limit is not None:
         query = query.limit(number(screen.limit))
     return query
+
+
+def _count_groups(screen: Screen, build: QueryBuild, where: list[exp.Expr]) -> exp.Query:
+    """How many groups (days) the grouped query gives: its rows counted (groups kept by a HAVING, the
+    days with more than 25 limit-up stocks). Another figure beside it is no figure of the count."""
+    if screen.group_by is None:
+        raise CompileError("a count of groups needs a grouping (industries, trading days …)")
+    compared = [_having_aggregate(condition) for condition in screen.having]  # the count a HAVING filters on
+    others = [a for a in screen.aggregates if a.fn != "groups" and a not in compared]
+    if others or screen.order is not None or screen.limit is not None:
+        raise CompileError("a count of groups is asked alone: no other figure, ranking or limit beside it")
+    grouped = aggregate_query(replace(screen, aggregates=[]), build, where)
+    counted = exp.alias_(exp.Count(this=exp.Star()), f"{screen.group_by}_count")
+    return exp.select(counted).from_(grouped.subquery("grouped"))
 
 
 def _over_window_days(build: QueryBuild, aggregate: Aggregate, screen: Screen) -> exp.Expr | None:
@@ -118,7 +130,18 @@ def _over_window_days(build: QueryBuild, aggregate: Aggregate, screen: Screen) -
     return derived(call(aggregate.fn, rows))
 
 
-def _having_aggregate(condition: Compare) -> Aggregate:
+def _group_filter(build: QueryBuild, condition: Compare | VersusGroup, screen: Screen) -> exp.Expr:
+    """A HAVING test: the group's aggregate against a number, or against the whole set's figure."""
+    aggregate = _having_aggregate(condition)
+    own = _over_window_days(build, aggregate, screen) or aggregate_expr(build, aggregate, screen.time)
+    if isinstance(condition, VersusGroup):
+        return versus_whole_set(build, condition, screen, own)
+    return comparison(own, condition)
+
+
+def _having_aggregate(condition: Compare | VersusGroup) -> Aggregate:
+    if isinstance(condition, VersusGroup):  # the group's own average, compared with the market's
+        return Aggregate(condition.fn, condition.metric)
     if condition.agg in {"count", "share"}:  # 股票数超过100只的地区; industries where 70% rose
         return Aggregate(condition.agg, None, condition.where)
     return Aggregate(condition.agg or "avg", condition.metric, condition.where)

@@ -75,8 +75,7 @@ def versus_group(build: QueryBuild, condition: VersusGroup, time: TimeSpec | Non
     figures = _compile_screen(screen, build.sub_build(group_time, build.window))
     figure_name = aggregate_name(aggregate)
     if condition.dimension is None:
-        group_figure: exp.Expr = exp.Subquery(this=exp.select(exp.column(figure_name)).from_(
-            exp.alias_(exp.Subquery(this=figures), "market_figure", table=True)))  # fmt: skip
+        group_figure: exp.Expr = _scalar(figures, figure_name)
         build.add_column(f"all_{figure_name}", group_figure)
     else:
         alias = f"group_{condition.dimension}_{figure_name}"
@@ -84,7 +83,27 @@ def versus_group(build: QueryBuild, condition: VersusGroup, time: TimeSpec | Non
         build.join_keys[alias] = (condition.dimension, dimension(build, condition.dimension))
         group_figure = col(figure_name, alias)
         build.add_column(f"{condition.dimension}_{figure_name}", group_figure)
-    compared: exp.Expr = settled(group_figure)
+    return _against_average(own, condition, group_figure)
+
+
+def versus_whole_set(build: QueryBuild, condition: VersusGroup, screen: Screen, own: exp.Expr) -> exp.Expr:
+    """A group's figure (`own`: its average gain) OP the same figure over every stock of the question
+    (Which industries outperformed the market average): the whole set's figure, a scalar subquery
+    over the question's own conditions and time."""
+    aggregate = Aggregate(condition.fn, condition.metric)
+    whole = Screen(time=screen.time, where=list(screen.where), aggregates=[aggregate])
+    figures = _compile_screen(whole, build.sub_build(screen.time, build.window))
+    return _against_average(own, condition, _scalar(figures, aggregate_name(aggregate)))
+
+
+def _scalar(figures: exp.Query, name: str) -> exp.Expr:
+    """The one value of a one-row query (the market's average), as a scalar subquery."""
+    return exp.Subquery(this=exp.select(exp.column(name)).from_(
+        exp.alias_(exp.Subquery(this=figures), "market_figure", table=True)))  # fmt: skip
+
+
+def _against_average(own: exp.Expr, condition: VersusGroup, average: exp.Expr) -> exp.Expr:
+    compared: exp.Expr = settled(average)
     if condition.factor != 1:  # less than half of the industry average
         compared = exp.Mul(this=number(condition.factor), expression=compared)
     if condition.margin > 0:  # 比行业平均高出5个百分点: the difference against the margin

@@ -44,13 +44,13 @@ from backend.domain.language.parser.frequency import (
     never_on_any_day,
     shown_day_counts,
 )
-from backend.domain.language.parser.grouping import group, listing_periods
+from backend.domain.language.parser.grouping import count_of_groups, group, listing_periods
 from backend.domain.language.parser.index_changes import index_membership
 from backend.domain.language.parser.kept_scopes import refuse_dropped_scopes, scopes_read
 from backend.domain.language.parser.listing import listing
 from backend.domain.language.parser.money_readings import money_reading
 from backend.domain.language.parser.move_fractions import move_by_fraction
-from backend.domain.language.parser.ordering import ordering
+from backend.domain.language.parser.ordering import ordering, which_of_named
 from backend.domain.language.parser.readings import POINTS, Reading, reread_tokens
 from backend.domain.language.parser.report_windows import from_quarter_before, report_window
 from backend.domain.language.parser.rewriting import GrammarPass, rewrite
@@ -114,6 +114,7 @@ GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
     scope,
     scope_lists,
     scope_conditions,
+    which_of_named,
     index_membership,
     report_window,
     distance_from_high,
@@ -148,6 +149,7 @@ GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
     counts_each,
     ordering,
     group,
+    count_of_groups,
 )
 
 

@@ -38,7 +38,7 @@ from backend.domain.language.parser.errors import NotUnderstood
 from backend.domain.language.parser.leftovers import RUN_LENGTHS, is_harmless, refuse_leftovers
 from backend.domain.language.parser.loss_makers import date_losses_by_valuation
 from backend.domain.language.parser.readings import Reading
-from backend.domain.language.parser.rewriting import metric_of, synthetic
+from backend.domain.language.parser.rewriting import kind_at, metric_of, synthetic
 from backend.domain.language.parser.time_placement import (
     PlacedCondition,
     attach_report_times,
@@ -138,10 +138,40 @@ def assemble(
     # per group, one named bare is no figure of the group (which: total, average, highest…?)
     grouped_figures = screen.group_by and said_aggregates and not (screen.order or screen.per_group_limit)
     unread_figures += found.metric_indexes if grouped_figures else []
+    unread_figures += _figures_beside_whole_set(model, tokens, screen, found)
     refuse_leftovers(
         tokens, [k for k in found.leftovers if k not in ranked] + unread_days + unread_figures, screen
     )
     return screen
+
+
+def _figures_beside_whole_set(
+    model: SemanticModel, tokens: list[Token], screen: Screen, found: _Collected
+) -> list[int]:
+    """有市盈率的科创板公司里…的占比 / with a P/E, the share of …: beside one figure computed over the
+    whole set (a share, a count, an average), a figure named bare is shown nowhere — the answer is one
+    row — and may have said which stocks the set holds; dropped silently it answers another question."""
+    if screen.group_by or not screen.aggregates or screen.per_group_limit:
+        return []
+    shown = set(screen.outputs)
+    return [
+        k
+        for k in found.metric_indexes
+        if _shown_name(model, tokens[k]) in shown and not _names_its_condition(model, tokens, k)
+    ]
+
+
+def _names_its_condition(model: SemanticModel, tokens: list[Token], k: int) -> bool:
+    """a negative return: the figure said right beside the condition on it only names what it tests."""
+    name = _shown_name(model, tokens[k])
+    beside = [tokens[j] for j in (k - 1, k + 1) if kind_at(tokens, j) == "cond"]
+    return any(isinstance(token.value, Compare) and token.value.metric == name for token in beside)
+
+
+def _shown_name(model: SemanticModel, token: Token) -> str:
+    """The output a figure word shows: 跌幅 is shown as the signed change."""
+    metric = metric_of(token)
+    return model.metrics[metric].column if model.metrics[metric].negated else metric
 
 
 def _among_ranked(tokens: list[Token], index: int, screen: Screen) -> bool:
@@ -196,6 +226,7 @@ def _collect(model: SemanticModel, tokens: list[Token]) -> _Collected:
         elif kind in {"count", "share"}:  # a count (of the stocks where its condition holds), a share
             fn = "trading_days" if token.extra.get("days") else kind  # how many trading days
             fn = "stock_days" if token.extra.get("stock_days") else fn  # 涨停家次: stock-day bars
+            fn = "groups" if token.extra.get("groups") else fn  # how many industries …: the groups
             found.counts_events = found.counts_events or bool(token.extra.get("events"))
             aggregate = Aggregate(fn, None, token.extra.get("where"))
             if aggregate not in screen.aggregates:  # 数量…各多少家 asks for one count
@@ -219,9 +250,7 @@ def _collect(model: SemanticModel, tokens: list[Token]) -> _Collected:
             found.figure_indexes.append(index)
         elif kind in {"metric", "change_word"}:
             found.metric_indexes.append(index)
-            metric = metric_of(token)
-            if model.metrics[metric].negated:  # 跌幅 is shown as the signed change
-                metric = model.metrics[metric].column
+            metric = _shown_name(model, token)
             if metric not in screen.outputs:
                 screen.outputs.append(metric)
         elif kind == "dim":

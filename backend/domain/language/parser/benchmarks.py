@@ -9,7 +9,7 @@ data holds no index prices), so beating one is refused, naming the words.
 
 from __future__ import annotations
 
-from backend.domain.language.ir import Scope
+from backend.domain.language.ir import Scope, VersusGroup
 from backend.domain.language.lexicon import Token
 from backend.domain.language.parser.errors import NotUnderstood
 from backend.domain.language.parser.rewriting import Match, kind_at, synthetic
@@ -23,7 +23,10 @@ def benchmark_comparison(model: SemanticModel, tokens: list[Token], i: int) -> M
     if verb.kind != "outperform":
         return None
     subject = i - 1 - (kind_at(tokens, i - 1) == "timespec")
-    if kind_at(tokens, subject) == "dim":  # which industries outperformed: a group's own average
+    groups = _groups_against_market(tokens, i, subject)
+    if groups is not None:
+        return groups
+    if kind_at(tokens, subject) == "dim":  # which industries outperformed their board: no such average
         raise NotUnderstood(
             f"could not place: '{tokens[subject].text} {verb.text}' (a group's average against the benchmark "
             "is not read; ask for the stocks, or for each group's average)"
@@ -48,6 +51,25 @@ def benchmark_comparison(model: SemanticModel, tokens: list[Token], i: int) -> M
             "against an index or a stock cannot be computed; compare with the market or a group's average)"
         )
     return None
+
+
+def _groups_against_market(tokens: list[Token], i: int, subject: int) -> Match | None:
+    """Which industries outperformed the market average / 跑赢大盘的行业: each group's average return
+    against the whole market's (the question's stocks), a filter on the groups (`having`). The group
+    is the subject said before the verb, or (Chinese) the word right after the benchmark."""
+    if kind_at(tokens, i + 1) != "benchmark":
+        return None
+    end = i + 2 + _is_average(tokens, i + 2)
+    before = kind_at(tokens, subject) == "dim"
+    after = kind_at(tokens, end) == "dim"  # never the market's own industry: that is 跑赢本行业
+    if not (before or after):
+        return None
+    verb = tokens[i]
+    versus = VersusGroup("pct_chg", str(verb.value))  # the return, against the market's average
+    having = synthetic("having", versus, tokens[i:end])
+    if before:
+        return end - i, [having]
+    return end + 1 - i, [having, tokens[end]]  # the group word last: 跑赢大盘的行业有几个 counts them
 
 
 def _is_average(tokens: list[Token], j: int) -> bool:

@@ -10,6 +10,7 @@ from backend.domain.language.semantic import SemanticModel
 
 REPORTS_ONLY = frozenset({"latest_report", "annual", "quarter", "half"})  # times naming a report, never days
 COUNTS = {"count", "count_move", "having"}  # a count of stocks, or a filter on one
+COUNT_ORDERS = [["agg", "count"], ["agg", "count_up"], ["agg", "count_down"]]  # rankings by a count
 
 
 def _days_of_window(tokens: list[Token], j: int) -> bool:
@@ -104,17 +105,34 @@ def _names_days(tokens: list[Token], i: int) -> bool:
 
 
 def _days_when(tokens: list[Token], i: int) -> bool:
-    """days / trading days / sessions (no count before it) [a window] + when / on which + a condition."""
+    """days / trading days / sessions (no count before it) [a window] + when / on which + a condition;
+    or asked first, with nothing but a window and the stocks before it and the test right after them
+    (Which days this month did Moutai close above its 20-day MA?, 本月茅台哪些交易日收盘价高于20日均线:
+    'which', 'did', 哪些 are filler); or said last, after nothing but a window, the stocks and the test."""
     if kind_at(tokens, i) != "tunit" or tokens[i].value not in {"trading_day", "day"}:
         return False
     if kind_at(tokens, i - 1) == "number":
         return False
     j = i + 1 + (kind_at(tokens, i + 1) == "timespec")
+    if all(kind_at(tokens, k) == "timespec" or _is_scope(tokens[k]) for k in range(i)):  # asked first
+        k = j
+        while k < len(tokens) and _is_scope(tokens[k]):
+            k += 1
+        if kind_at(tokens, k) == "cond":  # the days' test, right after the window and the stocks
+            return True
+    if i == len(tokens) - 1 and i > 0:  # 2025年茅台涨幅超过3%的交易日: the days said last, after their test
+        said = all(kind_at(tokens, k) in {"timespec", "cond"} for k in range(i))
+        return said and any(token.kind == "cond" and not _is_scope(token) for token in tokens[:i])
     return kind_at(tokens, j) == "when" and any(token.kind == "cond" for token in tokens[j + 1 :])
 
 
+def _is_scope(token: Token) -> bool:
+    return token.kind == "cond" and bool(token.extra.get("scope"))
+
+
 def _ranks_by_count(token: Token) -> bool:
-    return token.kind == "orderspec" and token.value.metric == "agg:count:"
+    """Ranked by a count of stocks: all of them, or those that rose (fell)."""
+    return token.kind == "orderspec" and token.value.metric.split(":")[:2] in COUNT_ORDERS
 
 
 def _count_of_stocks_meeting(tokens: list[Token], i: int) -> Match | None:
@@ -230,3 +248,36 @@ def _counted(tokens: list[Token], i: int) -> bool:
 def _moved(token: Token) -> Compare:
     """上涨家数 / 下跌家数: the stocks that closed up / down."""
     return Compare("pct_chg", ">" if token.value == "count_up" else "<", 0.0, text="0")
+
+
+GROUP_COUNT_WORDS = ("个", "天", "几")  # 行业有几个 / 交易日有多少天: a count of the groups, not of stocks
+
+
+def count_of_groups(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """how many industries have an average P/E above 30 / number of trading days in 2025 with more than
+    25 limit-up stocks / 平均市盈率超过30的行业有几个: how many groups (days) the grouping gives, not the
+    stocks of each (`count` with `groups`: the rows of the grouped query, counted)."""
+    token = tokens[i]
+    if token.kind == "count" and token.extra.get("where") is None:
+        if kind_at(tokens, i + 1) == "dim" and not token.extra.get("days"):  # how many industries …
+            return 1, [_groups_counted(token)]
+        counted_days = token.extra.get("days") and not any(t.kind == "groupby" for t in tokens)
+        if counted_days and any(_filters_a_count(t) for t in tokens):  # number of trading days with …
+            return 1, [synthetic("groupby", "trade_date", [token]), _groups_counted(token)]
+        return None
+    grouping = token.kind == "dim" or (token.kind == "groupby" and token.value == "trade_date")
+    after = tokens[i + 1] if grouping and kind_at(tokens, i + 1) == "count" else None
+    if after is None or after.extra.get("where") is not None or after.extra.get("days"):
+        return None
+    if after.text.isascii() or not after.text.endswith(GROUP_COUNT_WORDS):
+        return None
+    return 2, [token, _groups_counted(after)]
+
+
+def _groups_counted(token: Token) -> Token:
+    return synthetic("count", None, [token], groups=True)
+
+
+def _filters_a_count(token: Token) -> bool:
+    """A filter on how many stocks of a group (a day) meet a condition: more than 25 limit-up stocks."""
+    return token.kind == "having" and token.value.agg in {"count", "count_up", "count_down"}

@@ -13,6 +13,7 @@ from backend.domain.language.parser.rewriting import Match, kind_at, metric_of, 
 from backend.domain.language.semantic import SemanticModel
 
 COUNT_SUPERLATIVES = {"most", "fewest", "最多", "最少"}  # words that rank by how many
+COUNTED_MOVES = {"count_up", "count_down"}  # the advancers, the decliners
 FLIPPED_ORDER = {"desc": "asc", "asc": "desc"}
 ORDERABLE = {"metric", "aggmetric", "change_word", "report_figure", "count"}
 GROWTH_RATES = {"netprofit_yoy", "or_yoy"}  # stored growth rates a direction word is said of
@@ -34,6 +35,9 @@ def ordering(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
         if tokens[i].text.startswith(("成分", "成份")) and not _index_named(tokens[:i]):
             return None  # 成分股最多 counts the members of an index the question names: none here
         return 1, [synthetic("orderspec", Order("agg:count:", str(tokens[i].value)), [tokens[i]], limit=1)]
+    ranked_by_moves = _moves_then_rank(tokens, i)
+    if ranked_by_moves is not None:
+        return ranked_by_moves
     if _bare_move(tokens[i]) and kind_at(tokens, i + 1) == "super":
         return _move_then_rank(model, tokens, i)
     if tokens[i].kind == "share" and kind_at(tokens, i + 1) == "super":  # 破净股占比最高的3个行业
@@ -76,6 +80,20 @@ def _day_count_then_rank(model: SemanticModel, tokens: list[Token], i: int) -> M
     used, [order, *times] = ranked
     by_days = replace(order.value, metric=DAY_COUNT_ORDER)
     return used, [tokens[i], synthetic("orderspec", by_days, tokens[i : i + used], **order.extra), *times]
+
+
+def _moves_then_rank(tokens: list[Token], i: int) -> Match | None:
+    """下跌家数最多 / the most decliners / 上涨家数最少: the rows (days, groups) ranked by how many of their
+    stocks rose (fell), the first one unless a number asks for more; the count stays, to be shown."""
+    moves, superlative = tokens[i], tokens[i + 1] if i + 1 < len(tokens) else None
+    if kind_at(tokens, i) == "super" and kind_at(tokens, i + 1) == "count_move":
+        moves, superlative = tokens[i + 1], tokens[i]
+    elif kind_at(tokens, i) != "count_move" or kind_at(tokens, i + 1) != "super":
+        return None
+    if superlative is None or superlative.text not in COUNT_SUPERLATIVES or moves.value not in COUNTED_MOVES:
+        return None
+    order = Order(f"agg:{moves.value}:pct_chg", str(superlative.value))
+    return 2, [moves, synthetic("orderspec", order, [superlative], limit=1)]
 
 
 def _bare_move(token: Token) -> bool:
@@ -330,3 +348,41 @@ def _order_token(
         direction = "asc" if direction == "desc" else "desc"
         metric_key = metric.column
     return synthetic("orderspec", Order(metric_key, direction, time=time), source, limit=limit)
+
+
+COMPARATIVE_MOVES = {"higher": "desc", "lower": "asc"}  # `up` / `down` words that compare two things
+
+
+def which_of_named(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """Gree or Midea - which one has the higher P/B / 格力和美的哪个市净率更高: the stocks named in one
+    list ranked by the figure, the first one (which one: the number 'one' said). Said of anything but
+    a list of named stocks, the comparative is left to the passes that read a move or a comparison."""
+    if not _names_several_stocks(tokens):
+        return None
+    j = i + (kind_at(tokens, i) == "number" and tokens[i].text.lower() == "one")
+    direction = _comparative(tokens, j)
+    if direction is not None and kind_at(tokens, j + 1) == "metric":  # the higher P/B
+        order = Order(metric_of(tokens[j + 1]), direction)
+        return j + 2 - i, [synthetic("orderspec", order, tokens[i : j + 2], limit=1)]
+    after = _comparative(tokens, i + 1)
+    if kind_at(tokens, i) == "metric" and after is not None:  # 市净率更高
+        order = Order(metric_of(tokens[i]), after)
+        return 2, [synthetic("orderspec", order, tokens[i : i + 2], limit=1)]
+    return None
+
+
+def _comparative(tokens: list[Token], j: int) -> str | None:
+    """desc / asc for a comparative word (更高, larger; higher and lower, which are read as moves)."""
+    if kind_at(tokens, j) == "higher_of":
+        return str(tokens[j].value)
+    if kind_at(tokens, j) in {"up", "down"}:
+        return COMPARATIVE_MOVES.get(tokens[j].text.lower())
+    return None
+
+
+def _names_several_stocks(tokens: list[Token]) -> bool:
+    """One list of named stocks (Gree or Midea, 格力和美的), and no other entity scope."""
+    scopes = [
+        t.value for t in tokens if t.kind == "cond" and t.extra.get("scope") and isinstance(t.value, Scope)
+    ]
+    return len(scopes) == 1 and scopes[0].kind == "stock" and len(scopes[0].values) > 1
