@@ -93,3 +93,40 @@ def test_a_threshold_not_negated_is_still_judged(demo_store: MarketStore) -> Non
     assert [kind for kind, _ in _verdicts(demo_store, "近60个交易日每天跌幅都超过5%的股票有多少只", sql)] == [
         "boundary"
     ]
+
+
+@pytest.mark.parametrize(
+    ("bounds", "verdicts"),
+    [
+        # 2025-09-01 is a trading day: leaving it out changes the month's rows
+        ("trade_date > '2025-09-01' AND trade_date <= '2025-09-30'", [("boundary", "fail")]),
+        ("trade_date >= '2025-09-01' AND trade_date < '2025-09-30'", [("boundary", "fail")]),
+        ("trade_date >= '2025-09-01' AND trade_date <= '2025-09-30'", []),
+        ("trade_date > '2025-08-31' AND trade_date < '2025-10-01'", []),
+    ],
+)
+def test_a_month_named_with_an_end_left_out(
+    demo_store: MarketStore, bounds: str, verdicts: list[tuple[str, str]]
+) -> None:
+    sql = f"SELECT trade_date, vol FROM market.daily WHERE ts_code = '600519.SH' AND {bounds}"
+    assert _verdicts(demo_store, "贵州茅台2025年9月每天的成交量", sql) == verdicts
+
+
+def test_a_month_whose_first_day_has_no_bar_passes(demo_store: MarketStore) -> None:
+    # 2025-11-01 is a Saturday: no row sits on the day left out
+    sql = "SELECT trade_date, vol FROM market.daily WHERE ts_code = '600519.SH' AND trade_date > '2025-11-01'"
+    question = "Kweichow Moutai's daily volume in November 2025"
+    assert _verdicts(demo_store, question, sql) == [("boundary", "pass")]
+
+
+def test_between_with_both_ends_kept(demo_store: MarketStore) -> None:
+    """含 / inclusive after a range: strict bounds are rerun with the ends kept."""
+    price = demo_store.query(
+        f"SELECT close FROM market.daily WHERE trade_date = {LATEST} AND close = round(close, 0) LIMIT 1"
+    ).rows[0][0]
+    low, high = int(price), int(price) + 7
+    sql = f"SELECT count() FROM market.daily WHERE trade_date = {LATEST} AND close > {low} AND close < {high}"
+    question = f"今天收盘价在{low}到{high}元之间（含{low}和{high}）的股票有多少只"
+    assert _verdicts(demo_store, question, sql) == [("boundary", "fail")]
+    # not said: not judged
+    assert _verdicts(demo_store, f"今天收盘价在{low}到{high}元之间的股票有多少只", sql) == []

@@ -8,6 +8,8 @@
 - **a move's boundary**: rose / 上涨 / closed higher is pct_chg > 0, fell / 下跌 is pct_chg < 0 — an
   unchanged stock is neither. pct_chg >= 0 where the question asks who rose is judged the same way.
   A move the other way (pct_chg < 0 where only a rise is asked) fails without data.
+- **a month's ends**: a month named (2025年12月, December 2025) and a day bound that leaves out its first
+  or last day (d > '2025-12-01', d < '2025-12-31') is rerun with the day included.
 - **a negated threshold** (without ever falling more than 5%, 从未跌超5%) is not judged: the SQL may
   write the negated condition (countIf(pct_chg < -5) = 0, strict) or its complement (min(pct_chg) >= -5,
   not strict), and both are right.
@@ -20,7 +22,9 @@ from __future__ import annotations
 
 import re
 import time
+from calendar import monthrange
 from collections.abc import Sequence
+from datetime import date
 
 from sqlglot import exp
 
@@ -28,8 +32,15 @@ from backend.domain.pipeline.ports import MarketReader
 from backend.domain.pipeline.text import Lang, says
 from backend.domain.pipeline.trace import CheckVerdictValue
 from backend.domain.pipeline.validate.checklist import Attribution, Constraint
+from backend.domain.pipeline.validate.checklist.kinds.month import MonthDetail
 from backend.domain.pipeline.validate.checklist.kinds.number import NumberDetail
-from backend.domain.pipeline.validate.checklist.sqltree import Sql, close, columns_of, number_value
+from backend.domain.pipeline.validate.checklist.sqltree import (
+    Sql,
+    close,
+    columns_of,
+    date_value,
+    number_value,
+)
 from backend.domain.pipeline.validate.outcome import CheckResult, constraint_check, own_rows
 
 _STRICT_OF = {exp.GT: True, exp.LT: True, exp.GTE: False, exp.LTE: False}
@@ -120,6 +131,30 @@ def _wrong_boundaries(
     if rise or fall:
         moves = [c for c in comparisons if c[3] == 0 and columns_of(c[2]) & _MOVE_COLUMNS]
         wrong |= {c[0] for c in moves if not _STRICT_OF[type(c[1])]}
+    return wrong | _month_edges(constraints, sql)
+
+
+def _month_edges(constraints: Sequence[Constraint], sql: Sql) -> set[int]:
+    """Indexes of the day bounds that leave out an end of a month named (2025年12月, December 2025):
+    d > its first day, d < its last day."""
+    ends: list[tuple[date, date]] = []
+    for constraint in constraints:
+        detail = constraint.detail
+        if isinstance(detail, MonthDetail) and not detail.since and not detail.month_end:
+            last = detail.first.replace(day=monthrange(detail.first.year, detail.first.month)[1])
+            ends.append((detail.first, last))
+    wrong: set[int] = set()
+    for index, node in enumerate(sql.tree.find_all(exp.GT, exp.GTE, exp.LT, exp.LTE)):
+        if not isinstance(node, exp.GT | exp.LT):
+            continue
+        day, number_left = date_value(node.expression), False
+        if day is None:
+            day, number_left = date_value(node.this), True
+        if day is None:
+            continue
+        above = isinstance(node, exp.GT) != number_left  # the column kept after the day
+        if any(day == (first if above else last) for first, last in ends):
+            wrong.add(index)
     return wrong
 
 

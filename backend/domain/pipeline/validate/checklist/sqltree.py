@@ -436,6 +436,31 @@ class Sql:
         return Ranking(select=select, keys=keys, limit=cut, offset=0, by=by)
 
 
+def latest_aliases(sql: Sql) -> set[str]:
+    """Aliases whose row number is 1 (rn = 1): the last bar when rows are numbered newest first (a
+    row_number() a CTE defines counts when it orders by a descending key)."""
+    found = set()
+    for comparison in sql.comparisons:
+        if comparison.op != "=" or comparison.number != 1 or not isinstance(comparison.node, exp.Binary):
+            continue
+        written = (
+            comparison.node.this
+            if number_value(comparison.node.expression) == 1
+            else comparison.node.expression
+        )
+        if not isinstance(written, exp.Column) or not written.table:
+            continue
+        resolved = strip(comparison.subject)
+        if isinstance(resolved, exp.Window) and isinstance(resolved.this, exp.RowNumber):
+            order = resolved.args.get("order")
+            keys = order.expressions if isinstance(order, exp.Order) else []
+            if keys and all(key.args.get("desc") for key in keys):
+                found.add(written.table)
+        elif written.name.lower() in {"rn", "row_number", "rank"}:
+            found.add(written.table)
+    return found
+
+
 def is_count(node: exp.Expr) -> bool:
     node = strip(node)
     return isinstance(node, exp.Count) or function_name(node) in _COUNT_NAMES

@@ -33,8 +33,8 @@ from backend.domain.pipeline.validate.checklist.sqltree import (
     Sql,
     columns_of,
     is_date_column,
+    latest_aliases,
     number_value,
-    strip,
 )
 
 _CUE = re.compile(
@@ -82,7 +82,7 @@ class CrossingDetail:
         read: list[tuple[exp.Binary, bool]] = [
             (node, above) for node in relations if (above := _fast_above(node)) is not None
         ]
-        latest = _latest_aliases(sql)
+        latest = latest_aliases(sql)
         today = [above for n, above in read if {c.table for c in n.find_all(exp.Column)} & latest]
         if not today:
             strict = [above for n, above in read if isinstance(n, exp.GT | exp.LT)]
@@ -147,16 +147,6 @@ def _fast_above(node: exp.Expr) -> bool | None:
         return None
     greater_left = isinstance(node, exp.GT | exp.GTE)
     return greater_left == (left < right)
-
-
-def _latest_aliases(sql: Sql) -> set[str]:
-    """Aliases whose row number is 1 (rn = 1): the last bar when rows are numbered newest first."""
-    subjects = [strip(c.subject) for c in sql.comparisons if c.op == "=" and c.number == 1]
-    return {
-        subject.table
-        for subject in subjects
-        if isinstance(subject, exp.Column) and subject.name.lower() in {"rn", "row_number", "rank"}
-    }
 
 
 def extract(question: Question) -> list[Constraint]:

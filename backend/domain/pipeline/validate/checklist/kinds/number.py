@@ -601,6 +601,11 @@ _NEGATED_BEFORE = re.compile(
 )
 
 
+_BOTH_ENDS_KEPT = re.compile(
+    r"\s*(?:之间|之内|以内)?\s*[（(]?\s*(?:含|包含|包括|\b(?:inclusive|both inclusive|including both)\b)"
+)
+
+
 def _strictness(question: Question, match: re.Match[str]) -> bool | None:
     """Whether the boundary is excluded; None when not said or under a negation (never fell more
     than 2% keeps −2 in)."""
@@ -742,8 +747,11 @@ def extract(question: Question) -> list[Constraint]:
         if low is None or high is None or (not match["unit2"] and _TIME_AFTER.match(text, match.end())):
             continue
         taken.append(range(match.start(), match.end()))
-        found.append((match.start(), _constraint(question, match.start(), match.end(), low, Side.ABOVE)))
-        found.append((match.start(), _constraint(question, match.start(), match.end(), high, Side.BELOW)))
+        # 在10到30之间（含10和30）, between 5 and 8 inclusive: both ends kept; otherwise not said
+        strict = False if _BOTH_ENDS_KEPT.match(text, match.end()) else None
+        for end, side in ((low, Side.ABOVE), (high, Side.BELOW)):
+            read = _constraint(question, match.start(), match.end(), end, side, strict)
+            found.append((match.start(), read))
     for match in [*patterns.compared.finditer(text), *patterns.postfix.finditer(text)]:
         if any(match.start() in span for span in taken):
             continue

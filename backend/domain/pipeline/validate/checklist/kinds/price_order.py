@@ -39,6 +39,7 @@ from backend.domain.pipeline.validate.checklist.sqltree import (
     columns_of,
     enclosing_select,
     function_name,
+    latest_aliases,
     number_value,
     strip,
 )
@@ -173,11 +174,14 @@ class PriceOrderDetail:
     lower: str
     strict: bool | None  # the boundary left out (above), kept (at least), or not read (a candle)
 
-    def _relations(self, sql: Sql) -> list[tuple[bool, bool]]:
-        """(upper kept above, boundary left out) for every comparison of the two prices."""
+    def _relations(self, sql: Sql, latest: set[str] | None = None) -> list[tuple[bool, bool]]:
+        """(upper kept above, boundary left out) for every comparison of the two prices (only those
+        reading a row of the `latest` aliases when given)."""
         found = []
         pair = {self.upper, self.lower}
         for node in sql.tree.find_all(*_ORDER):
+            if latest is not None and not {column.table for column in node.find_all(exp.Column)} & latest:
+                continue
             greater_left = isinstance(node, exp.GT | exp.GTE)
             strict = isinstance(node, exp.GT | exp.LT)
             if "ma" in pair:
@@ -205,6 +209,14 @@ class PriceOrderDetail:
                 f"{self.upper} and {self.lower} are not compared with each other as the tree reads it"
             )
         ways = [strict for upper_above, strict in relations if upper_above]
+        # two bars compared (a crossing: today's and the one before, rn = 1 and rn = 2): today's decides
+        latest = latest_aliases(sql)
+        today = self._relations(sql, latest) if ways and latest and len(ways) < len(relations) else []
+        if today and not any(upper_above for upper_above, _ in today):
+            return failed(
+                Attribution.CONDITION,
+                f"on the last bar (rn = 1) {self.upper} is kept below {self.lower}, the question says above",
+            )
         if not ways:
             return failed(
                 Attribution.CONDITION, f"{self.upper} is kept below {self.lower}, the question says above"

@@ -45,14 +45,21 @@ class Side(StrEnum):
     LOW = "low"
 
 
-_LOW_WORDS = {"最低", "最小", "最少", "lowest", "smallest", "least", "worst", "bottom", "fewest"}
+_LOW_WORDS = {
+    "最低", "最小", "最少", "最慢",
+    "lowest", "smallest", "least", "worst", "bottom", "fewest", "slowest", "weakest",
+}  # fmt: skip
 # A count followed by a time word or % is a window or a share, not a number of rows (前5日, top 10%).
 _TIME_UNIT = (
     r"\s*(?:个?交易日|日|天|年|期|个报告期|季度|个季度|月|个月|周|%|percent\b"
     r"|(?:trading )?days?\b|years?\b|weeks?\b|months?\b|quarters?\b)"
 )
-_SUPERLATIVE_ZH = r"最高|最大|最多|最低|最小|最少"
-_SUPERLATIVE_EN = r"highest|largest|biggest|greatest|best|top|lowest|smallest|worst|least|most|fewest"
+# fastest / slowest / 最快 rank a growth or a rise: its size
+_SUPERLATIVE_ZH = r"最高|最大|最多|最快|最低|最小|最少|最慢"
+_SUPERLATIVE_EN = (
+    r"highest|largest|biggest|greatest|best|top|fastest|strongest"
+    r"|lowest|smallest|worst|least|most|fewest|slowest|weakest"
+)
 _EXPLICIT = (
     # The count is taken whole before the time-word test: 前10日 must not match as 前1.
     re.compile(
@@ -82,6 +89,8 @@ _WHICH_ZH = re.compile(
     rf"哪\s*(?P<n>{COUNT})?\s*(?:个|只|家|支)\s*(?P<what>行业|板块|交易所|地区|省份)"
     rf"[^，,。；;？?\d]{{0,14}}?(?P<sup>{_SUPERLATIVE_ZH})"
 )
+# Groups named between the count and the superlative: which 3 sub-industries carry the highest …
+_GROUPS_COUNTED = re.compile(r"\b(?:industries|sectors|boards|exchanges|regions|provinces)\b|个(?:行业|板块)")
 # "the most stocks" ranks by a count of rows; "most" before anything else is an adjective's degree.
 _COUNTED = re.compile(r"\s+(?:\w+\s+)?(?:stocks|companies|firms|shares|constituents|members|listings)\b")
 # 数量最多, 家数最少: a count of rows ranked (哪10个行业的上市公司数量最多).
@@ -128,6 +137,12 @@ class TopKDetail:
         findings = [f for _, f in judged]
         cut = next(((r, f) for r, f in judged if f.outcome is Outcome.PASS), None)
         if cut is not None:
+            if self.ranks_groups and _grouped_after(sql, cut[0]):
+                return failed(
+                    Attribution.TOP_K,
+                    f"the top {self.k} rows are cut before they are grouped: the question ranks the groups, "
+                    "the cut belongs after the grouping",
+                )
             if not self.subset and not self.group and _filtered_after(sql, cut[0]):
                 return failed(
                     Attribution.TOP_K,
@@ -228,6 +243,18 @@ class TopKDetail:
         if ranking.limit is None:
             return undecided("the rank is never cut at a fixed count")
         return passed(f"ORDER BY … {'DESC' if descending else 'ASC'} LIMIT {self.k}")
+
+
+def _grouped_after(sql: Sql, ranking: Ranking) -> bool:
+    """Rows cut ungrouped (ORDER BY pe LIMIT 10 over stocks) that a query reading them then groups."""
+    cut = ranking.select
+    if cut.args.get("group") is not None:
+        return False
+    return any(
+        select.args.get("group") is not None and cut in sql.sources(select)
+        for select in sql.selects
+        if select is not cut
+    )
 
 
 def _filtered_after(sql: Sql, ranking: Ranking) -> bool:
@@ -359,7 +386,9 @@ def extract(question: Question) -> list[Constraint]:
             # 各行业涨幅前三 ranks within each industry; 市值前100的公司里，各行业… groups one ranking.
             owners = [column for start, column in groups if question.lang is Lang.EN or start < match.start()]
             ranks_groups = (
-                any(span.start < match.end() and match.start() < span.stop for span in ranked_spans) or which
+                any(span.start < match.end() and match.start() < span.stop for span in ranked_spans)
+                or which
+                or _GROUPS_COUNTED.search(question.text, match.start(), match.start("sup")) is not None
             )
             # the groups ranked are not also the groups each ranking runs within
             group = owners[0] if len(owners) == 1 and not ranks_groups else ""
