@@ -61,7 +61,8 @@ class TimeSpec:
 
 @dataclass(frozen=True)
 class Compare:
-    """attribute OP value (stored unit); between when op == 'between' (value..value2). With `other`,
+    """attribute OP value (stored unit); between when op == 'between' (value..value2); op 'has': the
+    attribute has a value at all (有市盈率的: a loss maker has no P/E). With `other`,
     (attribute at `time`) − (other at `other_time`) OP value: 收盘价高于开盘价 (value 0), 2024年净利润比
     2023年多10亿以上 (the same attribute in two periods, by more than 1e9)."""
 

@@ -36,7 +36,7 @@ from backend.domain.language.ir import (
     VersusGroup,
 )
 
-OPERATORS = (">", ">=", "<", "<=", "=", "!=", "between", "in")
+OPERATORS = (">", ">=", "<", "<=", "=", "!=", "between", "in", "has")  # has: a value at all
 OPS_ORDERED = (">", ">=", "<", "<=")
 CONDITION_HEADS = {"condition", "technical", "fundamental", "scope", "bool"}
 AGGREGATES = (

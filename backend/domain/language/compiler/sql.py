@@ -106,6 +106,8 @@ def comparison(expression: exp.Expr, condition: Compare) -> exp.Expr:
             raise CompileError("between needs two values")
         low, high = sorted((condition.value, condition.value2))
         return exp.Between(this=expression, low=number(low), high=number(high))
+    if condition.op == "has":  # 有市盈率的: a value at all (a loss maker has no P/E)
+        return exp.Not(this=exp.Is(this=expression, expression=exp.Null()))
     if condition.op not in OPS:
         raise CompileError(f"unknown operator {condition.op!r}")
     return OPS[condition.op](this=expression, expression=number(condition.value))

@@ -71,6 +71,7 @@ from backend.domain.language.parser.technical import (
 )
 from backend.domain.language.parser.time_scopes import time_scope
 from backend.domain.language.parser.two_periods import two_years_compared
+from backend.domain.language.parser.values_present import values_present
 from backend.domain.language.parser.word_order import (
     averaged_move,
     by_amount,
@@ -195,6 +196,7 @@ class Parser:
         """The question's tokens without filler, and whether a word for stocks was among the filler
         (股票, companies: the rows asked for are stocks, not groups)."""
         every = tokenize(question, self.context.lexicon, self.codes, self.context.latest_trade_date)
+        every = values_present(every)  # 有市盈率的: read with its filler words, before they are dropped
         names_stocks = any(token.kind == "filler" and token.text in STOCK_NOUNS for token in every)
         tokens = [token for token in every if token.kind != "filler"]
         _refuse_ambiguous_names(tokens, self.names)

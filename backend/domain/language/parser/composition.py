@@ -121,11 +121,19 @@ def _average_over(condition: Condition, scopes: tuple[Condition, ...], reading: 
         return condition
     if condition.dimension is None or reading.choose("group_average_scope"):
         return replace(condition, within=scopes)
-    return condition
+    # 有市盈率的…PE高于板块均值: the group's average is over the stocks that have the figure, as the share is
+    present = tuple(scope for scope in scopes if _has_value(scope))
+    return replace(condition, within=present) if present else condition
 
 
 def _is_scope(condition: Condition) -> bool:
-    return isinstance(condition, Scope) or (isinstance(condition, Not) and isinstance(condition.item, Scope))
+    negated = isinstance(condition, Not) and isinstance(condition.item, Scope)
+    return isinstance(condition, Scope) or negated or _has_value(condition)
+
+
+def _has_value(condition: Condition) -> bool:
+    """有市盈率的: the stocks with a value of the figure, which the question is about (values_present.py)."""
+    return isinstance(condition, Compare) and condition.op == "has"
 
 
 def groups_by_aggregate_comparison(
