@@ -59,6 +59,7 @@ class Kind(StrEnum):
     COUNTED_THING = "counted_thing"
     LIMIT_MOVE = "limit_move"
     PERCENT_SHOWN = "percent_shown"
+    SAME_PERIOD = "same_period"
 
 
 class Outcome(StrEnum):

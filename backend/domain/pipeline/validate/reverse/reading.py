@@ -189,6 +189,7 @@ TREE_ONLY_KINDS = frozenset(
         Kind.COUNTED_THING,
         Kind.LIMIT_MOVE,
         Kind.PERCENT_SHOWN,
+        Kind.SAME_PERIOD,
     }
 )
 # Kinds the reading turns into the reverse checks' filters, scopes, ranking, aggregate, count, group

@@ -42,6 +42,7 @@ from backend.domain.pipeline.validate.checklist.kinds import (
     period_return,
     price_order,
     profit_sign,
+    same_period,
     shared_threshold,
     single_quarter,
     top_k,
@@ -99,4 +100,5 @@ EXTRACTORS: tuple[Extractor, ...] = (
     average_list.extract,
     limit_move.extract,
     percent_shown.extract,
+    same_period.extract,
 )
