@@ -35,7 +35,11 @@ from backend.domain.pipeline.validate.checklist.sqltree import (
     Sql,
     columns_of,
     direction,
+    first_argument,
+    function_name,
     is_date_column,
+    number_value,
+    strip,
 )
 from backend.domain.pipeline.validate.checklist.vocabulary import Category, MetricInfo
 
@@ -95,6 +99,9 @@ _GROUPS_COUNTED = re.compile(r"\b(?:industries|sectors|boards|exchanges|regions|
 _COUNTED = re.compile(r"\s+(?:\w+\s+)?(?:stocks|companies|firms|shares|constituents|members|listings)\b")
 # 数量最多, 家数最少: a count of rows ranked (哪10个行业的上市公司数量最多).
 _COUNTED_ZH = re.compile(r"(?:数量|家数|个数|只数|数目)的?\s*最(?:多|少)")
+# 占比最高, 比例最低, the highest share of …: a share of rows ranked (亏损公司占比最高的5个行业).
+_SHARE_ZH = re.compile(r"(?:占比|比例|比重|百分比)\s*最(?:高|低|大|小)")
+_SHARE_EN = re.compile(r"\s+(?:share|proportion|percentage|fraction)\s+of\b")
 # "gainers" and "losers" name the metric with the superlative: the biggest losers fell the most.
 # "performers" ranks by the gain too: the worst performers gained the least.
 _MOVERS = re.compile(r"\s*(?P<word>gainers?|losers?|decliners?|advancers?|performers?)\b")
@@ -125,6 +132,7 @@ class TopKDetail:
     subset: bool = False  # the rows asked are some of the k (of the top 50, which…; 前100的公司里…)
     # metrics a later clause filters the k on (…最高的20只，其中市盈率低于8倍的): after the cut, not before
     picked_after: frozenset[str] = frozenset()
+    shares: bool = False  # ranked by a share of rows (亏损公司占比最高的行业): a ratio of two counts
 
     def check(self, sql: Sql) -> Finding:
         rankings = [r for r in sql.rankings if not all(_not_a_measure(key) for key in r.keys)]
@@ -206,6 +214,8 @@ class TopKDetail:
     def _metric_key(self, ranking: Ranking) -> OrderKey | None:
         if self.counts:
             return next((key for key in ranking.keys if _counts_rows(key.expression)), None)
+        if self.shares:
+            return next((key for key in ranking.keys if _shares_rows(key.expression)), None)
         for key in ranking.keys:
             if self.columns & columns_of(key.expression) or direction(
                 key.expression, self.columns, self.gain
@@ -230,7 +240,7 @@ class TopKDetail:
         key = self._metric_key(ranking)
         if key is None or self.descending is None:
             return undecided("the ranking key cannot be related to the metric the question ranks by")
-        moves = 1 if self.counts else direction(key.expression, self.columns, self.gain)
+        moves = 1 if self.counts or self.shares else direction(key.expression, self.columns, self.gain)
         if moves is None:
             return undecided("which way the ranking key moves with the metric is not read")
         descending = key.descending if moves > 0 else not key.descending
@@ -310,6 +320,41 @@ def _counts_rows(expression: exp.Expr) -> bool:
     )
 
 
+def _shares_rows(expression: exp.Expr) -> bool:
+    """countIf(…) / count(), sum(if(…)) / count(), avg(x < 0), through rounding and a positive factor:
+    a key that grows with the share of rows counted."""
+    node = strip(expression)
+    if isinstance(node, exp.Round) or function_name(node) == "round":
+        inner = first_argument(node)
+        return inner is not None and _shares_rows(inner)
+    if isinstance(node, exp.Mul):
+        scaled = _unscaled(node)
+        return scaled is not node and _shares_rows(scaled)
+    if isinstance(node, exp.Div):
+        return _counts_some(_unscaled(node.this)) and _counts_some(_unscaled(node.expression))
+    if isinstance(node, exp.Avg):
+        return isinstance(strip(node.this), exp.LT | exp.LTE | exp.GT | exp.GTE | exp.EQ | exp.NEQ)
+    return False
+
+
+def _unscaled(node: exp.Expr) -> exp.Expr:
+    """x of 100 * x or x * 100 (a positive factor); the node itself otherwise."""
+    node = strip(node)
+    if isinstance(node, exp.Mul):
+        for factor, other in ((node.this, node.expression), (node.expression, node.this)):
+            value = number_value(factor)
+            if value is not None and value > 0:
+                return strip(other)
+    return node
+
+
+def _counts_some(node: exp.Expr) -> bool:
+    node = strip(node)
+    if isinstance(node, exp.Count | exp.CountIf) or function_name(node).startswith(("count", "uniq")):
+        return True
+    return isinstance(node, exp.Sum) and strip(node.this).find(exp.If, exp.LT, exp.GT, exp.EQ) is not None
+
+
 def _not_a_measure(key: OrderKey) -> bool:
     """A key on days or on the stock itself: a time window or a tie-break, not a ranking by a metric."""
     columns = columns_of(key.expression)
@@ -334,6 +379,8 @@ def _detail(
     question: Question, k: int, superlative: str, start: int, end: int, group: str, ranks_groups: bool
 ) -> TopKDetail:
     side = Side.LOW if superlative in _LOW_WORDS else Side.HIGH
+    if _SHARE_ZH.search(question.text, max(0, start - 8), end) or _SHARE_EN.match(question.text, end):
+        return TopKDetail(k, side, frozenset(), side is Side.HIGH, False, group, ranks_groups, shares=True)
     if (superlative in {"most", "fewest"} and _COUNTED.match(question.text, end)) or (
         superlative in {"最多", "最少"} and _COUNTED_ZH.search(question.text, max(0, start - 8), end)
     ):
