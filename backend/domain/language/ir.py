@@ -159,6 +159,9 @@ class Scope:
     # index membership at a time of its own (2024年6月底在沪深300里): the snapshot in force that day;
     # with op "any" and a window (at some point during 2025), a member of any snapshot inside it
     time: TimeSpec | None = None
+    # several values named by one word (两市: the SSE and the SZSE) are one set, never one row each; a
+    # note for the parser's grouping only (the SQL is the same), so it takes no part in equality
+    one_word: bool = field(default=False, compare=False)
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,8 @@ words that could not be placed: the parser never guesses.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from backend.domain.language.context import LanguageContext
 from backend.domain.language.ir import Screen
 from backend.domain.language.lexicon import STOCK_NOUNS, Token, tokenize
@@ -54,7 +56,7 @@ from backend.domain.language.parser.ordering import ordering, which_of_named
 from backend.domain.language.parser.readings import POINTS, Reading, reread_tokens
 from backend.domain.language.parser.report_windows import from_quarter_before, report_window
 from backend.domain.language.parser.rewriting import GrammarPass, rewrite
-from backend.domain.language.parser.scopes import scope, scope_conditions, scope_lists
+from backend.domain.language.parser.scopes import scope, scope_conditions, scope_lists, scopes_side_by_side
 from backend.domain.language.parser.sizes import cap_size
 from backend.domain.language.parser.streaks import streak, streak_each_day, streak_total, streak_volume
 from backend.domain.language.parser.sustained import sustained
@@ -154,6 +156,17 @@ GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
 )
 
 
+# 里 / 中 (in, among) dropped as filler: where they were said still tells what a ranking picked from
+INSIDE_WORDS = frozenset({"里", "中", "当中", "之中", "里面", "其中"})
+
+
+class _Fillers(NamedTuple):
+    """What the dropped filler words still say: a word for stocks (the rows are stocks), 里/中 where."""
+
+    names_stocks: bool
+    inside_at: tuple[int, ...]
+
+
 class Parser:
     def __init__(self, context: LanguageContext) -> None:
         self.context = context
@@ -163,42 +176,45 @@ class Parser:
 
     def parse(self, question: str) -> Screen:
         """The first reading of the question (NotUnderstood, naming the words, if it has none)."""
-        tokens, names_stocks = self._tokens(question)
-        return self._read(tokens, Reading(), names_stocks)
+        tokens, said = self._tokens(question)
+        return self._read(tokens, Reading(), said)
 
     def parse_readings(self, question: str) -> list[Screen]:
         """The question's distinct readings, best first: the first reading, then the same with one
         of the places it can be read two ways (readings.POINTS, in that order) flipped."""
-        tokens, names_stocks = self._tokens(question)
+        tokens, said = self._tokens(question)
         first = Reading()
-        screens = [self._read(tokens, first, names_stocks)]
+        screens = [self._read(tokens, first, said)]
         for point in sorted(first.met, key=POINTS.index):
             try:
-                screen = self._read(tokens, Reading(frozenset({point})), names_stocks)
+                screen = self._read(tokens, Reading(frozenset({point})), said)
             except NotUnderstood:
                 continue  # that way of reading it leaves words unread
             if screen not in screens:
                 screens.append(screen)
         return screens
 
-    def _read(self, tokens: list[Token], reading: Reading, names_stocks: bool) -> Screen:
+    def _read(self, tokens: list[Token], reading: Reading, said: _Fillers) -> Screen:
         tokens = reread_tokens(tokens, reading)
         scopes = []
         for grammar_pass in GRAMMAR_PASSES:
             tokens = rewrite(self.model, tokens, grammar_pass)
             if grammar_pass is scope_conditions:  # every scope read: none may vanish in a later pass
                 scopes = scopes_read(tokens)
-        screen = assemble(self.model, tokens, reading, names_stocks=names_stocks)
+        screen = assemble(
+            self.model, tokens, reading, names_stocks=said.names_stocks, inside_at=said.inside_at
+        )
         refuse_dropped_scopes(scopes, screen)
         return screen
 
-    def _tokens(self, question: str) -> tuple[list[Token], bool]:
+    def _tokens(self, question: str) -> tuple[list[Token], _Fillers]:
         """The question's tokens without filler, and whether a word for stocks was among the filler
         (股票, companies: the rows asked for are stocks, not groups)."""
         every = tokenize(question, self.context.lexicon, self.codes, self.context.latest_trade_date)
         every = values_present(every)  # 有市盈率的: read with its filler words, before they are dropped
         names_stocks = any(token.kind == "filler" and token.text in STOCK_NOUNS for token in every)
-        tokens = [token for token in every if token.kind != "filler"]
+        inside_at = tuple(t.start for t in every if t.kind == "filler" and t.text in INSIDE_WORDS)
+        tokens = [token for token in scopes_side_by_side(every) if token.kind != "filler"]
         _refuse_ambiguous_names(tokens, self.names)
         unknown = [token.text for token in tokens if token.kind == "unknown"]
         if unknown:
@@ -207,7 +223,7 @@ class Parser:
             raise NotUnderstood(
                 "the question asks for nothing the engine knows (no metric, entity or condition)"
             )
-        return tokens, names_stocks
+        return tokens, _Fillers(names_stocks, inside_at)
 
 
 def _refuse_ambiguous_names(tokens: list[Token], names: dict[str, str]) -> None:

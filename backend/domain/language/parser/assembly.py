@@ -44,6 +44,7 @@ from backend.domain.language.parser.time_placement import (
     attach_report_times,
     attach_second_times,
     place_times,
+    rank_on_latest_day,
 )
 from backend.domain.language.semantic import Metric, SemanticModel
 
@@ -87,9 +88,15 @@ class _Collected:
 
 
 def assemble(
-    model: SemanticModel, tokens: list[Token], reading: Reading | None = None, *, names_stocks: bool = False
+    model: SemanticModel,
+    tokens: list[Token],
+    reading: Reading | None = None,
+    *,
+    names_stocks: bool = False,
+    inside_at: tuple[int, ...] = (),
 ) -> Screen:
-    """`names_stocks`: a word for stocks was said (and dropped as filler): the rows are stocks."""
+    """`names_stocks`: a word for stocks was said (and dropped as filler): the rows are stocks;
+    `inside_at`: where 里/中 (in, among) were said, dropped as filler."""
     reading = reading or Reading()
     found = _collect(model, tokens)
     found.names_stocks = names_stocks or found.has_count_unit
@@ -106,13 +113,16 @@ def assemble(
     _place_limit(screen, found.limit_numbers, found.has_count_unit)
     conditions = attach_second_times(found.conditions, found.condition_starts, found.times)
     conditions = attach_report_times(model, conditions, found.condition_starts, found.times)
+    if found.order_index >= 0:
+        rank_on_latest_day(model, screen, tokens[found.order_index].start, found.times)
     conditions = rank_subset(
         screen,
         conditions,
         found.condition_indexes,
         found.order_index,
-        _ranked_per_group(tokens, found),
+        _ranked_per_group(tokens, found, inside_at),
         reading,
+        inside_after_ranking=_inside_after_ranking(tokens, found.order_index, inside_at),
     )
     _limit_per_group(screen)
     conditions = _aggregate_compares_to_having(model, screen, conditions, found.times)
@@ -122,7 +132,7 @@ def assemble(
     _count_days_per_stock(screen, found.counts_events)
     _window_measures_per_stock(screen)
     _breadth_each_day(screen)
-    group_lists(screen, screen.where, reading)
+    group_lists(screen, screen.where, reading, each_said=any(_says_each(token) for token in tokens))
     take_share_and_averages_over_scope(screen, reading)
     refuse_groups_without_aggregate(model, screen)
     place_times(model, screen, found.times)
@@ -268,18 +278,33 @@ def _collect(model: SemanticModel, tokens: list[Token]) -> _Collected:
     return found
 
 
+def _says_each(token: Token) -> bool:
+    """各 / 分别 / respectively: each group of a set named by one word is asked (两市各成交了多少亿)."""
+    return token.kind in EACH_WORDS and token.value in EACH_WORDS[token.kind]
+
+
 def _asks_per_day(token: Token) -> bool:
     return token.kind == "per_day" or (token.kind == "consecutive" and "each" in token.text)
 
 
-def _ranked_per_group(tokens: list[Token], found: _Collected) -> bool:
+def _inside_after_ranking(tokens: list[Token], order_index: int, inside_at: tuple[int, ...]) -> bool:
+    """成交额前100的股票里 + an entity: 里/中 said between the ranking and the token after it."""
+    if order_index < 0 or order_index + 1 >= len(tokens):
+        return False
+    return any(tokens[order_index].start < k < tokens[order_index + 1].start for k in inside_at)
+
+
+def _ranked_per_group(tokens: list[Token], found: _Collected, inside_at: tuple[int, ...]) -> bool:
     """各行业市值前三 / the top 3 by market cap in each industry: the grouping is written before the
-    ranking or right after it in the same phrase; after a break (市值前100的公司里，各行业…) it groups
-    what the ranking picked."""
+    ranking or right after it in the same phrase; after a break (市值前100的公司里，各行业…), or 里/中
+    closing the ranked set (市值前100的公司里各行业有几家), it groups what the ranking picked."""
     order, group = found.order_index, found.group_index
     if group < 0 or order < 0:
         return False
-    return group < order or all(tokens[k].kind in {"timespec", "count_unit"} for k in range(order + 1, group))
+    if group < order:
+        return True
+    same_phrase = all(tokens[k].kind in {"timespec", "count_unit"} for k in range(order + 1, group))
+    return same_phrase and not any(tokens[order].start < k < tokens[group].start for k in inside_at)
 
 
 def _orders_by_aggregate(screen: Screen) -> bool:
@@ -453,9 +478,7 @@ def _each_named_group_figure(
     figure of a group (an average? a median?) stays refused, asking which."""
     if screen.aggregates or screen.order or found.names_stocks or not screen.outputs:
         return
-    said = {
-        token.kind for token in tokens if token.kind in EACH_WORDS and token.value in EACH_WORDS[token.kind]
-    }
+    said = {token.kind for token in tokens if _says_each(token)}
     listed = [
         c for c in screen.where if isinstance(c, Scope) and c.kind in LIST_DIMENSIONS and len(c.values) > 1
     ]

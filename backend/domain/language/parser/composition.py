@@ -48,6 +48,8 @@ def rank_subset(
     order_index: int,
     ranked_per_group: bool,
     reading: Reading,
+    *,
+    inside_after_ranking: bool = False,
 ) -> list[PlacedCondition]:
     """A ranking that does not order the answer's rows picks the stocks the rest is computed on.
 
@@ -61,8 +63,11 @@ def rank_subset(
     if order is None or order.metric.startswith("agg:") or screen.limit is None:
         return conditions
     grouped_first = screen.group_by is not None and ranked_per_group  # 各行业…前三, top 3 … in each industry
+    # the entity right after the ranking chooses what it ranks (涨幅前10的银行股), unless 里/中 closes the
+    # ranked set before it (成交额前100的股票里科技股有几只: the top 100 of all, then the tech ones)
+    chooses = -1 if inside_after_ranking else order_index + 1  # where a scope chooses what is ranked
     after = [item for item, index in zip(conditions, indexes, strict=True)
-             if index > order_index and not (item[1] and index == order_index + 1)]  # fmt: skip
+             if index > order_index and not (item[1] and index == chooses)]  # fmt: skip
     counts = {aggregate.fn for aggregate in screen.aggregates} & STOCK_COUNTS
     # 各行业涨幅前三的股票及其平均市值 shows the top 3 rows of each group with their average
     aggregated = bool(screen.aggregates or screen.having) and (not grouped_first or bool(counts))
@@ -88,12 +93,19 @@ def rank_subset(
     return [(subset, False, "and"), *kept]
 
 
-def group_lists(screen: Screen, conditions: list[Condition], reading: Reading) -> None:
-    """An aggregate over several named industries (exchanges, boards, areas): one row per group."""
+def group_lists(screen: Screen, conditions: list[Condition], reading: Reading, *, each_said: bool) -> None:
+    """An aggregate over several named industries (exchanges, boards, areas): one row per group; a set
+    one word names (两市涨跌家数: the two exchanges together) is one scope, one row, unless each is said
+    (两市各成交了多少亿)."""
     if screen.group_by is not None or not screen.aggregates or screen.order is not None:
         return
     lists = [
-        c for c in conditions if isinstance(c, Scope) and c.kind in LIST_DIMENSIONS and len(c.values) > 1
+        c
+        for c in conditions
+        if isinstance(c, Scope)
+        and c.kind in LIST_DIMENSIONS
+        and len(c.values) > 1
+        and (each_said or not c.one_word)
     ]
     if len(lists) == 1 and not reading.choose("listed_groups"):
         screen.group_by = LIST_DIMENSIONS[lists[0].kind]

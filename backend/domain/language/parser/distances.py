@@ -16,7 +16,7 @@ from typing import NamedTuple
 from backend.domain.language.ir import BoolOp, Compare, Condition, Technical, TimeSpec
 from backend.domain.language.lexicon import Token
 from backend.domain.language.parser.rewriting import Match, is_plain_number, kind_at, synthetic
-from backend.domain.language.parser.technical import moving_average_window
+from backend.domain.language.parser.technical import TRADING_DAYS_PER_YEAR, moving_average_window
 from backend.domain.language.semantic import SemanticModel
 
 FLIPPED = {">": "<", ">=": "<=", "<": ">", "<=": ">="}
@@ -143,7 +143,9 @@ def _level(tokens: list[Token], j: int) -> Level | None:
     k += closing
     if kind_at(tokens, k) in EXTREME_WORDS:
         extreme = EXTREME_WORDS[tokens[k].kind]
-        if closing and window.label == "recent_bars":  # an N-day closing high: the stock's N bars
+        # an N-day closing high: the stock's N bars; a year's (250-day, as 52-week) stays the market's
+        # last 250 days, a drawdown's window (README conventions: a distance from a 52-week high)
+        if closing and window.label == "recent_bars" and window.n != TRADING_DAYS_PER_YEAR:
             return Level(extreme, "close", None, window.n or 0, k + 1)
         return Level(extreme, "close" if closing else extreme, window, 0, k + 1)
     if closing:

@@ -7,6 +7,7 @@ into one scope with several values; then every scope becomes a condition (negate
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 
 from backend.domain.language.ir import Not, Scope
 from backend.domain.language.lexicon import Token
@@ -21,8 +22,8 @@ OWN_DIMENSION = {"exchange": "exchange", "board": "market", "industry": "industr
                  "area": "area"}  # fmt: skip
 
 
-# words joining scopes into one list (和 reads as `to` first: 从…和…)
-JOINING = {"and", "or", "to"}
+# words joining scopes into one list (和 reads as `to` first: 从…和…; versus: A vs B, one row each)
+JOINING = {"and", "or", "to", "versus"}
 
 # a stock has one of each: two of these side by side can only be a list ("banks vs brokers", the
 # "vs" being filler), never both at once (an empty AND)
@@ -81,7 +82,8 @@ def _area_named(tokens: list[Token], i: int) -> str | None:
 
 
 def scope_lists(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
-    """银行和证券 / SSE or SZSE → one scope with several values."""
+    """银行和证券 / SSE or SZSE → one scope with several values; 两市 (one word for two exchanges) → one
+    scope too, marked as one set (no row per exchange)."""
     if tokens[i].kind != "scope":
         return None
     merged: Scope = tokens[i].value
@@ -106,8 +108,34 @@ def scope_lists(model: SemanticModel, tokens: list[Token], i: int) -> Match | No
         j += 1
     if j == i + 1:
         return None
+    # the words of one restated word (两市 = 沪市和深市) all start where it does: one set, not a list
+    if len({token.start for token in tokens[i:j]}) == 1:
+        merged = replace(merged, one_word=True)
     j += _size_restated(merged, tokens, j)
     return j - i, [synthetic("scope", merged, tokens[i:j])]
+
+
+# set side by side (CSI 300 members vs CSI 500 members): filler elsewhere (a P/E versus the average)
+VERSUS_WORDS = frozenset({"vs", "versus", "vs.", "compared with", "compared to"})
+
+
+def scopes_side_by_side(tokens: list[Token]) -> list[Token]:
+    """Before the filler is dropped: "vs" between two scopes (CSI 300 members vs CSI 500 members, the
+    first one's constituent word between) is kept, to join them as "and" does: a list of groups
+    compared one row each, never both memberships at once. Scopes no list can hold (an index vs a
+    board) leave it unread, to refuse."""
+    words = [k for k, token in enumerate(tokens) if token.kind != "filler" or token.text in VERSUS_WORDS]
+    result = list(tokens)
+    for place, k in enumerate(words[1:-1], start=1):
+        before, after = tokens[words[place - 1]], tokens[words[place + 1]]
+        if tokens[k].kind != "filler":
+            continue
+        closes_scope = before.kind in SCOPE_KINDS or (
+            before.kind == "constituent" and place >= 2 and tokens[words[place - 2]].kind == "index"
+        )
+        if closes_scope and after.kind in SCOPE_KINDS:
+            result[k] = Token("versus", "versus", tokens[k].text, tokens[k].start)
+    return result
 
 
 def _group_after_exclusion(model: SemanticModel, merged: Scope, other: Scope, separator: Token) -> bool:

@@ -110,6 +110,23 @@ def _governed(
     return [k for k in candidates if token.start < starts[k] < following]
 
 
+def rank_on_latest_day(model: SemanticModel, screen: Screen, ranking_start: int, times: list[Token]) -> None:
+    """市值前20的股票今年以来平均涨了多少: in Chinese a window governs what is written after it, so one
+    said after a ranking is the move's, not the ranking's; a day's figure ranked with no time of its
+    own (market cap, traded value) ranks on the latest day, never on its average over that window.
+    A move ranked (涨幅前10) keeps the window: its change is over the window's days."""
+    order = screen.order
+    market = [token for token in times if token.value.label not in REPORT_LIKE]
+    if order is None or order.time is not None or order.other_time is not None or not market:
+        return
+    metric = model.metrics.get(order.metric)
+    if metric is None or metric.kind != "daily" or metric.column == "pct_chg":
+        return
+    said_after = all(token.start > ranking_start and not token.text.isascii() for token in market)
+    if said_after and not any(token.value.is_single_day for token in market):
+        screen.order = replace(order, time=TimeSpec())
+
+
 def place_times(model: SemanticModel, screen: Screen, times: list[Token]) -> None:
     """The question's time; a report year mixed with market data goes to the fundamentals only."""
     specs: list[TimeSpec] = []
