@@ -39,6 +39,7 @@ from backend.domain.language.parser.comparisons import (
 from backend.domain.language.parser.concepts import concepts
 from backend.domain.language.parser.distances import distance_from_level
 from backend.domain.language.parser.errors import NotUnderstood
+from backend.domain.language.parser.exclusions import excluded_after
 from backend.domain.language.parser.frequency import (
     counted_days,
     each_period,
@@ -51,7 +52,7 @@ from backend.domain.language.parser.index_changes import index_membership
 from backend.domain.language.parser.kept_scopes import refuse_dropped_scopes, scopes_read
 from backend.domain.language.parser.listing import listing
 from backend.domain.language.parser.money_readings import money_reading
-from backend.domain.language.parser.move_fractions import move_by_fraction
+from backend.domain.language.parser.move_fractions import move_by_fraction, move_by_multiple
 from backend.domain.language.parser.ordering import ordering, which_of_named
 from backend.domain.language.parser.readings import POINTS, Reading, reread_tokens
 from backend.domain.language.parser.report_windows import from_quarter_before, report_window
@@ -137,6 +138,7 @@ GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
     part_of,
     bare_price,
     move_by_fraction,
+    move_by_multiple,
     compare,
     streak_each_day,
     each_period,
@@ -148,6 +150,7 @@ GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
     never_on_any_day,
     single_word_conditions,
     swing_from_named_loss,
+    excluded_after,
     sustained,
     counts_each,
     ordering,

@@ -279,6 +279,9 @@ def counts_each(model: SemanticModel, tokens: list[Token], i: int) -> Match | No
         while _restates_each(tokens, j):  # 上涨和下跌家数分别是多少: one count each, as read
             j += 1
         return j - i, _counts((tokens[i], moved))
+    each_asked = _count_after_each(tokens, i)
+    if each_asked is not None:
+        return each_asked
     listed_count = _count_listed_after_figure(tokens, i)
     if listed_count is not None:
         return listed_count
@@ -303,6 +306,19 @@ def counts_each(model: SemanticModel, tokens: list[Token], i: int) -> Match | No
         if _counted(tokens, first) and pair and _counted(tokens, second):
             return second + 1 - i, [*scopes, *_counts((tokens[first], tokens[second])), *said_on]
     return None
+
+
+def _count_after_each(tokens: list[Token], i: int) -> Match | None:
+    """涨的有多少家，跌的有多少家 / 涨停的几只、跌停的几只: each condition followed by its own how-many, one
+    count each (never both conditions AND-ed under one count)."""
+    if not (_counted(tokens, i) and kind_at(tokens, i + 1) == "count" and not tokens[i + 1].extra):
+        return None
+    j = i + 2
+    while kind_at(tokens, j) in {"and", "to"}:
+        j += 1
+    if j == i + 2 or not _counted(tokens, j) or kind_at(tokens, j + 1) != "count" or tokens[j + 1].extra:
+        return None
+    return j + 2 - i, _counts((tokens[i], tokens[j]))
 
 
 def _count_listed_after_figure(tokens: list[Token], i: int) -> Match | None:

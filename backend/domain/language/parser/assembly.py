@@ -9,6 +9,7 @@ Anything left that is not harmless refuses the question with the words that coul
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from itertools import pairwise
 
 from backend.domain.language.ir import (
     WINDOW_MEASURES,
@@ -152,6 +153,7 @@ def assemble(
     refuse_leftovers(
         tokens, [k for k in found.leftovers if k not in ranked] + unread_days + unread_figures, screen
     )
+    _refuse_counts_apart(tokens, found)
     return screen
 
 
@@ -281,6 +283,19 @@ def _collect(model: SemanticModel, tokens: list[Token]) -> _Collected:
 def _says_each(token: Token) -> bool:
     """各 / 分别 / respectively: each group of a set named by one word is asked (两市各成交了多少亿)."""
     return token.kind in EACH_WORDS and token.value in EACH_WORDS[token.kind]
+
+
+def _refuse_counts_apart(tokens: list[Token], found: _Collected) -> None:
+    """Two how-manys with a condition between them (涨停的多少家，放量的多少家 where no rule paired each
+    with its own condition) ask two counts; one count of the stocks meeting both would merge filters
+    the question kept apart: refused, never answered."""
+    bare = [k for k, token in enumerate(tokens) if token.kind == "count" and token.extra.get("where") is None]
+    for first, second in pairwise(bare):
+        if any(first < k < second for k in found.condition_indexes):
+            raise NotUnderstood(
+                f"could not place: '{tokens[first].text}', '{tokens[second].text}' (several counts asked, "
+                "each of its own stocks: ask them one at a time)"
+            )
 
 
 def _asks_per_day(token: Token) -> bool:

@@ -24,7 +24,7 @@ from backend.domain.language.parser.changes import relative_change
 from backend.domain.language.parser.composition import LIST_DIMENSIONS
 from backend.domain.language.parser.errors import NotUnderstood
 from backend.domain.language.parser.readings import TTM_OF
-from backend.domain.language.parser.rewriting import Match, kind_at, metric_of, synthetic
+from backend.domain.language.parser.rewriting import Match, kind_at, metric_of, says_window, synthetic
 from backend.domain.language.parser.sustained import period_count
 from backend.domain.language.semantic import Metric, SemanticModel
 
@@ -397,7 +397,7 @@ def shared_comparison(model: SemanticModel, tokens: list[Token], i: int) -> Matc
     if tokens[i].kind != "metric" or not joined or kind_at(tokens, i + 2) != "metric":
         return None
     tail = i + 3 + both
-    first = compare(model, [tokens[i], *tokens[tail:]], 0)
+    first = compare(model, [_growth_said_once(tokens[i], tokens[i + 2]), *tokens[tail:]], 0)
     second = compare(model, [tokens[i + 2], *tokens[tail:]], 0)
     if first is None or second is None or first[0] != second[0] or first[0] < 2:
         return None
@@ -405,6 +405,14 @@ def shared_comparison(model: SemanticModel, tokens: list[Token], i: int) -> Matc
         return None  # 显示市值、市盈率低于10: a figure shown, then another's condition
     end = tail + first[0] - 1
     return end - i, [*first[1], tokens[i + 1], *second[1]]
+
+
+def _growth_said_once(first: Token, second: Token) -> Token:
+    """营收和净利润增速 / revenue and net profit growth: the growth word said once, after the second
+    figure, is the first's too (its year-on-year growth rate, never the figure itself)."""
+    if first.value in YOY_OF and second.value in GROWTH_RATES:
+        return replace(first, value=YOY_OF[str(first.value)])
+    return first
 
 
 def _same_scale(model: SemanticModel, first: Token, second: Token) -> bool:
@@ -602,6 +610,15 @@ def single_word_conditions(model: SemanticModel, tokens: list[Token], i: int) ->
         condition = Compare("pct_chg", ">=", float(tokens[i].value), text=tokens[i].text)
         used = 1 + _at_least_after(tokens, i + 1)
         return used, [synthetic("cond", condition, tokens[i : i + used])]
+    price = kind_at(tokens, i) == "metric" and tokens[i].value == "close"  # 股价腰斩: the price said
+    j = i + price
+    of_figure = kind_at(tokens, i - 1) in {"metric", "report_figure"}
+    halved = kind_at(tokens, j) == "halved" and (price or not of_figure)
+    if halved and says_window(tokens):
+        # 腰斩: the price down at least 50% over the question's window; a figure halved, or no window
+        # said (no base to fall from), is left unread
+        condition = Compare("pct_chg", "<=", float(tokens[j].value), text=tokens[j].text)
+        return j + 1 - i, [synthetic("cond", condition, tokens[i : j + 1])]
     if tokens[i].kind == "cmp" and kind_at(tokens, i + 1) == "doubled":  # more than doubled: > 100%
         doubled = tokens[i + 1]
         condition = Compare("pct_chg", tokens[i].value, float(doubled.value), text=doubled.text)

@@ -149,8 +149,14 @@ def every_day(model: SemanticModel, tokens: list[Token], i: int) -> Match | None
 
 
 def shown_day_counts(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
-    """涨停次数 / 上涨天数 / number of limit-up days, with no count compared (counted_days read those):
-    how many trading days of the window the day's condition held on, shown as a figure."""
+    """涨停次数 / 上涨天数 / number of limit-up days / 多少次涨停, with no count compared (counted_days read
+    those): how many trading days of the window the day's condition held on, shown as a figure."""
+    asked_first = kind_at(tokens, i) == "count" and tokens[i].text in HOW_MANY
+    if asked_first and kind_at(tokens, i + 1) == "occurrence" and tokens[i + 1].text in EVENT_WORDS:
+        condition = _day_condition(model, tokens, i + 2)  # 出现了多少次涨停: the times asked before the event
+        if condition is not None:
+            counted = synthetic("count", None, tokens[i : i + 3], where=condition, days=True, events=True)
+            return 3, [counted]
     if kind_at(tokens, i) == "count" and not tokens[i].extra:  # number of limit-up days
         condition = _day_condition(model, tokens, i + 1)
         days = kind_at(tokens, i + 2) == "tunit" and tokens[i + 2].value in {"day", "trading_day"}
@@ -325,7 +331,8 @@ def _times(tokens: list[Token], i: int) -> tuple[int, int] | None:
     days = kind_at(tokens, i + 1) == "tunit" and tokens[i + 1].value in {"day", "trading_day"}
     if (kind_at(tokens, i + 1) == "occurrence" or days) and is_plain_number(tokens[i]):
         return int(tokens[i].value), i + 2  # 两次 / 6天 / on 6 days
-    if tokens[i].extra.get("unit") == "times":  # 3 times (not 3x a multiple: a comparison follows one)
+    if tokens[i].extra.get("unit") == "times" and tokens[i].text.endswith("times"):
+        # 3 times; never 3x / 3倍, a multiple (涨了5倍 is a gain, not five up days)
         return int(tokens[i].value), i + 1
     return None
 

@@ -10,6 +10,8 @@ words named rather than answered without them.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from backend.domain.language.ir import (
     BoolOp,
     Compare,
@@ -41,6 +43,11 @@ YOY_RATES = {"netprofit_yoy", "or_yoy"}
 CROSS_NAMES = {
     "cross_below": ({"死叉", "death cross", "death crosses"}, "ma_death_cross"),
     "cross_above": ({"金叉", "golden cross", "golden crosses"}, "ma_golden_cross"),
+}
+# a screener word with no threshold of its own (冲高回落), restated by the question's own conditions
+# (冲高回落，盘中最高涨幅超过7%但收盘涨幅不到1%): each measure compared on the side the word says
+RESTATED_BY_CONDITIONS = {
+    "冲高回落": (("high_pct", {">", ">="}), ("pct_chg", {"<", "<="})),
 }
 # what "only" / "among" may point at: a filter the rules read ("only industries with more than 10")
 FILTERS = {"cond", "having"}
@@ -107,6 +114,12 @@ def _restates(tokens: list[Token], index: int, screen: Screen) -> bool:
         event = event and not tokens[index + 1].extra.get("scope")
         asked = index == 0 and (_next_kind(tokens, index) == "count_unit" or event)
         return asked or _longest_run_at_least(screen)
+    if token.kind == "undefined" and token.text in RESTATED_BY_CONDITIONS:
+        return all(
+            _compared_on_side(screen.where, metric, ops) for metric, ops in RESTATED_BY_CONDITIONS[token.text]
+        )
+    if token.kind == "again":  # 昨天涨停、今天接着涨停: the same event read again on a later day
+        return _same_event_on_later_day(tokens, index)
     if token.kind in {"only", "among"}:  # only industries with more than 10 …, among ChiNext stocks
         trailing = token.kind == "only" and index == len(tokens) - 1 and index > 0  # main board only
         if trailing and tokens[index - 1].kind == "cond" and tokens[index - 1].extra.get("scope"):
@@ -119,6 +132,32 @@ def _restates(tokens: list[Token], index: int, screen: Screen) -> bool:
 
 def _compares(condition: Condition, metric: str) -> bool:
     return isinstance(condition, Compare) and condition.metric == metric
+
+
+def _compared_on_side(conditions: Sequence[Condition], metric: str, ops: set[str]) -> bool:
+    """A plain comparison of `metric` on one of the sides `ops`, among the conditions AND-ed."""
+    for condition in conditions:
+        if (
+            isinstance(condition, BoolOp)
+            and condition.op == "and"
+            and _compared_on_side(condition.items, metric, ops)
+        ):
+            return True
+        if isinstance(condition, Compare) and condition.metric == metric and condition.op in ops:
+            return True
+    return False
+
+
+def _same_event_on_later_day(tokens: list[Token], index: int) -> bool:
+    """接着 / 又 / again before a condition said earlier too, with a day said in between (昨天涨停、今天又
+    涨停): each day's condition is read with its own day, so the word only restates that it repeats."""
+    following = tokens[index + 1] if index + 1 < len(tokens) else None
+    if following is None or following.kind != "cond":
+        return False
+    for k in range(index - 1, -1, -1):
+        if tokens[k].kind == "cond" and tokens[k].value == following.value:
+            return any(token.kind == "timespec" for token in tokens[k + 1 : index])
+    return False
 
 
 def _holds_technical(condition: Condition, kind: str) -> bool:
@@ -163,8 +202,9 @@ def _measures_volatility(screen: Screen) -> bool:
 
 
 def _shows_an_average(screen: Screen) -> bool:
-    """The screen already shows an average: one it compares (avg over a window) or one it computes."""
-    compared = any(isinstance(c, Compare) and c.agg == "avg" for c in screen.where)
+    """The screen already shows an average: one it compares (avg over a window, or each group's: 平均ROE
+    在8%以上的行业) or one it computes."""
+    compared = any(isinstance(c, Compare) and c.agg == "avg" for c in [*screen.where, *screen.having])
     return compared or any(aggregate.fn == "avg" for aggregate in screen.aggregates)
 
 

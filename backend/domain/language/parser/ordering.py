@@ -35,6 +35,10 @@ def ordering(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
         if tokens[i].text.startswith(("成分", "成份")) and not _index_named(tokens[:i]):
             return None  # 成分股最多 counts the members of an index the question names: none here
         return 1, [synthetic("orderspec", Order("agg:count:", str(tokens[i].value)), [tokens[i]], limit=1)]
+    if _group_with_most(tokens, i):  # 亏损的公司，哪3个行业最多: the groups ranked by their count
+        said = kind_at(tokens, i - 2) == "number" or kind_at(tokens, i - 3) == "number"  # 哪3个行业
+        order = Order("agg:count:", str(tokens[i].value))
+        return 1, [synthetic("orderspec", order, [tokens[i]], limit=None if said else 1)]
     ranked_by_moves = _moves_then_rank(tokens, i)
     if ranked_by_moves is not None:
         return ranked_by_moves
@@ -290,6 +294,16 @@ def _times_left_out(order: Token, used: list[Token]) -> list[Token]:
 def _index_named(tokens: list[Token]) -> bool:
     """An index scope among the tokens (沪深300成分股…): what a count of constituents counts."""
     return any(isinstance(token.value, Scope) and token.value.kind == "index" for token in tokens)
+
+
+def _group_with_most(tokens: list[Token], i: int) -> bool:
+    """dimension + 最多/最少 ending its clause, after the stocks were described (亏损的公司，哪个行业最多):
+    the most of those stocks, never of a figure (nothing ranked follows)."""
+    counting = tokens[i].kind == "super" and tokens[i].text in COUNT_SUPERLATIVES
+    if not counting or kind_at(tokens, i - 1) != "dim":
+        return False
+    described = any(token.kind == "cond" and not token.extra.get("scope") for token in tokens[:i])
+    return described and _ends_phrase(tokens, i + 1)
 
 
 def _most_stocks(tokens: list[Token], i: int) -> Match | None:

@@ -44,6 +44,12 @@ def kind_at(tokens: list[Token], index: int) -> str:
     return tokens[index].kind if 0 <= index < len(tokens) else ""
 
 
+def says_window(tokens: list[Token]) -> bool:
+    """A window of days is said (今年以来, since a day, the last 20 days): the base a move over it is
+    measured from, as 翻倍 / 腰斩 / 涨了5倍 need one (over one day they would be misread)."""
+    return any(token.kind == "timespec" and not token.value.is_single_day for token in tokens)
+
+
 def is_plain_number(token: Token) -> bool:
     """A bare count such as 5 or 三, not 5% or 5亿."""
     return token.kind == "number" and not token.extra.get("unit") and not token.extra.get("scaled")
