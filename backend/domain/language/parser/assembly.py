@@ -133,7 +133,9 @@ def assemble(
     _count_days_per_stock(screen, found.counts_events)
     _window_measures_per_stock(screen)
     _breadth_each_day(screen)
-    group_lists(screen, screen.where, reading, each_said=any(_says_each(token) for token in tokens))
+    # 分别 after several figures (涨停家数和跌停家数分别是多少) is each figure's, not each exchange's
+    each_group = len(screen.aggregates) < 2 and any(_says_each(token) for token in tokens)
+    group_lists(screen, screen.where, reading, each_said=each_group)
     take_share_and_averages_over_scope(screen, reading)
     refuse_groups_without_aggregate(model, screen)
     place_times(model, screen, found.times)
