@@ -723,9 +723,20 @@ _EN_SINCE_NO_YEAR_RE = re.compile(
 )
 
 
+# a day said without a year in a question that names no year at all (Top 5 gainers on Dec 15, 12月24号涨停的):
+# the latest such day on or before the data's last day, as after since. A year said anywhere else dates it
+# through the time rules instead (2024年9月24日至10月8日)
+_EN_LONE_DAY_RE = re.compile(rf"\b({_MONTH_RE})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?![\s,]*(?:\d|'))")
+_ZH_LONE_DAY_RE = re.compile(r"(?<![\d年.%-])(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]")
+_SAID_YEAR_RE = re.compile(
+    r"(?<!\d)(?:19|20)\d{2}(?!\d)|\d\s*年|今年|去年|前年|\b(?:this|last|previous|prior) year\b|\bfy"
+)
+
+
 def _years_before_since(text: str, latest: date | None) -> str:
     """12月以来 → 2025年12月以来 when the data ends in 2025 (2024年 when its last day is before 12月1日);
-    since Dec 5 → since Dec 5, 2025, since the start of November → … November 2025, likewise."""
+    since Dec 5 → since Dec 5, 2025, since the start of November → … November 2025, likewise; a day
+    alone in a question naming no year (on Dec 15, 12月24号) the same."""
     if latest is None:
         return text
 
@@ -747,7 +758,10 @@ def _years_before_since(text: str, latest: date | None) -> str:
         year = latest.year if start <= latest else latest.year - 1
         return f"{year}年{found.group(0)}"
 
-    return _SINCE_NO_YEAR_RE.sub(dated, text)
+    text = _SINCE_NO_YEAR_RE.sub(dated, text)
+    if _SAID_YEAR_RE.search(text):
+        return text
+    return _ZH_LONE_DAY_RE.sub(dated, _EN_LONE_DAY_RE.sub(dated_english, text))
 
 
 # a day some calendar span before the data's last day (半年前, 3个月前, 一个季度前, six months ago): that

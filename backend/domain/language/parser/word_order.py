@@ -110,6 +110,31 @@ def how_much_moved(model: SemanticModel, tokens: list[Token], i: int) -> Match |
     return j + price + 1 - i, [*tokens[i + 1 : j], change]
 
 
+# a price said as a verb (trading at …): its object, when a valuation multiple, is what is compared
+PRICED_AT = {"trading at", "priced at"}
+GROUP_AVERAGE_WORDS = {"own", "dim", "agg"}  # their industry's average …
+
+
+def priced_at_multiple(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """trading at less than half their industry's average trailing P/E: the P/E compared with that
+    average (a multiple of a group's average valuation), not the price."""
+    if kind_at(tokens, i) != "metric" or tokens[i].text not in PRICED_AT or kind_at(tokens, i + 1) != "cmp":
+        return None
+    said = tokens[i + 2] if kind_at(tokens, i + 2) in {"fraction", "twice", "number"} else None
+    if said is None or (said.kind == "number" and said.extra.get("unit") != "times"):
+        return None
+    k = i + 3
+    while kind_at(tokens, k) in GROUP_AVERAGE_WORDS:
+        k += 1
+    averaged = any(token.kind == "agg" and token.value == "avg" for token in tokens[i + 3 : k])
+    if not averaged or kind_at(tokens, k) != "metric":
+        return None
+    multiple = model.metrics.get(str(tokens[k].value))
+    if multiple is None or multiple.input_unit.name != "倍":
+        return None
+    return 1, [Token("metric", multiple.key, tokens[i].text, tokens[i].start)]
+
+
 def averaged_move(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     """the average [daily] move of banks: an average of the signed change, the change itself (a move
     compared alone, moved more than 5%, may be either way, and is left to refuse)."""
