@@ -43,7 +43,8 @@ _DETERMINERS = re.compile(r"哪些|哪几|哪个|哪只|哪家|哪|这些|那些
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _LEADING_NAME = re.compile(
     rf"^(?:{_COMMANDS})*(?P<name>[\u4e00-\u9fff]{{2,6}}?)"
-    r"(?=\d|最新|最近|近|今日|今天|昨日|昨天|的|在|从|自|过去|上市|股价|收盘|市值|市盈率|市净率|每股|营收|营业|净利润)"
+    # 、: the first of names listed side by side (中国平安、招商银行…)
+    r"(?=\d|、|最新|最近|近|今日|今天|昨日|昨天|的|在|从|自|过去|上市|股价|收盘|市值|市盈率|市净率|每股|营收|营业|净利润)"
 )
 _CAPITALIZED_BEFORE = re.compile(r"([A-Z][\w&.\-]*)\s+$")
 # Words that start a question rather than a company name.

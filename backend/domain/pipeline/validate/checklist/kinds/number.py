@@ -639,7 +639,21 @@ def _paired(question: Question, bound: tuple[Hit, MetricInfo], start: int) -> tu
     return (first, question.vocabulary.metrics[first.key]) if both else None
 
 
-def _bound(question: Question, start: int) -> tuple[Hit, MetricInfo] | None:
+def _bound(question: Question, start: int, end: int | None = None) -> tuple[Hit, MetricInfo] | None:
+    """The metric the number is a threshold on: a multiple named right after it (less than 0.6 times
+    book value, 低于10倍市盈率) before the metric word ahead of it (trading at …, 股价…)."""
+    if end is not None:
+        multiple = next(
+            (
+                hit
+                for hit in question.hits_of(Category.METRIC)
+                if start < hit.start <= end + 1
+                and question.vocabulary.metrics[hit.key].stored_unit in question.vocabulary.times_words
+            ),
+            None,
+        )
+        if multiple is not None:
+            return multiple, question.vocabulary.metrics[multiple.key]
     return question.metric_before(start, 6 if question.lang is Lang.ZH else 25)
 
 
@@ -665,7 +679,7 @@ def _constraint(
     strict: bool | None = None,
     bound: tuple[Hit, MetricInfo] | None = None,
 ) -> Constraint:
-    bound = bound or _bound(question, start)
+    bound = bound or _bound(question, start, end if quantity.unit == "times" else None)
     metric = bound[1] if bound is not None else None
     falling = bound is not None and _FALLING.search(question.text, bound[0].end, start) is not None
     stored = _stored(quantity, metric, falling) if metric is not None and len(metric.columns) == 1 else None
@@ -673,7 +687,7 @@ def _constraint(
         column = next(iter(metric.columns))
         flipped = metric.negated != falling
         wanted = side if not flipped else (Side.BELOW if side is Side.ABOVE else Side.ABOVE)
-        span = question.span(bound[0].start, end)
+        span = question.span(min(bound[0].start, start), max(bound[0].end, end))  # a multiple may follow
         shown = f"{column} {'>' if wanted is Side.ABOVE else '<'} {_shown(stored)}"
         text = question.says(
             f"{span.text}：{shown}（{metric.stored_unit}）", f"{span.text}: {shown} ({metric.stored_unit})"
