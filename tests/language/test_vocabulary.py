@@ -27,6 +27,20 @@ CASES = [
     # a TTM loss: the trailing four quarters' profit (latest + last annual − a year before), not the quarter's
     ("Companies with a TTM net loss", [".n_income_attr_p + inc_", ") < 0"]),
     ("loss-making companies on a trailing-twelve-month basis", [".n_income_attr_p + inc_", ") < 0"]),
+    # round 10 (by kind): on a trailing basis, a valuation's window said after it, sub-Nx, heaviest,
+    # show the average
+    ("Which SSE 50 members were loss-making on a trailing basis?", [".n_income_attr_p + inc_", ") < 0"]),
+    ("Stocks with price-to-sales on a trailing basis under 0.5", ["db.ps_ttm < 0.5"]),
+    ("Banks with a dividend yield (TTM) above 5%", ["db.dv_ttm > 5"]),
+    ("Banks with a sub-0.8x PB", ["db.pb < 0.8"]),
+    ("Which ChiNext names had the heaviest turnover rate yesterday?", ["ORDER BY db.turnover_rate DESC"]),
+    (
+        "Regions whose average dividend yield is over 3% today; show the average",
+        ["HAVING round(avg(db.dv_ratio), 6) > 3"],
+    ),
+    # between a dated day and today / the latest close: the two closes compared
+    ("Which stocks gained more than 40% between March 31, 2025 and now?", ["'2025-03-31')", "gain, 6) > 40"]),
+    ("Banks that fell over 10% between 2025-09-30 and the latest close", ["'2025-09-30')", "gain, 6) < -10"]),
 ]
 
 

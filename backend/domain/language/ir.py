@@ -48,7 +48,7 @@ REPORT_TIME_LABELS = frozenset(
 class TimeSpec:
     label: str = "latest"
     day: date | None = None  # label date; start of date_range / since
-    end_day: date | None = None  # end of date_range
+    end_day: date | None = None  # end of date_range / date_span (a span with none ends on the latest day)
     n: int | None = None  # recent_* count
     year: int | None = None  # year / month / quarter / annual
     month: int | None = None

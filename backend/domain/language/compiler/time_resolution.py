@@ -142,9 +142,10 @@ def _resolve_window(context: LanguageContext, spec: TimeSpec) -> Window:
         return Window(before(spec.day), last_on_or_before(spec.end_day))
     if label == "since" and spec.day:  # 2025年以来 / since March 2024: from that day to the latest
         return Window(before(spec.day), latest)
-    if label == "date_span" and spec.day and spec.end_day:
+    if label == "date_span" and spec.day:  # no end day said: between that day and today
         first = last_on_or_before(spec.day)
-        return Window(before(spec.day), last_on_or_before(spec.end_day), gain_base=first)
+        end = last_on_or_before(spec.end_day) if spec.end_day else latest
+        return Window(before(spec.day), end, gain_base=first)
     raise CompileError(f"time scope {label} is not a window")
 
 

@@ -55,7 +55,11 @@ from backend.domain.language.parser.money_readings import money_reading
 from backend.domain.language.parser.move_fractions import move_by_fraction, move_by_multiple
 from backend.domain.language.parser.ordering import ordering, which_of_named
 from backend.domain.language.parser.readings import POINTS, Reading, reread_tokens
-from backend.domain.language.parser.report_windows import from_quarter_before, report_window
+from backend.domain.language.parser.report_windows import (
+    from_quarter_before,
+    report_window,
+    valuation_basis_after,
+)
 from backend.domain.language.parser.rewriting import GrammarPass, rewrite
 from backend.domain.language.parser.scopes import scope, scope_conditions, scope_lists, scopes_side_by_side
 from backend.domain.language.parser.sizes import cap_size
@@ -122,6 +126,7 @@ GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
     scope_conditions,
     which_of_named,
     index_membership,
+    valuation_basis_after,
     report_window,
     distance_from_high,
     aggregate_metric,

@@ -9,6 +9,7 @@ or a ranking reads a `report_figure`; left alone it is a figure shown per stock 
 from __future__ import annotations
 
 from backend.domain.language.lexicon import Token
+from backend.domain.language.parser.readings import TTM_OF
 from backend.domain.language.parser.rewriting import Match, kind_at
 from backend.domain.language.semantic import SemanticModel
 
@@ -44,6 +45,17 @@ def report_window(model: SemanticModel, tokens: list[Token], i: int) -> Match | 
             window = WINDOWS[tokens[j + 1].value]
             return j + 2 - i, [_figure(token, window), *tokens[i + 1 : j + 1]]
     return None
+
+
+def valuation_basis_after(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """price-to-sales on a TTM basis / dividend yield (trailing twelve months): a valuation with a
+    trailing twin, the window said right after it, is that twin (ps_ttm), never the static figure."""
+    token = tokens[i]
+    said_after = kind_at(tokens, i + 1) == "single_quarter" and tokens[i + 1].value == "ttm"
+    if token.kind != "metric" or token.value not in TTM_OF or not said_after:
+        return None
+    text = f"{token.text} {tokens[i + 1].text}"
+    return 2, [Token("metric", TTM_OF[token.value], text, token.start, dict(token.extra))]
 
 
 def _year_to_date(model: SemanticModel, tokens: list[Token], i: int) -> bool:

@@ -42,6 +42,11 @@ def time_scope(model: SemanticModel, tokens: list[Token], i: int) -> Match | Non
         start, end = _day_range(tokens, i + 1) or (token.value, token.value)
         spec = TimeSpec("date_span" if token.text == "between" else "date_range", day=start, end_day=end)
         used = 4
+    elif token.kind == "between" and token.text == "between" and _dated_to_latest(tokens, i + 1):
+        # between June 30, 2025 and today (the latest close): the two days compared, the latest one
+        # the end (left unset); the close said with it is the price the span compares anyway
+        said_close = kind_at(tokens, i + 4) == "metric" and tokens[i + 4].value == "close"
+        spec, used = TimeSpec("date_span", day=tokens[i + 1].value), 4 + said_close
     elif _day_range(tokens, i) is not None:
         # "A至B" covers the days from A to B
         start, end = _day_range(tokens, i) or (token.value, token.value)
@@ -220,6 +225,12 @@ def _month_at(tokens: list[Token], j: int) -> tuple[int | None, int, int] | None
     if unit and is_plain_number(token) and 1 <= token.value <= 12 and float(token.value).is_integer():
         return None, int(token.value), 2
     return None
+
+
+def _dated_to_latest(tokens: list[Token], j: int) -> bool:
+    """A day with its year, then and today / now (a day without its year is not read here)."""
+    latest = kind_at(tokens, j + 2) == "time" and tokens[j + 2].value == "latest"
+    return kind_at(tokens, j) == "date" and kind_at(tokens, j + 1) == "to" and latest
 
 
 def _day_range(tokens: list[Token], j: int) -> tuple[date, date] | None:
