@@ -44,7 +44,7 @@ _CJK = re.compile(r"[\u4e00-\u9fff]")
 _LEADING_NAME = re.compile(
     rf"^(?:{_COMMANDS})*(?P<name>[\u4e00-\u9fff]{{2,6}}?)"
     # 、: the first of names listed side by side (中国平安、招商银行…)
-    r"(?=\d|、|最新|最近|近|今日|今天|昨日|昨天|的|在|从|自|过去|上市|股价|收盘|市值|市盈率|市净率|每股|营收|营业|净利润)"
+    r"(?=\d|、|最新|最近|近|今日|今天|今年|去年|本年|本月|上月|本周|上周|昨日|昨天|的|在|从|自|过去|上市|股价|收盘|市值|市盈率|市净率|每股|营收|营业|净利润)"
 )
 _CAPITALIZED_BEFORE = re.compile(r"([A-Z][\w&.\-]*)\s+$")
 # Words that start a question rather than a company name.
@@ -54,7 +54,7 @@ _NOT_NAMES = {
 }  # fmt: skip
 # Characters of the words that open a question but name no company: quantifiers, days and periods
 # (三季报, 过去20天).
-_NOT_NAME_CHARACTERS = set("各每前最连续近今昨不非按统计哪些有多少这那上下涨跌股票季过")
+_NOT_NAME_CHARACTERS = set("各每前最连续近今昨不非按统计哪些有多少这那上下涨跌股票季过市")  # 市: 两市, 全市场
 
 
 def _names(literal: str, value: str) -> bool:
