@@ -53,8 +53,9 @@ LISTING_GROUPINGS = {
 }
 SUM_OVER_WINDOW = {"vol", "amount"}  # flows add up over a window; levels and ratios are averaged
 FULL_WINDOW_MEASURES = {"stddevSamp"}
-# measured at the window's last close (below its high, above its low): the stock needs a bar that day
-AT_LAST_CLOSE = {"drawdown", "rebound"}
+# measured at the window's last close (below its high, above its low), or a drawdown up to that close
+# (the largest fall of the window): the stock needs a bar that day
+AT_LAST_CLOSE = {"drawdown", "rebound", "max_drawdown"}
 # the longest run of bars whose change has this sign (longest winning / losing streak)
 STREAK_SIGNS = {"longest_up_streak": ">", "longest_down_streak": "<"}
 
@@ -108,10 +109,10 @@ def window_alias(build: QueryBuild, metric_key: str, agg: str | None, window: Wi
     full = fn in FULL_WINDOW_MEASURES and not window.period
     if full:
         alias += "_full"
-    elif fn in AT_LAST_CLOSE:
-        alias += "_to_end"
     elif fn == "max_drawdown":
         alias += "_peaks"
+    elif fn in AT_LAST_CLOSE:
+        alias += "_to_end"
     elif fn in STREAK_SIGNS:
         alias += "_runs"
     existing = build.joins.get(alias)
@@ -127,7 +128,8 @@ def window_alias(build: QueryBuild, metric_key: str, agg: str | None, window: Wi
         if full:
             days = trading_days_in(build.context, window)
             existing = existing.having(exp.EQ(this=exp.Count(this=exp.Star()), expression=number(days)))
-        elif fn in AT_LAST_CLOSE:
+        elif fn in AT_LAST_CLOSE and not (fn == "max_drawdown" and window.period):
+            # a max drawdown over a calendar period (2025年) reads the bars in it, as volatility does
             at_end = call("countIf", on_date("trade_date", window.end))
             existing = existing.having(exp.EQ(this=at_end, expression=number(1)))
         build.joins[alias] = existing
@@ -166,7 +168,12 @@ def _running_peaks(build: QueryBuild, metric: Metric, rows: exp.Expr) -> exp.Exp
         spec=exp.WindowSpec(kind="ROWS", start="UNBOUNDED", start_side="PRECEDING", end="CURRENT ROW"),
     )
     source = (
-        exp.select(col("ts_code"), exp.alias_(metric_expr(metric, None), "value"), exp.alias_(peak, "peak"))
+        exp.select(
+            col("ts_code"),
+            col("trade_date"),
+            exp.alias_(metric_expr(metric, None), "value"),
+            exp.alias_(peak, "peak"),
+        )
         .from_(table(build.context, metric.table))
         .where(rows)
     )

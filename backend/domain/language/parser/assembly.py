@@ -115,7 +115,7 @@ def assemble(
     conditions = attach_second_times(found.conditions, found.condition_starts, found.times)
     conditions = attach_report_times(model, conditions, found.condition_starts, found.times)
     if found.order_index >= 0:
-        rank_on_latest_day(model, screen, tokens[found.order_index].start, found.times)
+        rank_on_latest_day(model, screen, tokens, found.order_index, found.times)
     conditions = rank_subset(
         screen,
         conditions,

@@ -582,6 +582,8 @@ def _said_of_measure(tokens: list[Token], i: int) -> bool:
     k = i - 1 - (kind_at(tokens, i - 1) == "timespec")
     if i >= len(tokens) or kind_at(tokens, k) != "metric" or tokens[k].value in PRICE_MEASURES:
         return False
+    if tokens[k].text in OPEN_MOVES:
+        return False  # 低开收绿: the open's direction said in one word, then the day's close (its own move)
     return all(tokens[m + 1].start - (tokens[m].start + len(tokens[m].text)) <= 1 for m in range(k, i))
 
 

@@ -17,6 +17,7 @@ from backend.domain.language.ir import (
 )
 from backend.domain.language.lexicon import Token
 from backend.domain.language.parser.errors import NotUnderstood
+from backend.domain.language.parser.word_order import FIGURE_KINDS
 from backend.domain.language.semantic import Metric, SemanticModel
 
 PlacedCondition = tuple[Condition, bool, str]  # (condition, is an entity scope, connector before it)
@@ -110,20 +111,34 @@ def _governed(
     return [k for k in candidates if token.start < starts[k] < following]
 
 
-def rank_on_latest_day(model: SemanticModel, screen: Screen, ranking_start: int, times: list[Token]) -> None:
+def rank_on_latest_day(
+    model: SemanticModel, screen: Screen, tokens: list[Token], order_index: int, times: list[Token]
+) -> None:
     """市值前20的股票今年以来平均涨了多少: in Chinese a window governs what is written after it, so one
     said after a ranking is the move's, not the ranking's; a day's figure ranked with no time of its
     own (market cap, traded value) ranks on the latest day, never on its average over that window.
+    In English a window follows what it governs: it is the move's when another figure stands between
+    the ranking and it (the 20 largest by market cap — their average return since the start of the
+    year); one right after the ranking (largest by market cap this year) stays the ranking's.
     A move ranked (涨幅前10) keeps the window: its change is over the window's days."""
     order = screen.order
+    ranking_start = tokens[order_index].start
     market = [token for token in times if token.value.label not in REPORT_LIKE]
     if order is None or order.time is not None or order.other_time is not None or not market:
         return
     metric = model.metrics.get(order.metric)
     if metric is None or metric.kind != "daily" or metric.column == "pct_chg":
         return
-    said_after = all(token.start > ranking_start and not token.text.isascii() for token in market)
-    if said_after and not any(token.value.is_single_day for token in market):
+    figures = [token.start for token in tokens[order_index + 1 :] if token.kind in FIGURE_KINDS]
+
+    def said_for_another_figure(time: Token) -> bool:
+        if time.start <= ranking_start or not time.text:
+            return False
+        return not time.text.isascii() or any(start < time.start for start in figures)
+
+    if all(said_for_another_figure(token) for token in market) and not any(
+        token.value.is_single_day for token in market
+    ):
         screen.order = replace(order, time=TimeSpec())
 
 
