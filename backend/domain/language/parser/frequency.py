@@ -47,6 +47,9 @@ PERIOD_RUN = {
 LONGEST_PERIOD_RUN = 10
 EVENT_WORDS = {"次", "次数", "回"}  # the times a day's condition held (each stock's day counted)
 HOW_MANY = {"多少"}  # 涨停多少次: the count asked before its unit
+# a limit close counted as boards (3个涨停板: three limit-up days); only these events are counted with 个,
+# and never where groups are named (超过2个涨停的行业 may count the limit-up stocks of each)
+BOARD_EVENTS = {"涨停", "涨停板", "跌停", "跌停板"}
 
 
 def counted_days(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
@@ -323,14 +326,17 @@ def _count(tokens: list[Token], i: int) -> tuple[str, int, int] | None:
 
 
 def _times(tokens: list[Token], i: int) -> tuple[int, int] | None:
-    """twice / once / N次 / N days / N times → (N, next index)."""
+    """twice / once / N次 / N days / N times / N个 before a limit close → (N, next index)."""
     if kind_at(tokens, i) == "twice":
         return int(tokens[i].value), i + 1
     if kind_at(tokens, i) != "number" or not float(tokens[i].value).is_integer():
         return None
     days = kind_at(tokens, i + 1) == "tunit" and tokens[i + 1].value in {"day", "trading_day"}
-    if (kind_at(tokens, i + 1) == "occurrence" or days) and is_plain_number(tokens[i]):
-        return int(tokens[i].value), i + 2  # 两次 / 6天 / on 6 days
+    boards = kind_at(tokens, i + 1) == "count_unit" and tokens[i + 1].text == "个"
+    boards = boards and i + 2 < len(tokens) and tokens[i + 2].text in BOARD_EVENTS
+    boards = boards and not any(token.kind in {"dim", "groupby"} for token in tokens)
+    if (kind_at(tokens, i + 1) == "occurrence" or days or boards) and is_plain_number(tokens[i]):
+        return int(tokens[i].value), i + 2  # 两次 / 6天 / on 6 days / 3个涨停板
     if tokens[i].extra.get("unit") == "times" and tokens[i].text.endswith("times"):
         # 3 times; never 3x / 3倍, a multiple (涨了5倍 is a gain, not five up days)
         return int(tokens[i].value), i + 1

@@ -49,6 +49,8 @@ CROSS_NAMES = {
 RESTATED_BY_CONDITIONS = {
     "冲高回落": (("high_pct", {">", ">="}), ("pct_chg", {"<", "<="})),
 }
+# how much is asked (多少亿, 是多少 at the end) after a 各 of several figures, never a condition (各超过10亿)
+ASKED_AMOUNTS = {"count", "out_unit", ""}  # "": 多少 said last, dropped as a filler
 # what "only" / "among" may point at: a filter the rules read ("only industries with more than 10")
 FILTERS = {"cond", "having"}
 SKIPPED_BEFORE_FILTER = {"dim", "and", "count_unit", "count"}  # 只看股票数超过100只的地区
@@ -73,8 +75,8 @@ def refuse_leftovers(tokens: list[Token], leftovers: list[int], screen: Screen) 
 def _restates(tokens: list[Token], index: int, screen: Screen) -> bool:
     token = tokens[index]
     if token.kind == "quantifier" and token.value == "each":  # 各行业分别有几家, 茅台和五粮液分别…
-        several = len(screen.aggregates) > 1 or len(screen.outputs) + len(screen.figures) > 1
-        several = several and not _names_several_groups(screen)  # 主板和创业板的换手率分别: per group
+        several = len(screen.aggregates) > 1 and not _names_several_groups(screen)  # 主板和创业板…: per group
+        several = several or _several_figures(screen)
         return screen.group_by is not None or _lists_named_stocks(screen) or several  # 营收和净利润分别…
     if token.kind == "traded_daily":  # traded every day and never fell…: a bar each day, which every
         return any(_every_day(condition) for condition in screen.where)  # day's condition needs anyway
@@ -88,6 +90,9 @@ def _restates(tokens: list[Token], index: int, screen: Screen) -> bool:
         return screen.group_by is not None
     if token.kind == "per":  # 省份有哪些，各多少家: a 各 with no dimension after it repeats the grouping
         several = screen.group_by is not None or len(screen.aggregates) > 1  # 上涨家数和下跌家数各是多少
+        copula = index + 1 < len(tokens) and tokens[index + 1].text in CONNECTIVE_TEXTS["cmp"]  # 各是多少
+        asked = _next_kind(tokens, index + copula) in ASKED_AMOUNTS  # 茅台的营收和净利润各多少亿: shown
+        several = several or (asked and _names_stocks(screen) and _several_figures(screen))
         return several and _next_kind(tokens, index) != "dim"
     if token.kind == "quantifier":  # 连续三年ROE都在15%以上
         return any(_held_over_periods(condition) for condition in screen.where)
@@ -119,7 +124,7 @@ def _restates(tokens: list[Token], index: int, screen: Screen) -> bool:
             _compared_on_side(screen.where, metric, ops) for metric, ops in RESTATED_BY_CONDITIONS[token.text]
         )
     if token.kind == "again":  # 昨天涨停、今天接着涨停: the same event read again on a later day
-        return _same_event_on_later_day(tokens, index)
+        return _same_event_on_later_day(tokens, index) or _also_another_condition(tokens, index)
     if token.kind in {"only", "among"}:  # only industries with more than 10 …, among ChiNext stocks
         trailing = token.kind == "only" and index == len(tokens) - 1 and index > 0  # main board only
         if trailing and tokens[index - 1].kind == "cond" and tokens[index - 1].extra.get("scope"):
@@ -128,6 +133,12 @@ def _restates(tokens: list[Token], index: int, screen: Screen) -> bool:
             return _next_kind(tokens, index) in {"", "and"}  # industries with 50+ stocks only[, …]
         return _next_kind(tokens, index, skip=SKIPPED_BEFORE_FILTER) in FILTERS
     return False
+
+
+def _several_figures(screen: Screen) -> bool:
+    """Two or more figures shown, never of groups named (主板和创业板的换手率分别: per group)."""
+    several = len(screen.outputs) + len(screen.figures) > 1
+    return several and not _names_several_groups(screen)
 
 
 def _compares(condition: Condition, metric: str) -> bool:
@@ -158,6 +169,16 @@ def _same_event_on_later_day(tokens: list[Token], index: int) -> bool:
         if tokens[k].kind == "cond" and tokens[k].value == following.value:
             return any(token.kind == "timespec" for token in tokens[k + 1 : index])
     return False
+
+
+def _also_another_condition(tokens: list[Token], index: int) -> bool:
+    """又 after a connective, between two different conditions (PB不到1倍、又亏损): "and also", AND-ed
+    like the connective; never said of the same condition (涨停、又涨停 repeats it: again, refused)."""
+    if tokens[index].text != "又" or index < 2 or index + 1 >= len(tokens):
+        return False
+    before, connective, after = tokens[index - 2], tokens[index - 1], tokens[index + 1]
+    joined = connective.kind == "and" and before.kind == "cond" and after.kind == "cond"
+    return joined and before.value != after.value
 
 
 def _holds_technical(condition: Condition, kind: str) -> bool:
@@ -213,6 +234,13 @@ def _lists_named_stocks(screen: Screen) -> bool:
     return not screen.aggregates and any(
         isinstance(condition, Scope) and condition.kind == "stock" and len(condition.values) > 1
         for condition in screen.where
+    )
+
+
+def _names_stocks(screen: Screen) -> bool:
+    """Stocks named and shown one row each (nothing aggregated over them)."""
+    return not screen.aggregates and any(
+        isinstance(condition, Scope) and condition.kind == "stock" for condition in screen.where
     )
 
 
