@@ -43,14 +43,14 @@ class Stock:
 _WORD_HYPHEN = re.compile(r"(?<=[a-z0-9])-(?=[a-z])|(?<=[a-z])-(?=[0-9])")
 # a dash set off by spaces (or an em dash) is a pause, as a comma: "gap ups today - low above …"
 # (a hyphen inside a word or a number's sign is not: 5-day, -3%)
-_DASH_PAUSE = re.compile(r" (?:--?|[–—]) |—")
+DASH_PAUSE = re.compile(r" (?:--?|[–—]) |—")
 
 
 def normalize_text(text: str) -> str:
     """Full-width → half-width (NFKC), lower case, one space between words, "5-day" → "5 day", a
     dash between spaces → a comma."""
     folded = " ".join(unicodedata.normalize("NFKC", text).lower().split())
-    return _WORD_HYPHEN.sub(" ", _DASH_PAUSE.sub(" , ", folded))
+    return _WORD_HYPHEN.sub(" ", DASH_PAUSE.sub(" , ", folded))
 
 
 def market_today() -> date:

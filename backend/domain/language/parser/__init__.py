@@ -37,6 +37,7 @@ from backend.domain.language.parser.comparisons import (
     versus_other_period,
 )
 from backend.domain.language.parser.concepts import concepts
+from backend.domain.language.parser.defined_labels import defined_label, profit_after_loss
 from backend.domain.language.parser.distances import distance_from_level
 from backend.domain.language.parser.errors import NotUnderstood
 from backend.domain.language.parser.exclusions import excluded_after
@@ -222,6 +223,7 @@ class Parser:
         (股票, companies: the rows asked for are stocks, not groups)."""
         every = tokenize(question, self.context.lexicon, self.codes, self.context.latest_trade_date)
         every = values_present(every)  # 有市盈率的: read with its filler words, before they are dropped
+        every = profit_after_loss(defined_label(every, question))  # a label's colon is filler
         names_stocks = any(token.kind == "filler" and token.text in STOCK_NOUNS for token in every)
         inside_at = tuple(t.start for t in every if t.kind == "filler" and t.text in INSIDE_WORDS)
         tokens = [token for token in scopes_side_by_side(every) if token.kind != "filler"]

@@ -125,6 +125,8 @@ def _restates(tokens: list[Token], index: int, screen: Screen) -> bool:
         )
     if token.kind == "again":  # 昨天涨停、今天接着涨停: the same event read again on a later day
         return _same_event_on_later_day(tokens, index) or _also_another_condition(tokens, index)
+    if token.kind == "how_much":  # CATL's TTM net profit — how much?: the named stocks' figures shown
+        return _shows_named_figures(screen)
     if token.kind in {"only", "among"}:  # only industries with more than 10 …, among ChiNext stocks
         trailing = token.kind == "only" and index == len(tokens) - 1 and index > 0  # main board only
         if trailing and tokens[index - 1].kind == "cond" and tokens[index - 1].extra.get("scope"):
@@ -242,6 +244,13 @@ def _names_stocks(screen: Screen) -> bool:
     return not screen.aggregates and any(
         isinstance(condition, Scope) and condition.kind == "stock" for condition in screen.where
     )
+
+
+def _shows_named_figures(screen: Screen) -> bool:
+    """Figures of named stocks shown, nothing compared, ranked or grouped: what 'how much' asks."""
+    only_named = all(isinstance(condition, Scope) and condition.kind == "stock" for condition in screen.where)
+    shown = bool(screen.outputs or screen.figures) and screen.order is None and screen.group_by is None
+    return _names_stocks(screen) and only_named and shown and not screen.having
 
 
 def _names_several_groups(screen: Screen) -> bool:

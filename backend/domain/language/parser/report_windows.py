@@ -69,8 +69,11 @@ def _figure(metric: Token, window: str) -> Token:
 def from_quarter_before(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     """rose more than 20% from Q2 (after Q3 2025 single-quarter revenue), 比一季度下滑 (after 2025年
     二季度单季净利润): against the quarter right before the one the question names is quarter on quarter
-    (环比); its year may be left unsaid."""
-    said = _quarter_said(tokens, i + 1)
+    (环比), its year may be left unsaid; against the same quarter of the year before, its year said (fell
+    more than 50% from Q3 2024 after Q3 2025), year on year (同比)."""
+    # from standalone Q2: the window said again, of a figure said single-quarter before
+    again = kind_at(tokens, i + 1) == "single_quarter" and any(t.kind == "single_quarter" for t in tokens[:i])
+    said = _quarter_said(tokens, i + 1 + again)
     against = (kind_at(tokens, i) == "between" and tokens[i].text == "from") or kind_at(tokens, i) == "than"
     if not against or said is None:
         return None
@@ -80,9 +83,12 @@ def from_quarter_before(model: SemanticModel, tokens: list[Token], i: int) -> Ma
     year, quarter = named[0]["year"], named[0]["quarter"]
     before = (year, quarter - 1) if quarter > 1 else (year - 1, 4)
     said_year, said_quarter, used = said
+    used += again
+    text = " ".join(token.text for token in tokens[i : i + 1 + used])
+    if (said_year, said_quarter) == (year - 1, quarter):  # from Q3 2024 after Q3 2025: year on year
+        return 1 + used, [Token("yoy", "yoy", text, tokens[i].start)]
     if (said_year or before[0], said_quarter) != before:
         return None
-    text = " ".join(token.text for token in tokens[i : i + 1 + used])
     return 1 + used, [Token("qoq", "qoq", text, tokens[i].start)]
 
 

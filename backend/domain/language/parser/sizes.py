@@ -16,15 +16,16 @@ THRESHOLD_KINDS = {"cmp", "between"}
 
 
 def cap_size(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
-    """size word + cap + threshold → the cap and its threshold; size word + cap + and/with + the same
-    cap + threshold (small caps with a market cap under 3 billion) → the second cap's threshold."""
+    """size word + cap + threshold → the cap and its threshold; size word + cap + [and/with] + the same
+    cap + threshold (small caps with a market cap under 3 billion, large caps (market cap over 100bn))
+    → the second cap's threshold."""
     if tokens[i].kind != "cap_size" or not _is_cap(tokens, i + 1):
         return None
     if kind_at(tokens, i + 2) in THRESHOLD_KINDS:
         return 2, [tokens[i + 1]]
-    restated = kind_at(tokens, i + 2) == "and" and _is_cap(tokens, i + 3)
-    if restated and kind_at(tokens, i + 4) in THRESHOLD_KINDS:
-        return 4, [tokens[i + 3]]
+    joined = kind_at(tokens, i + 2) == "and"  # large caps (market cap over 100bn): brackets are filler
+    if _is_cap(tokens, i + 2 + joined) and kind_at(tokens, i + 3 + joined) in THRESHOLD_KINDS:
+        return 3 + joined, [tokens[i + 2 + joined]]
     return None
 
 

@@ -1,0 +1,71 @@
+"""A screener's label followed by its definition, and a profit said again after a loss.
+
+"High dividend value plays - yield over 5% with PE below 8", "低估值：市盈率低于10": a style word with
+no threshold of its own (grammar_words.yaml `undefined`: high dividend, low debt, GARP, turnaround) names
+what the conditions after a colon or a spaced dash define. The label is then filler: the definition is
+what is screened. Only a label said first (before it nothing but filler and scopes: low debt pharma:,
+GARP screen in the CSI 300 -), ended by a colon or a dash, with a comparison after it, is read so; a
+style word anywhere else (high dividend stocks with PE below 8, high dividend, PE below 8) still refuses.
+
+"Back in the black" (back to profit) is a profit after a loss: read as profitable when a loss is said
+before it (lost money in FY23, back in the black in FY24; loss-makers in 2024 back in the black in
+2025); with no loss said it is left to refuse, the period of the loss unknown.
+
+Both run on the tokens with their filler still in (the colon is filler).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import replace
+
+from backend.domain.language.context import DASH_PAUSE
+from backend.domain.language.lexicon import Token
+
+# what may stand beside the label before its definition: filler (screen, plays), a scope (pharma, the CSI 300)
+LABEL_COMPANIONS = {"filler", "group", "industry", "index", "exchange", "board", "area"}
+# kinds that say a condition after the label: a comparison, a profit or a loss
+DEFINING_KINDS = {"cmp", "profitable"}
+COLONS = {":"}
+# the first pause of the question: a colon, a spaced dash, or a comma
+_FIRST_PAUSE = re.compile(rf"{DASH_PAUSE.pattern}|[:,]")
+
+
+def defined_label(tokens: list[Token], question: str) -> list[Token]:
+    """The tokens with a leading label (an `undefined` style word) made filler when a colon or a
+    dash ends it and a definition follows."""
+    end = next((k for k, token in enumerate(tokens) if _ends_label(token)), None)
+    if end is None or not any(token.kind == "undefined" for token in tokens[:end]):
+        return tokens
+    separator = tokens[end]
+    ended = separator.text in COLONS or (separator.text == "," and _pauses_with_dash(question))
+    if not ended or not any(token.kind in DEFINING_KINDS for token in tokens[end + 1 :]):
+        return tokens
+    label = [
+        replace(token, kind="filler", value=None) if token.kind == "undefined" else token
+        for token in tokens[:end]
+    ]
+    return label + tokens[end:]
+
+
+def _ends_label(token: Token) -> bool:
+    return token.text in COLONS or token.kind not in LABEL_COMPANIONS | {"undefined"}
+
+
+def _pauses_with_dash(question: str) -> bool:
+    """Whether the question's first pause is a dash (a comma pauses as a list would: not a label's end)."""
+    folded = " ".join(unicodedata.normalize("NFKC", question).lower().split())
+    found = _FIRST_PAUSE.search(folded)
+    return found is not None and found.group(0) not in {":", ","}
+
+
+def profit_after_loss(tokens: list[Token]) -> list[Token]:
+    """Each `profit_again` (back in the black) read as profitable when a loss is said before it."""
+    result: list[Token] = []
+    for token in tokens:
+        loss_before = any(said.kind == "profitable" and said.value == "<" for said in result)
+        if token.kind == "profit_again" and loss_before:
+            token = replace(token, kind="profitable", value=">")
+        result.append(token)
+    return result
