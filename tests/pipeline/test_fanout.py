@@ -32,6 +32,13 @@ MEMBERS = "INNER JOIN market.index_weight AS w ON w.con_code = d.ts_code AND w.i
             f"WHERE d.trade_date = {LATEST}",
             ["pass"],
         ),
+        # every day's valuation row joined to count companies per region: one count per stock-day
+        (
+            "SELECT s.industry, count() AS companies FROM market.stock_basic AS s "
+            "INNER JOIN market.daily_basic AS v ON v.ts_code = s.ts_code "
+            "GROUP BY s.industry ORDER BY companies DESC LIMIT 3",
+            ["fail"],
+        ),
         # repeats that change nothing: DISTINCT, max(), IN (…), a joined table whose columns are shown
         (f"SELECT DISTINCT d.ts_code FROM market.daily AS d {MEMBERS} WHERE d.trade_date = {LATEST}", []),
         (f"SELECT max(d.pct_chg) FROM market.daily AS d {MEMBERS} WHERE d.trade_date = {LATEST}", []),

@@ -60,7 +60,9 @@ from backend.domain.pipeline.validate.checklist_stage import (
 )
 from backend.domain.pipeline.validate.fanout import fanout_checks
 from backend.domain.pipeline.validate.grounded import grounded_checks
+from backend.domain.pipeline.validate.index_lists import index_lists_check
 from backend.domain.pipeline.validate.join_filter import join_filter_check
+from backend.domain.pipeline.validate.join_keys import join_keys_check
 from backend.domain.pipeline.validate.latest_period import latest_period_check
 from backend.domain.pipeline.validate.llm_checks import LlmCheckRoles, run_llm_checks
 from backend.domain.pipeline.validate.multiplicity import multiplicity_checks
@@ -241,7 +243,9 @@ class _Run:
                 self.question, parsed, self.ports.reader, self.ports.database, self.lang
             )
             join_filter = join_filter_check(parsed, self.lang)
-            checks = (unit, scale, total, today, period, join_filter)
+            join_keys = join_keys_check(parsed, self.lang)
+            index_lists = index_lists_check(self.question, parsed, self.ports.vocabulary, self.lang)
+            checks = (unit, scale, total, today, period, join_filter, join_keys, index_lists)
             attempt.checks += [check for check in checks if check is not None]
             if attempt.result is not None:  # the candidate ran: its own rows can be recounted
                 attempt.checks += multiplicity_checks(self.question, parsed, self.ports.reader, self.lang)

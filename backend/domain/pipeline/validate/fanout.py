@@ -150,8 +150,10 @@ def _judged(select: exp.Select) -> list[tuple[exp.Table, list[exp.Table]]]:
     sources = _sources(select)
     if sources is None or len(sources) < 2:
         return []
+    # a bare name that a projection gives (ORDER BY n, HAVING n > 3) is no table's column
+    aliases = {projection.alias for projection in select.expressions if isinstance(projection, exp.Alias)}
     columns = [c for c in select.find_all(exp.Column) if c.find_ancestor(exp.Select) is select]
-    if any(not column.table for column in columns):
+    if any(not column.table and column.name not in aliases for column in columns):
         return []
     found = []
     for table, join in sources:
