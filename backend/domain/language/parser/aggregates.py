@@ -13,7 +13,8 @@ MEASURED = {"metric", "change_word"}
 TOTAL_WORD = "total "  # the start of an English metric name said with its sum (total market cap)
 DAILY_AVERAGE_WORDS = {"日均", "每日平均"}
 # what 多少 right after it asks for (净利润是多少, 单季营收多少): the figure, not a count of stocks
-FIGURE_KINDS = {"metric", "aggmetric", "report_figure", "cmp"}
+FIGURE_KINDS = {"metric", "aggmetric", "report_figure", "cmp", "count_move"}  # 上涨家数多少: that count
+EACH_BEFORE_ASKED = {"分别", "各", "各自"}  # 营收和净利润分别多少: each figure's value
 AND_WORDS = {"和", "与", "及", "以及", "、", "and", "&"}  # read as `to` by the lexicon in A and B
 # volatility = stddev of the daily changes; drawdown = % below the window's highest close; max
 # drawdown = the largest fall of a close below the highest close before it, both in the window; the
@@ -188,12 +189,20 @@ def aggregate_metric(model: SemanticModel, tokens: list[Token], i: int) -> Match
         # how many trading days did SSE have in 2024 / 2024年有多少个交易日: days, not stocks
         return 2, [synthetic("count", None, tokens[i : i + 2], days=True)]
     if token.kind == "agg" and token.value == "count":
-        asked_of = tokens[i - 1] if i > 0 else None
-        if token.text == "多少" and asked_of is not None and asked_of.kind in FIGURE_KINDS:
+        if token.text == "多少" and _asks_figure(tokens, i):
             return 1, []  # 净利润是多少: the figure is asked for, not a count of stocks
         used = 1 + (kind_at(tokens, i + 1) == "distinct")  # how many different stocks: counts are distinct
         return used, [synthetic("count", None, tokens[i : i + used])]
     return None
+
+
+def _asks_figure(tokens: list[Token], i: int) -> bool:
+    """多少 right after a figure (净利润是多少, 单季营收多少), or after 分别 / 各 said right after one
+    (市盈率、市净率分别多少, as 分别是多少): the figure asked, each, never a count of stocks."""
+    before = i - 1
+    if kind_at(tokens, before) in {"quantifier", "per"} and tokens[before].text in EACH_BEFORE_ASKED:
+        before -= 1
+    return kind_at(tokens, before) in FIGURE_KINDS
 
 
 def _total_of_group(tokens: list[Token], i: int) -> Match | None:

@@ -46,7 +46,7 @@ PERIOD_RUN = {
 }
 LONGEST_PERIOD_RUN = 10
 EVENT_WORDS = {"次", "次数", "回"}  # the times a day's condition held (each stock's day counted)
-HOW_MANY = {"多少"}  # 涨停多少次: the count asked before its unit
+HOW_MANY = {"多少", "几"}  # 涨停多少次 / 涨停几次: the count asked before its unit
 # a limit close counted as boards (3个涨停板: three limit-up days); only these events are counted with 个,
 # and never where groups are named (超过2个涨停的行业 may count the limit-up stocks of each)
 BOARD_EVENTS = {"涨停", "涨停板", "跌停", "跌停板"}

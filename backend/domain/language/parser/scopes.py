@@ -29,6 +29,9 @@ JOINING = {"and", "or", "to", "versus"}
 # "vs" being filler), never both at once (an empty AND)
 ONE_PER_STOCK = {"exchange", "board", "industry", "area", "stock"}
 
+# before a count of groups, a word that picks some of them (最大的三个交易所) or names them (沪深北三个交易所)
+NAMING_BEFORE_COUNT = {"super", "order", "top", "scope", *SCOPE_KINDS}
+
 # a pause ends an exclusion: 剔除ST股后，沪市主板… excludes ST only
 PAUSES = {",", "，", ";", "；"}
 
@@ -54,6 +57,9 @@ def scope(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     if trailing_marker and _area_named(tokens, i) is not None:  # Guangdong-registered
         found_area = Scope("area", values=(str(_area_named(tokens, i)),))
         return 2, [synthetic("scope", found_area, tokens[i : i + 2])]
+    every_group = _every_group_counted(model, tokens, i)
+    if every_group is not None:
+        return every_group
     if token.kind not in SCOPE_KINDS:
         return None
     used = 1
@@ -69,6 +75,23 @@ def scope(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
         used = 2  # "Shanghai exchange", "银行 行业"
     found = Scope(SCOPE_KINDS[token.kind], values=(str(token.value),))
     return used, [synthetic("scope", found, tokens[i : i + used])]
+
+
+def _every_group_counted(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """三个交易所 / 四个板块: a count of groups said with their dimension, the count being every group
+    there is (3 exchanges, 4 boards), is a list of all of them, as 沪深北三个交易所 names them (one row
+    each when each is asked); any other count (两个交易所, 三个行业) is left for the rules to read."""
+    if kind_at(tokens, i) != "number" or kind_at(tokens, i - 1) in NAMING_BEFORE_COUNT:
+        return None
+    k = i + 1 + (kind_at(tokens, i + 1) == "count_unit")
+    if kind_at(tokens, k) != "dim":
+        return None
+    every_of_dimension = {"exchange": ("exchange", model.exchanges), "market": ("board", model.boards)}
+    every = every_of_dimension.get(str(tokens[k].value))
+    if every is None or tokens[i].value != len(every[1]):
+        return None
+    kind, groups = every
+    return k + 1 - i, [synthetic("scope", Scope(kind, values=tuple(groups)), tokens[i : k + 1])]
 
 
 def _area_named(tokens: list[Token], i: int) -> str | None:
