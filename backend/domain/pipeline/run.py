@@ -72,6 +72,7 @@ from backend.domain.pipeline.validate.reverse.reading import Reading, read
 from backend.domain.pipeline.validate.reverse.runner import run_checks, write_checks
 from backend.domain.pipeline.validate.reverse.subject import Subject
 from backend.domain.pipeline.validate.today import today_check
+from backend.domain.pipeline.validate.unnamed_filter import unnamed_filter_check
 
 
 @dataclass(frozen=True)
@@ -245,7 +246,8 @@ class _Run:
             join_filter = join_filter_check(parsed, self.lang)
             join_keys = join_keys_check(parsed, self.lang)
             index_lists = index_lists_check(self.question, parsed, self.ports.vocabulary, self.lang)
-            checks = (unit, scale, total, today, period, join_filter, join_keys, index_lists)
+            unnamed = unnamed_filter_check(self.question, parsed, self.ports.vocabulary, self.lang)
+            checks = (unit, scale, total, today, period, join_filter, join_keys, index_lists, unnamed)
             attempt.checks += [check for check in checks if check is not None]
             if attempt.result is not None:  # the candidate ran: its own rows can be recounted
                 attempt.checks += multiplicity_checks(self.question, parsed, self.ports.reader, self.lang)

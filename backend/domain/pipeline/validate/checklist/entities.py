@@ -9,13 +9,19 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
 
+import yaml
 from sqlglot import exp
 
+from backend.domain.pipeline.validate.checklist.model import Lang
 from backend.domain.pipeline.validate.checklist.question import Question
 from backend.domain.pipeline.validate.checklist.sqltree import number_value
 from backend.domain.pipeline.validate.checklist.vocabulary import Category, Hit
 
+# The curated names of stocks beside the semantic model (English names as written in English news).
+_ENGLISH_NAMES_PATH = Path(__file__).resolve().parents[3] / "language" / "stock_names.yaml"
 _SUFFIXES = {"SSE": ".SH", "SZSE": ".SZ", "BSE": ".BJ"}
 _COLUMNS = {
     Category.INDUSTRY: "industry",
@@ -127,6 +133,8 @@ def name_around(question: Question, hit: Hit) -> tuple[int, int] | None:
             if question.covered(start - 1):
                 return None
             start -= 1
+        if _opens_name(text, start):
+            start -= 1  # 中国石油, 中信证券: 中 opening the question or a clause starts the name
         lead = _LEADING_VERBS.match(text[start : hit.start])
         start += lead.end() if lead else 0
         for determiner in _DETERMINERS.finditer(text, start, hit.start):
@@ -143,12 +151,43 @@ def name_around(question: Question, hit: Hit) -> tuple[int, int] | None:
     return (start, hit.end) if start < hit.start or possessive else None
 
 
+def _opens_name(text: str, start: int) -> bool:
+    """中 right before a name's first character, itself at the start of the text or of a clause (not
+    the postposition of 成分股中银行股): the name's own first character."""
+    if start == 0 or text[start - 1] != "中":
+        return False
+    before = start - 2
+    return before < 0 or not _CJK.match(text[before]) or text[before] in _WORD_BOUNDARY
+
+
+@cache
+def _english_names() -> dict[str, str]:
+    """English names of well-known stocks (CATL, Ping An Bank) → the short name stock_basic stores, from
+    the curated list the data's names are kept in (a data file, read as such)."""
+    with _ENGLISH_NAMES_PATH.open(encoding="utf-8") as handle:
+        curated = yaml.safe_load(handle)
+    return {str(word).lower(): str(name) for name, words in curated["english"].items() for word in words}
+
+
+def _english_stock_names(question: Question) -> list[tuple[int, int, str]]:
+    """English stock names in an English question, longest first, as the stored short name they name
+    (the probe grounds that name): a stock named in English is checked, never assumed."""
+    if question.lang is not Lang.EN:
+        return []
+    names = sorted(_english_names(), key=len, reverse=True)
+    pattern = re.compile(r"(?<![a-z0-9])(?:" + "|".join(re.escape(name) for name in names) + r")(?![a-z0-9])")
+    return [
+        (match.start(), match.end(), _english_names()[match.group()])
+        for match in pattern.finditer(question.text)
+    ]
+
+
 def stock_names(question: Question) -> list[tuple[int, int, str]]:
     """Stock names that only the database can ground: (start, end, name)."""
-    found: list[tuple[int, int, str]] = []
+    found: list[tuple[int, int, str]] = _english_stock_names(question)
     for hit in question.hits:
         span = name_around(question, hit)
-        if span is not None:
+        if span is not None and not any(s < span[1] and span[0] < e for s, e, _ in found):
             found.append((span[0], span[1], question.raw[span[0] : span[1]]))
     match = _LEADING_NAME.match(question.text)
     if match is not None:

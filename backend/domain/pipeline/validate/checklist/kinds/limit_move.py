@@ -35,6 +35,7 @@ from backend.domain.pipeline.validate.checklist.sqltree import (
     enclosing_select,
     function_name,
 )
+from backend.domain.pipeline.validate.checklist.vocabulary import Category
 
 _CUE = re.compile(r"涨停|跌停|\blimit[- ](?:up|down)s?\b|\bdaily (?:price )?limit\b")
 _COMPARISONS = (exp.GT, exp.GTE, exp.LT, exp.LTE, exp.EQ)
@@ -77,13 +78,41 @@ def _sides(sql: Sql, node: exp.Binary) -> tuple[set[str], set[str]]:
     )
 
 
+# The daily limit of each board (ST stocks aside): ChiNext and STAR 20%, Beijing 30%, the main board 10%.
+_BOARD_LIMITS = {"创业板": 0.2, "科创板": 0.2, "北交所": 0.3, "BSE": 0.3, "主板": 0.1}
+_LIMIT_SIZES = (0.05, 0.1, 0.2, 0.3)
+
+
+def _board_ratio(limit: exp.Expr, size: float) -> Finding | None:
+    """A fixed ratio written for the board named (round(pre_close * 0.8, 2) on ChiNext) passes; one
+    written for another board's limit (× 0.9 there) fails; anything else is not read here."""
+    numbers = [float(n.this) for n in limit.find_all(exp.Literal) if n.is_number]
+
+    def writes(limit_size: float) -> bool:
+        forms = (1 + limit_size, 1 - limit_size, limit_size, 100 * limit_size)
+        return any(abs(number - form) < 1e-9 for number in numbers for form in forms)
+
+    if writes(size):
+        return passed("the limit price is computed with the named board's limit")
+    other = next((other for other in _LIMIT_SIZES if other != size and writes(other)), None)
+    if other is None:
+        return None
+    return failed(
+        Attribution.CONDITION,
+        f"the limit price is computed with a {other:.0%} limit; the board named moves {size:.0%}",
+    )
+
+
 @dataclass(frozen=True)
 class LimitMoveDetail:
     kind: ClassVar[Kind] = Kind.LIMIT_MOVE
 
     whole_market: bool = False  # no board, stock or limit size named: every board's own limit applies
+    board_limit: float | None = None  # the one limit of the boards named (创业板: 0.2), no ST, no size
 
     def _one_limit(self, sql: Sql, limit: exp.Expr) -> Finding | None:
+        if self.board_limit is not None and _fixed_ratio(limit):
+            return _board_ratio(limit, self.board_limit)
         if not self.whole_market or not _fixed_ratio(limit) or _keeps_to_board(sql):
             return None
         return failed(
@@ -136,5 +165,12 @@ def extract(question: Question) -> list[Constraint]:
     )
     # any entity (an industry may sit on the main board alone): not read as the whole market
     named = question.hits_of(*ENTITY_CATEGORIES) or stock_names(question)
-    whole = not named and _SIZE_NAMED.search(question.text) is None
-    return [Constraint(span, text, question.lang, LimitMoveDetail(whole))]
+    size_named = _SIZE_NAMED.search(question.text) is not None
+    whole = not named and not size_named
+    limits = {_BOARD_LIMITS.get(hit.key) for hit in question.hits_of(Category.BOARD, Category.EXCHANGE)}
+    one_board = (
+        len(limits) == 1 and None not in limits and not question.hits_of(Category.ST) and not size_named
+    )
+    return [
+        Constraint(span, text, question.lang, LimitMoveDetail(whole, limits.pop() if one_board else None))
+    ]
