@@ -49,6 +49,7 @@ from backend.domain.language.parser.frequency import (
     shown_day_counts,
 )
 from backend.domain.language.parser.grouping import count_of_groups, group, listing_periods
+from backend.domain.language.parser.improvement import improvement
 from backend.domain.language.parser.index_changes import index_membership
 from backend.domain.language.parser.kept_scopes import refuse_dropped_scopes, scopes_read
 from backend.domain.language.parser.listing import listing
@@ -63,6 +64,7 @@ from backend.domain.language.parser.report_windows import (
 )
 from backend.domain.language.parser.rewriting import GrammarPass, rewrite
 from backend.domain.language.parser.scopes import scope, scope_conditions, scope_lists, scopes_side_by_side
+from backend.domain.language.parser.signed_figures import signed_figure
 from backend.domain.language.parser.sizes import cap_size
 from backend.domain.language.parser.streaks import streak, streak_each_day, streak_total, streak_volume
 from backend.domain.language.parser.sustained import sustained
@@ -93,6 +95,8 @@ from backend.domain.language.parser.word_order import (
 # Phrases that hold dates or numbers of their own (上市日期, N日均线, 连续N天) go before the time and
 # comparison passes, which would otherwise read those dates and numbers as times and values.
 GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
+    improvement,
+    signed_figure,
     asked_unit,
     named_moving_average,
     shared_average_word,
