@@ -116,6 +116,9 @@ _QUARTER_PATTERNS: list[tuple[re.Pattern[str], str]] = [
     # a quarter's report without its year (三季报, 中报, the Q3 report): the latest one of that quarter
     (re.compile(r"(?<![\d年前])(?:第\s*)?([一二三四1-4])\s*(?:季报|季度报告|季度财报)"), "q"),
     (re.compile(r"(?<![\d年上下])(?:中报|半年报|半年度报告)"), "h"),
+    # a quarter said alone before 单季 (三季度单季营收, 二季度单季还亏着): that quarter of the latest
+    # report of it, as 三季报 (never a count of quarters: 连续三季度单季…, 近三季度, nor a year before it)
+    (re.compile(r"(?<![\d年的前近续去后每])(?:第\s*)?([一二三四1-4])\s*季度?(?=\s*单季)"), "q"),
     # 前三季度 with no year: the latest Q3 report
     (re.compile(r"(?<![\d年])前\s*([三3])\s*(?:个)?季度"), "q"),
     (re.compile(r"\bq([1-4])\s+(?:report|reports|results|earnings|financial report)\b"), "q"),
@@ -617,13 +620,13 @@ def _match_number(text: str, pos: int, lexicon: Lexicon) -> tuple[int, Token] | 
             digits = raw[3:] if percent_prefix else raw
             # trailing 万/亿 belong to the unit, not the numeral ("三十亿" = 30 × 亿)
             core = digits.rstrip("万亿") or digits
+            end = pos + len(raw) - (len(digits) - len(core))  # 千亿: 千, then the unit 亿 (never 1000 alone)
             if core[0] in "百千":
                 core = "一" + core
             try:
                 value = float(cn2an.cn2an(core, "smart"))
             except (ValueError, KeyError, TypeError):
                 return None
-            end = pos + len(raw) - (len(digits) - len(core))
             if percent_prefix:
                 return end, Token("number", value, raw, pos, {"unit": "percent", "factor": 1.0})
     if value is None:

@@ -48,7 +48,9 @@ from backend.domain.language.parser.frequency import (
     never_on_any_day,
     shown_day_counts,
 )
+from backend.domain.language.parser.group_basis import whole_market_basis
 from backend.domain.language.parser.grouping import count_of_groups, group, listing_periods
+from backend.domain.language.parser.growth_words import growth_rate_named
 from backend.domain.language.parser.improvement import improvement
 from backend.domain.language.parser.index_changes import index_membership
 from backend.domain.language.parser.kept_scopes import refuse_dropped_scopes, scopes_read
@@ -56,6 +58,7 @@ from backend.domain.language.parser.listing import listing
 from backend.domain.language.parser.money_readings import money_reading
 from backend.domain.language.parser.move_fractions import move_by_fraction, move_by_multiple
 from backend.domain.language.parser.ordering import ordering, which_of_named
+from backend.domain.language.parser.profit_words import cumulative_profit_sign, quarter_swing_from_named_loss
 from backend.domain.language.parser.readings import POINTS, Reading, reread_tokens
 from backend.domain.language.parser.report_windows import (
     from_quarter_before,
@@ -81,6 +84,7 @@ from backend.domain.language.parser.technical import (
 )
 from backend.domain.language.parser.time_scopes import time_scope
 from backend.domain.language.parser.two_periods import two_years_compared
+from backend.domain.language.parser.values_first import value_before_figure
 from backend.domain.language.parser.values_present import values_present
 from backend.domain.language.parser.word_order import (
     averaged_move,
@@ -101,6 +105,7 @@ GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
     named_moving_average,
     shared_average_word,
     verb_before_figure,
+    value_before_figure,
     by_amount,
     how_much_moved,
     averaged_move,
@@ -133,10 +138,12 @@ GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
     index_membership,
     valuation_basis_after,
     report_window,
+    growth_rate_named,
     distance_from_high,
     aggregate_metric,
     benchmark_comparison,
     versus_group_average,
+    whole_market_basis,
     same_period_before,
     change_ranking,
     english_change_ranking,
@@ -160,8 +167,10 @@ GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
     shown_day_counts,
     price_move,
     never_on_any_day,
+    cumulative_profit_sign,
     single_word_conditions,
     swing_from_named_loss,
+    quarter_swing_from_named_loss,
     excluded_after,
     sustained,
     counts_each,

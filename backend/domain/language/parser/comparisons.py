@@ -44,6 +44,16 @@ ComparisonTail = tuple[str, Token, Token | None, int]
 
 
 MEASURES = {"metric", "aggmetric", "change_word", "report_figure"}
+# what may stand between a figure and its comparison: its time, 同比 / 环比, a move word, an aggregate
+FIGURE_MODIFIERS = {"timespec", "yoy", "qoq", "growth_rate", "up", "down", "agg", "daily_values",
+                    "quantifier"}  # fmt: skip
+# 也 (also) between a figure and what is said of it (营收同比也增长50%以上, 市净率也低于1): the figure is
+# still the subject, the condition AND-ed with the others as any is
+ALSO_WORDS = {"也"}
+# words naming a growth rate itself: a move said of one (增速下降) is the rate's change, not the figure's
+RATE_NOUNS = ("增速", "增长率", "增幅", "增长速度", "增长幅度")
+PREDICATE_KINDS = {"up", "down", "cmp", "number", "between", "doubled", "yoy", "qoq", "growth_rate",
+                   "quantifier"}  # fmt: skip
 
 
 PROFIT_FIGURE = "n_income_attr_p"
@@ -275,8 +285,9 @@ def compare(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     yoy = False
     qoq = False
     direction = ""
+    growth_named = False
     kept: list[Token] = []  # markers that belong to the whole question, passed through
-    while kind_at(tokens, j) in {"timespec", "yoy", "qoq", "up", "down", "agg", "daily_values", "quantifier"}:
+    while kind_at(tokens, j) in FIGURE_MODIFIERS or also_before_predicate(tokens, j):
         if tokens[j].kind in {"daily_values", "quantifier"}:  # 都 is judged once the periods are known
             kept.append(tokens[j])
         elif tokens[j].kind == "timespec":
@@ -285,6 +296,8 @@ def compare(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
             yoy = True
         elif tokens[j].kind == "qoq":
             qoq = True
+        elif tokens[j].kind == "growth_rate":  # 营收同比增速超过20%: the growth, no direction of its own
+            growth_named = True
         elif tokens[j].kind in {"up", "down"}:
             direction = tokens[j].kind
             yoy = yoy or model.metrics[metric_key].kind == "report"
@@ -292,12 +305,25 @@ def compare(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
             agg = tokens[j].value
         j += 1
     metric = model.metrics[metric_key]
+    if growth_named and not qoq:  # 营业收入同比增幅: the year-on-year growth of a report figure
+        if metric.kind != "report" or (metric_key not in YOY_OF and metric_key not in GROWTH_RATES):
+            return None
+        yoy = True
     if qoq:  # 单季营收环比增长超过20%: the quarter's own figure against the quarter before
         if metric.table != "income":
             return None
         yoy, agg = False, "qoq"
+    if direction and (growth_named or token.text.endswith(RATE_NOUNS)):
+        return None  # 净利润增速下降: the rate slowed, or the figure fell? left to refuse
     if yoy and metric_key in YOY_OF:
         metric = model.metrics[YOY_OF[metric_key]]
+    window = token.extra.get("window") if token.kind == "report_figure" else None
+    if yoy and window is not None:  # 单季净利润同比: the quarter alone against the same quarter a year before
+        window = "single_yoy" if window == "single_quarter" else None
+    if kind_at(tokens, j) == "profitable" and not direction and (agg == "qoq" or window):
+        # 单季营收环比为负 / 单季净利润同比为正: the sign of the derived figure, never the net profit's
+        condition = Compare(metric_key, tokens[j].value, 0.0, time=time, agg=agg or window, text="0")
+        return j + 1 - i, [synthetic("cond", condition, tokens[i : j + 1]), *kept]
     if kind_at(tokens, j) == "profitable" and token.kind == "metric" and agg is None and not direction:
         # 净利润同比为正 / gross margin positive: the measure's own sign (its growth when 同比 is said),
         # never the net profit's that the sign word alone would name
@@ -370,6 +396,10 @@ def compare(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
         agg = token.extra["window"]
     if agg == "sum" and metric.key == "pct_chg":
         agg = None  # 累计涨幅 = the gain over the window
+    if first.extra.get("unit") == "times" and (metric.key in GROWTH_RATES or agg in {"qoq", "single_yoy"}):
+        if direction != "up" or second is not None:
+            return None  # 同比下降一倍: a growth rate in 倍 read only as 增长了N倍
+        first = _times_as_percent(first)  # 同比增长了一倍以上: a growth of 100% or more
     days_unit = kind_at(tokens, end) == "tunit" and tokens[end].value in {"day", "trading_day"}
     if agg in STREAK_LENGTHS and days_unit:
         end += 1  # 最长连涨天数超过12天: the unit a streak is counted in
@@ -575,11 +605,23 @@ def _measure_since_yesterday(model: SemanticModel, tokens: list[Token], i: int) 
     return j - i, [synthetic("cond", condition, tokens[i:j])]
 
 
+def _times_as_percent(number: Token) -> Token:
+    """增长了N倍: the figure grew by N times itself, a growth rate of N × 100%."""
+    return replace(number, value=float(number.value) * 100, extra={**number.extra, "unit": "percent"})
+
+
+def also_before_predicate(tokens: list[Token], j: int) -> bool:
+    """也 at j, with what is said of the figure before it right after it (营收也涨了30%)."""
+    also = kind_at(tokens, j) == "and" and tokens[j].text in ALSO_WORDS
+    return also and kind_at(tokens, j + 1) in PREDICATE_KINDS
+
+
 def _said_of_measure(tokens: list[Token], i: int) -> bool:
-    """A move word right after a measure that is not the price (volume up, 净利润上涨, volume today up),
-    nothing but a day between them; after words skipped as filler (volume of stocks up 5%) the move is
-    the stocks'."""
-    k = i - 1 - (kind_at(tokens, i - 1) == "timespec")
+    """A move word right after a measure that is not the price (volume up, 净利润上涨, volume today up,
+    成交量也放大), nothing but a day or 也 between them; after words skipped as filler (volume of stocks
+    up 5%) the move is the stocks'."""
+    k = i - 1 - (kind_at(tokens, i - 1) == "and" and tokens[i - 1].text in ALSO_WORDS)
+    k -= kind_at(tokens, k) == "timespec"
     if i >= len(tokens) or kind_at(tokens, k) != "metric" or tokens[k].value in PRICE_MEASURES:
         return False
     if tokens[k].text in OPEN_MOVES:

@@ -54,6 +54,9 @@ ASKED_AMOUNTS = {"count", "out_unit", ""}  # "": 多少 said last, dropped as a 
 # what "only" / "among" may point at: a filter the rules read ("only industries with more than 10")
 FILTERS = {"cond", "having"}
 SKIPPED_BEFORE_FILTER = {"dim", "and", "count_unit", "count"}  # 只看股票数超过100只的地区
+# the average named as a thing to show (带上平均值, 列出均值: the verbs are filler), not 平均 + a figure
+AVERAGE_NOUNS = {"平均值", "均值"}
+CLAUSE_BREAKS = {",", "，", ";", "；"}
 
 
 def is_harmless(token: Token) -> bool:
@@ -102,6 +105,8 @@ def _restates(tokens: list[Token], index: int, screen: Screen) -> bool:
         return _measures_volatility(screen)
     if token.kind == "shown_value":  # … above 15% over the last 20 sessions, with that average
         return _shows_an_average(screen)
+    if token.kind == "agg" and token.text in AVERAGE_NOUNS:  # 平均ROE超过5%的行业，带上平均值
+        return _asked_last_after_comma(tokens, index) and _shows_an_average(screen)
     if token.kind == "of_float":  # turning over 10% of their float: what a turnover rate is a share of
         previous = tokens[index - 1] if index > 0 else None
         return previous is not None and previous.kind == "cond" and _compares(previous.value, "turnover_rate")
@@ -135,6 +140,13 @@ def _restates(tokens: list[Token], index: int, screen: Screen) -> bool:
             return _next_kind(tokens, index) in {"", "and"}  # industries with 50+ stocks only[, …]
         return _next_kind(tokens, index, skip=SKIPPED_BEFORE_FILTER) in FILTERS
     return False
+
+
+def _asked_last_after_comma(tokens: list[Token], index: int) -> bool:
+    """The word closes the question, in a clause of its own (…的行业，带上平均值)."""
+    previous = tokens[index - 1] if index > 0 else None
+    after_comma = previous is not None and previous.kind == "and" and previous.text in CLAUSE_BREAKS
+    return after_comma and all(is_harmless(token) for token in tokens[index + 1 :])
 
 
 def _several_figures(screen: Screen) -> bool:

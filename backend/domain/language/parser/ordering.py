@@ -22,6 +22,9 @@ NEUTRAL_PERFORMERS = {"performers"}
 # Chinese per words before a figure ask for each one's figure (各成交额), never a ranking by it (按净利率)
 EACH_ONES = {"各", "各个", "每", "每个"}
 DAY_COUNT_ORDER = "agg:trading_days:"  # stocks ranked by their count of days (aggregates.py)
+CLAUSE_BREAKS = {",", "，", ";", "；"}
+# superlatives of a price (便宜 / 贵): said only of a valuation multiple or a price
+PRICE_SUPERLATIVES = {"最便宜", "最贵", "cheapest", "least expensive", "most expensive", "priciest"}
 
 
 def ordering(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
@@ -30,7 +33,7 @@ def ordering(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     if tokens[i].kind == "count" and tokens[i].extra.get("where") is not None:
         return _day_count_then_rank(model, tokens, i)
     if tokens[i].kind in ORDERABLE:
-        return _metric_then_rank(model, tokens, i)
+        return _metric_then_rank(model, tokens, i) or _ranked_in_next_clause(model, tokens, i)
     if tokens[i].kind == "most_stocks":  # 哪个行业涨停的股票最多: the conditions before it stay conditions
         if tokens[i].text.startswith(("成分", "成份")) and not _index_named(tokens[:i]):
             return None  # 成分股最多 counts the members of an index the question names: none here
@@ -160,6 +163,37 @@ def _metric_then_rank(model: SemanticModel, tokens: list[Token], i: int) -> Matc
     limit, j = _limit_after(tokens, j, limit)
     order = _order_token(model, token, direction, limit, time, tokens[i:j])
     return j - i, [order, *_times_left_out(order, tokens[i:j])]
+
+
+def _ranked_in_next_clause(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """各行业平均PE TTM（剔除亏损股），最便宜的5个行业: a superlative opening the next clause with no
+    measure of its own ranks by the one measure the question named before it (its conditions in between
+    stay). 便宜 / 贵 (cheapest, priciest) rank only a valuation multiple or a price: of any other measure
+    they say nothing."""
+    j = i + 1
+    while kind_at(tokens, j) in {"cond", "not", "and"}:
+        j += 1
+    superlative = tokens[j] if kind_at(tokens, j) == "super" else None
+    if superlative is None or superlative.text in COUNT_SUPERLATIVES:
+        return None
+    if tokens[j - 1].text not in CLAUSE_BREAKS:
+        return None
+    k = j + 1
+    while kind_at(tokens, k) in {"number", "count_unit", "dim"}:
+        k += 1
+    if not _ends_phrase(tokens, k) or sum(token.kind in ORDERABLE for token in tokens) != 1:
+        return None
+    if superlative.text in PRICE_SUPERLATIVES and not _priced(model, tokens[i]):
+        return None
+    order = _order_token(model, tokens[i], str(superlative.value), 1, None, [tokens[i], superlative])
+    return j + 1 - i, [order, *tokens[i + 1 : j]]
+
+
+def _priced(model: SemanticModel, token: Token) -> bool:
+    """A valuation multiple (市盈率, P/B) or a price: what cheap and expensive can be said of."""
+    key = token.value[1] if token.kind == "aggmetric" else metric_of(token)
+    metric = model.metrics.get(str(key))
+    return metric is not None and (metric.input_unit.name == "倍" or metric.key == "close")
 
 
 def _names_its_own_subject(tokens: list[Token], j: int, day: TimeSpec | None) -> bool:
