@@ -89,6 +89,8 @@ def test_rule_fixture(rule: str, case: dict[str, Any]) -> None:
             assert piece not in check.sql, check.sql
         for decision in wanted.get("decide", []):
             assert check.decide(r0, rows(decision["own"])).verdict == decision["verdict"], decision
+        if "point" in wanted:
+            assert check.point == wanted["point"]
 
 
 @pytest.mark.parametrize("case", load("reading")["cases"], ids=lambda case: case["question"])

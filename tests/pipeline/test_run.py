@@ -11,10 +11,12 @@ from backend.domain.language.context import LanguageContext
 from backend.domain.language.translation import GenerationRequest, Translation
 from backend.domain.market.errors import QueryFailed, StoreBusy
 from backend.domain.market.store import MarketStore, QueryResult
+from backend.domain.pipeline.correct import judge
 from backend.domain.pipeline.generators import BuiltinGenerator
 from backend.domain.pipeline.ports import ParadigmHit, QstTree, RecordedCheck, ReverseRun
 from backend.domain.pipeline.run import PipelineSettings, Ports, run_pipeline
 from backend.domain.pipeline.validate.checklist import default_vocabulary
+from backend.domain.pipeline.validate.empty_result import NOTHING_QUALIFIES, empty_result_check
 
 QUESTION = "总市值超过1000亿的股票"
 GOLD = (
@@ -221,3 +223,28 @@ def test_paradigm_hit_feeds_corrections_and_verified_answers_are_learned(demo_st
     assert [event["outcome"] for event in events if event["query"] == "question"] == ["hit", "learned"]
     # this library has no reverse paradigms: every reverse query is a miss, and none is stored
     assert {event["outcome"] for event in events if event["query"] != "question"} == {"miss"}
+
+
+def test_an_empty_answer_is_verified_only_when_another_reading_finds_nothing_either(
+    demo_store: MarketStore,
+) -> None:
+    # nothing has a market cap above 100 trillion yuan: the reverse reading of every condition finds
+    # no stock either, which decides the empty answer's point
+    question = "总市值超过1000000亿的股票"
+    empty = (
+        "SELECT ts_code FROM market.daily_basic "
+        "WHERE trade_date = (SELECT max(trade_date) FROM market.daily) AND total_mv > 10000000000"
+    )
+    outcome = run_pipeline(question, _ports(demo_store, ScriptedGenerator([empty])))
+    assert outcome.answer is not None and outcome.answer.result is not None
+    assert not outcome.answer.result.rows
+    points = {check.kind: check.point for check in outcome.answer.checks}
+    assert points["empty_result"] == points["missing"] == NOTHING_QUALIFIES
+    assert outcome.status == "verified"
+
+
+def test_an_empty_answer_no_other_reading_decides_is_not_verified() -> None:
+    alone = empty_result_check(QueryResult(["ts_code"], ["String"], [], 0.0), "en")
+    assert alone is not None and alone.verdict == "undecidable"
+    assert not judge([alone]).passed
+    assert empty_result_check(QueryResult(["ts_code"], ["String"], [("600000.SH",)], 0.0), "en") is None

@@ -58,6 +58,7 @@ from backend.domain.pipeline.validate.checklist_stage import (
     check_candidate_execution,
     check_candidate_syntax,
 )
+from backend.domain.pipeline.validate.empty_result import empty_result_check
 from backend.domain.pipeline.validate.fanout import fanout_checks
 from backend.domain.pipeline.validate.grounded import grounded_checks
 from backend.domain.pipeline.validate.index_lists import index_lists_check
@@ -271,6 +272,8 @@ class _Run:
             )
             attempt.library_checks = list(zip(described, reverse, strict=True))
             reverse += self._llm_checks(attempt, round_number, sql)
+            empty = empty_result_check(attempt.result, self.lang)
+            reverse += [] if empty is None else [empty]
             for check in reverse:
                 self.trace.record(check.event(round_number))
             attempt.checks += reverse

@@ -60,6 +60,7 @@ class Kind(StrEnum):
     LIMIT_MOVE = "limit_move"
     PERCENT_SHOWN = "percent_shown"
     SAME_PERIOD = "same_period"
+    WINDOW_END = "window_end"
 
 
 class Outcome(StrEnum):

@@ -44,3 +44,4 @@ class ReverseCheck:
     criterion: str  # when it passes, in the question's language
     attribution: Attribution  # what a failure blames
     decide: Decide
+    point: str | None = None  # the question's point it judges, when another check judges it too

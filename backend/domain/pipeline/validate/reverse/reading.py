@@ -190,6 +190,7 @@ TREE_ONLY_KINDS = frozenset(
         Kind.LIMIT_MOVE,
         Kind.PERCENT_SHOWN,
         Kind.SAME_PERIOD,
+        Kind.WINDOW_END,
     }
 )
 # Kinds the reading turns into the reverse checks' filters, scopes, ranking, aggregate, count, group

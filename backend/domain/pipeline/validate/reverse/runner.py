@@ -57,6 +57,7 @@ def _run_one(check: ReverseCheck, number: int, reader: MarketReader, r0: ResultR
         attribution=check.attribution.value if judgement.verdict == "fail" else None,
         reason=judgement.reason,
         ms=round((time.perf_counter() - started) * 1000, 3),
+        point=check.point,
     )
 
 

@@ -50,6 +50,7 @@ from backend.domain.pipeline.validate.checklist.kinds import (
     whole_list,
     whole_set,
     window,
+    window_end,
 )
 from backend.domain.pipeline.validate.checklist.model import Constraint
 from backend.domain.pipeline.validate.checklist.question import Question
@@ -101,4 +102,5 @@ EXTRACTORS: tuple[Extractor, ...] = (
     limit_move.extract,
     percent_shown.extract,
     same_period.extract,
+    window_end.extract,
 )

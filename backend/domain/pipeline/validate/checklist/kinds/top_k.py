@@ -115,6 +115,23 @@ _SUBSET_LATER = re.compile(
     r"[，,；;]\s*(?:其中|这其中|它们中|这些股票中)|\b(?:of|among) (?:them|these|those)\b"
 )
 _TIE_BREAKS = {"ts_code", "name", "symbol", "con_code"}
+# A stock's state on a day (its market cap, a valuation, its close) ranks the stocks as of one day; its
+# average (or extreme) over a span of days is another figure, asked only with an average word.
+_LEVELS = frozenset(
+    {"total_mv", "circ_mv", "pe", "pe_ttm", "pb", "ps", "ps_ttm", "dv_ratio", "dv_ttm", "close"}
+)
+_AVERAGE_WORD = re.compile(r"平均|均值|日均|\b(?:average|mean|avg)\b", re.IGNORECASE)
+# the rest of an English ranking's clause (the 10 stocks with the highest average market cap)
+_CLAUSE_END = re.compile(r"[—–,;:?!.，。；？]|\s-\s")
+_OVER_DAYS = (exp.Avg, exp.Sum, exp.Max, exp.Min)
+
+
+class Averaging(StrEnum):
+    SAID = "said"  # an average said with the ranking: its figure may be taken over days
+    ELSEWHERE = "elsewhere"  # said only after it (their average return since …): another figure's
+    UNSAID = "unsaid"
+
+
 _PICKS_ONE = {"argmax", "argmin", "max", "min"}
 
 
@@ -133,6 +150,7 @@ class TopKDetail:
     # metrics a later clause filters the k on (…最高的20只，其中市盈率低于8倍的): after the cut, not before
     picked_after: frozenset[str] = frozenset()
     shares: bool = False  # ranked by a share of rows (亏损公司占比最高的行业): a ratio of two counts
+    averaging: Averaging = Averaging.SAID  # whether an average of the ranked figure is said
 
     def check(self, sql: Sql) -> Finding:
         rankings = [r for r in sql.rankings if not all(_not_a_measure(key) for key in r.keys)]
@@ -252,7 +270,29 @@ class TopKDetail:
             )
         if ranking.limit is None:
             return undecided("the rank is never cut at a fixed count")
+        over_days = self._level_over_days(key.expression)
+        if over_days is not None and self.averaging is Averaging.UNSAID:
+            return failed(
+                Attribution.TIME_SCOPE,
+                f"the stocks are ranked on {over_days} over several days; the question ranks them on "
+                "the figure of one day (no average said)",
+            )
+        if over_days is not None and self.averaging is Averaging.ELSEWHERE:
+            return undecided(
+                f"the stocks are ranked on {over_days} over several days; the average the question says "
+                "comes after the ranking, of another figure"
+            )
         return passed(f"ORDER BY … {'DESC' if descending else 'ASC'} LIMIT {self.k}")
+
+    def _level_over_days(self, key: exp.Expr) -> str | None:
+        """avg(total_mv) for a ranking of stocks on their market cap: one stock's rows aggregated, so
+        its days; None when the key is no such aggregate (or groups are ranked: their stocks summed)."""
+        if self.group or self.ranks_groups or not self.columns or not self.columns <= _LEVELS:
+            return None
+        for node in strip(key).find_all(*_OVER_DAYS):
+            if columns_of(node) & self.columns:
+                return node.sql(dialect="clickhouse")
+        return None
 
 
 def _grouped_after(sql: Sql, ranking: Ranking) -> bool:
@@ -394,6 +434,19 @@ def _detail(
     return TopKDetail(k, side, metric.columns, descending, gain, group, ranks_groups)
 
 
+def _averaging(question: Question, end: int) -> Averaging:
+    """An average word said before the ranking's end — in English also in the rest of its clause (the
+    highest average market cap, the largest market cap on average) — or only elsewhere, or not at all."""
+    text = question.text
+    said = text[:end]
+    if question.lang is Lang.EN:
+        stop = _CLAUSE_END.search(text, end)
+        said = text[: stop.start() if stop else len(text)]
+    if _AVERAGE_WORD.search(said):
+        return Averaging.SAID
+    return Averaging.ELSEWHERE if _AVERAGE_WORD.search(text) else Averaging.UNSAID
+
+
 # 涨得最多 / 跌得最多 after 哪…: the day's change ranked, a rise highest first, a fall lowest first.
 _MOVE_ZH = re.compile(r"(?P<move>涨|跌)得?$")
 
@@ -451,6 +504,7 @@ def extract(question: Question) -> list[Constraint]:
                 # 哪个行业涨得最多; 12月涨得最多的3只: the move word right before the superlative
                 before = match.end("what") if which else max(0, match.start("sup") - 3)
                 detail = _move_ranked(question, before, match.start("sup"), detail)
+            detail = replace(detail, averaging=_averaging(question, match.end()))
             later = _SUBSET_LATER.search(question.text, match.end())
             if (
                 _SUBSET_BEFORE.search(question.text[: match.start()])

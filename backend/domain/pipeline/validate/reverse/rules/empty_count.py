@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from backend.domain.pipeline.ports import ResultRows
 from backend.domain.pipeline.validate.checklist import Attribution
+from backend.domain.pipeline.validate.empty_result import NOTHING_QUALIFIES
 from backend.domain.pipeline.validate.reverse.model import Judgement, ReverseCheck, holds, unknown
 from backend.domain.pipeline.validate.reverse.subject import Subject, number_of
 
@@ -47,5 +48,6 @@ def build(subject: Subject) -> list[ReverseCheck]:
             ),
             attribution=Attribution.AGGREGATION,
             decide=_decide,
+            point=NOTHING_QUALIFIES,  # the stocks named holding none is a reading that nothing qualifies
         )
     ]

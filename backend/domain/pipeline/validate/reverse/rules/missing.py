@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from backend.domain.pipeline.ports import ResultRows
 from backend.domain.pipeline.validate.checklist import Attribution
+from backend.domain.pipeline.validate.empty_result import NOTHING_QUALIFIES
 from backend.domain.pipeline.validate.reverse.model import Judgement, ReverseCheck, broken, holds
 from backend.domain.pipeline.validate.reverse.subject import Subject, code_list
 
@@ -49,5 +50,7 @@ def build(subject: Subject) -> list[ReverseCheck]:
             criterion=subject.says("反查结果为空", "the reverse query returns no row"),
             attribution=Attribution.CONDITION,
             decide=_decide,
+            # on an empty answer, nothing found missing is a reading that nothing qualifies
+            point=None if subject.result.rows else NOTHING_QUALIFIES,
         )
     ]
