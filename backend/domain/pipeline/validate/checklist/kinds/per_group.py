@@ -320,9 +320,15 @@ _LOOSE_HINTS = {
 }
 
 
+# 两市 / 沪深两市 / 三市 name the exchanges as one set (两市涨跌家数: one figure for both), not a split —
+# unless each of them is asked in the same clause (两市各有多少只, 两市分别).
+_WHOLE_MARKET = re.compile(r"(?:沪深京?|沪京|深京)?[两三]市(?![^，,。；;？?]*(?:各|分别|每))")
+
+
 def named_dimensions(question: Question) -> frozenset[str]:
     """The group columns of every dimension and entity word of the question, or named loosely."""
-    columns = {column for column, hint in _LOOSE_HINTS.items() if hint.search(question.text)}
+    text = _WHOLE_MARKET.sub(" ", question.text)
+    columns = {column for column, hint in _LOOSE_HINTS.items() if hint.search(text)}
     columns |= {
         question.vocabulary.dimension_columns[hit.key]
         for hit in question.hits_of(Category.DIMENSION)
