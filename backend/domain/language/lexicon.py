@@ -731,6 +731,18 @@ _EN_SINCE_NO_YEAR_RE = re.compile(
 # through the time rules instead (2024年9月24日至10月8日)
 _EN_LONE_DAY_RE = re.compile(rf"\b({_MONTH_RE})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?![\s,]*(?:\d|'))")
 _ZH_LONE_DAY_RE = re.compile(r"(?<![\d年.%-])(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]")
+# a month said alone (no day, no year) in a question naming no year at all (Which December session…,
+# 12月份哪些交易日): the latest such month on or before the data's last day, as a lone day. Full English
+# names and the abbreviations no other word spells ("may" and "mar" are verbs too: left unread);
+# never a count of months (近3月, 过去6月) nor a range's end said with a dash (1-3月)
+_EN_LONE_MONTHS = {name: month for name, month in _MONTHS.items() if name not in {"may", "mar", "jun", "jul"}}
+_EN_LONE_MONTH_RE = re.compile(
+    rf"(?<!last )(?<!this )(?<!next )(?<!previous )(?<!prior )"
+    rf"\b({'|'.join(sorted(_EN_LONE_MONTHS, key=len, reverse=True))})\b(?!\.?[\s,]*(?:\d|'))"
+)
+_ZH_LONE_MONTH_RE = re.compile(
+    r"(?<![\d年.%\-~～])(?<!近)(?<!过去)(?<!最近)(?<!前)(?<!后)(\d{1,2})\s*月(?!\s*\d)"
+)
 _SAID_YEAR_RE = re.compile(
     r"(?<!\d)(?:19|20)\d{2}(?!\d)|\d\s*年|今年|去年|前年|\b(?:this|last|previous|prior) year\b|\bfy"
 )
@@ -761,10 +773,21 @@ def _years_before_since(text: str, latest: date | None) -> str:
         year = latest.year if start <= latest else latest.year - 1
         return f"{year}年{found.group(0)}"
 
+    def dated_month(found: re.Match[str]) -> str:
+        month = int(found.group(1))
+        if not 1 <= month <= 12:
+            return found.group(0)  # no such month (13月): left for the rules to refuse
+        return f"{latest.year if month <= latest.month else latest.year - 1}年{found.group(0)}"
+
+    def dated_english_month(found: re.Match[str]) -> str:
+        month = _EN_LONE_MONTHS[found.group(1)]
+        return f"{found.group(0)} {latest.year if month <= latest.month else latest.year - 1}"
+
     text = _SINCE_NO_YEAR_RE.sub(dated, text)
     if _SAID_YEAR_RE.search(text):
         return text
-    return _ZH_LONE_DAY_RE.sub(dated, _EN_LONE_DAY_RE.sub(dated_english, text))
+    text = _ZH_LONE_DAY_RE.sub(dated, _EN_LONE_DAY_RE.sub(dated_english, text))
+    return _ZH_LONE_MONTH_RE.sub(dated_month, _EN_LONE_MONTH_RE.sub(dated_english_month, text))
 
 
 # a day some calendar span before the data's last day (半年前, 3个月前, 一个季度前, six months ago): that

@@ -14,7 +14,12 @@ from typing import NamedTuple
 from backend.domain.language.context import LanguageContext
 from backend.domain.language.ir import Screen
 from backend.domain.language.lexicon import STOCK_NOUNS, Token, tokenize
-from backend.domain.language.parser.aggregates import aggregate_metric, counts_each, distance_from_high
+from backend.domain.language.parser.aggregates import (
+    aggregate_metric,
+    counts_each,
+    distance_from_high,
+    drawdown_from_window_high,
+)
 from backend.domain.language.parser.asked_units import asked_unit
 from backend.domain.language.parser.assembly import assemble
 from backend.domain.language.parser.benchmarks import benchmark_comparison
@@ -119,6 +124,7 @@ GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
     listing_periods,
     listing,
     distance_from_level,
+    drawdown_from_window_high,
     ma_cross_ma,
     moving_average,
     crossing_after,

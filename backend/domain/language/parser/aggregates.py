@@ -6,7 +6,13 @@ from dataclasses import replace
 
 from backend.domain.language.ir import Compare, TimeSpec
 from backend.domain.language.lexicon import Token
-from backend.domain.language.parser.rewriting import Match, kind_at, metric_of, synthetic
+from backend.domain.language.parser.rewriting import (
+    Match,
+    is_plain_number,
+    kind_at,
+    metric_of,
+    synthetic,
+)
 from backend.domain.language.semantic import SemanticModel
 
 MEASURED = {"metric", "change_word"}
@@ -26,6 +32,33 @@ WINDOW_MEASURES = {
     "longest_up_streak": ("longest_up_streak", "pct_chg"),
     "longest_down_streak": ("longest_down_streak", "pct_chg"),
 }
+
+
+# the units of an N-day window of the stock's own bars (the 250-day closing high)
+BAR_WINDOW_UNITS = {"day", "trading_day"}
+
+
+def drawdown_from_window_high(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """[deepest] drawdown(s) from [its] the N-day closing high: the drawdown over the last N trading
+    days (how far the last close is below the window's highest close), ranked by the depth with
+    'deepest'. Read before `new_high_low`, which would take the N-day high for a new high; an
+    intraday high (from the 250-day high) is another measure, left unread."""
+    deepest = kind_at(tokens, i) == "deepest"
+    j = i + deepest
+    if kind_at(tokens, j) != "drawdown":
+        return None
+    said_from = kind_at(tokens, j + 1) == "between" and tokens[j + 1].text == "from"
+    window = tokens[j + 2] if said_from and kind_at(tokens, j + 2) == "number" else None
+    if window is None or not is_plain_number(window) or not float(window.value).is_integer():
+        return None
+    closing = kind_at(tokens, j + 3) == "tunit" and tokens[j + 3].value in BAR_WINDOW_UNITS
+    closing = closing and kind_at(tokens, j + 4) == "metric" and tokens[j + 4].value == "close"
+    closing = closing and kind_at(tokens, j + 5) == "new_high"
+    if not closing or window.value < 2:
+        return None
+    ranked = [synthetic("super", "desc", tokens[i : i + 1])] if deepest else []
+    days = synthetic("timespec", TimeSpec("recent_bars", n=int(window.value)), tokens[j + 1 : j + 6])
+    return j + 6 - i, [*ranked, tokens[j], days]
 
 
 def distance_from_high(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:

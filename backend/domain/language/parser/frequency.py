@@ -322,6 +322,10 @@ def _count(tokens: list[Token], i: int) -> tuple[str, int, int] | None:
     times = _times(tokens, j)
     if times is not None and kind_at(tokens, times[1]) == "cmp" and tokens[times[1]].value in {">=", "<="}:
         return tokens[times[1]].value, times[0], times[1] + 1  # 两次以上
+    said_between = kind_at(tokens, j + 1) == "cmp" and tokens[j + 1].value in {">=", "<="}
+    times = _times([tokens[j], *tokens[j + 2 : j + 3]], 0) if said_between else None
+    if times is not None and times[1] == 2:
+        return tokens[j + 1].value, times[0], j + 3  # five or more times, on 3 or fewer days
     return None
 
 

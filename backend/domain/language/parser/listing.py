@@ -10,7 +10,9 @@ from backend.domain.language.semantic import SemanticModel
 PERIOD_KINDS = {"year", "date", "month"}
 # "2023 or later", "2019年及以前": the period itself is included
 INCLUSIVE = {"or later", "or after", "and later", "and after", "or earlier", "or before", "and earlier",
-             "and before", "及以后", "或以后", "及以前", "或以前"}  # fmt: skip
+             "and before", "onward", "onwards", "及以后", "或以后", "及以前", "或以前"}  # fmt: skip
+# the listing's own periods, a grouping of listings (IPO count by listing year)
+LISTING_PERIODS = {"list_year", "list_quarter", "list_month", "list_month_of_year"}
 
 
 def listing(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
@@ -75,8 +77,17 @@ def listing(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
 
 
 def _said_between(tokens: list[Token], j: int) -> bool:
-    """A listing-period grouping or a count word, which may stand between 上市/IPO and its period."""
-    return kind_at(tokens, j) == "groupby" or (kind_at(tokens, j) == "agg" and tokens[j].value == "count")
+    """A listing-period grouping or a count word, which may stand between 上市/IPO and its period:
+    by listing year, said with its words (by, the dimension, a comma after it: IPO count by listing
+    year, 2020 onward)."""
+    if kind_at(tokens, j) == "groupby" or (kind_at(tokens, j) == "agg" and tokens[j].value == "count"):
+        return True
+    if kind_at(tokens, j) == "per":
+        return kind_at(tokens, j + 1) == "dim" and tokens[j + 1].value in LISTING_PERIODS
+    if kind_at(tokens, j) == "dim":
+        return tokens[j].value in LISTING_PERIODS and kind_at(tokens, j - 1) == "per"
+    grouped = kind_at(tokens, j - 1) == "dim" and tokens[j - 1].value in LISTING_PERIODS
+    return grouped and kind_at(tokens, j) == "and" and tokens[j].text in {",", "，"}
 
 
 def _list_date_scope(
