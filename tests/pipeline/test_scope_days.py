@@ -8,6 +8,7 @@ import pytest
 from backend.domain.market.store import MarketStore
 from backend.domain.pipeline.validate.checklist import default_vocabulary, extract_constraints
 from backend.domain.pipeline.validate.checklist.sqltree import parse_sql
+from backend.domain.pipeline.validate.index_lists import ANY_TIME
 from backend.domain.pipeline.validate.outcome import CheckResult
 from backend.domain.pipeline.validate.scope_days import base_day_check, membership_checks
 
@@ -147,3 +148,21 @@ def test_a_base_close_looked_up_over_a_stretch_is_not_this_check(demo_store: Mar
         "HAVING argMax(close, trade_date) / argMaxIf(close, trade_date, trade_date < '2025-01-01') > 1.5"
     )
     assert base_day_check(constraints, sql, demo_store, "market", "zh") is None
+
+
+@pytest.mark.parametrize(
+    ("question", "verdict"),
+    [
+        ("How many different stocks were members of the CSI 300 at some point in 2024?", "pass"),
+        ("How many different stocks are members of the CSI 300 with a 2024 annual loss?", "undecidable"),
+    ],
+)
+def test_lists_of_a_span_asked_at_any_time(demo_store: MarketStore, question: str, verdict: str) -> None:
+    constraints = extract_constraints(question, default_vocabulary())
+    sql = parse_sql(
+        "SELECT count(DISTINCT con_code) FROM market.index_weight "
+        "WHERE index_code = '000300.SH' AND toYear(trade_date) = 2024"
+    )
+    any_time = ANY_TIME.search(question) is not None
+    [check] = membership_checks(constraints, sql, demo_store, "market", "en", any_time=any_time)
+    assert check.verdict == verdict

@@ -235,7 +235,13 @@ class _Run:
         attempt.checks += check_candidate_constraints(self.constraints, parsed, self.lang)
         if parsed is not None:
             attempt.checks += grounded_checks(
-                self.constraints, parsed, self.evidence, self.ports.reader, self.ports.database, self.lang
+                self.constraints,
+                parsed,
+                self.evidence,
+                self.ports.reader,
+                self.ports.database,
+                self.lang,
+                question=self.question,
             )
             unit = money_unit_check(self.question, parsed, self.lang)
             scale = answer_scale_check(self.question, parsed, self.ports.vocabulary, self.lang)

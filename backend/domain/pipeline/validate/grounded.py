@@ -35,6 +35,7 @@ from backend.domain.pipeline.validate.checklist.kinds.date import DateDetail
 from backend.domain.pipeline.validate.checklist.kinds.entity import EntityDetail
 from backend.domain.pipeline.validate.checklist.kinds.window import WindowDetail
 from backend.domain.pipeline.validate.checklist.sqltree import Sql, number_value, under_not
+from backend.domain.pipeline.validate.index_lists import ANY_TIME
 from backend.domain.pipeline.validate.outcome import CheckResult, constraint_check
 from backend.domain.pipeline.validate.reverse.subject import day_of
 from backend.domain.pipeline.validate.scope_days import base_day_check, membership_checks
@@ -366,6 +367,7 @@ def grounded_checks(
     reader: MarketReader,
     database: str,
     lang: Lang,
+    question: str = "",
 ) -> list[CheckResult]:
     results: list[CheckResult] = []
     days = [c.detail.day for c in constraints if isinstance(c.detail, DateDetail)]
@@ -383,6 +385,7 @@ def grounded_checks(
         else:
             found = []
         results += [result for result in found if result is not None]
-    results += membership_checks(constraints, sql, reader, database, lang)
+    any_time = ANY_TIME.search(question) is not None
+    results += membership_checks(constraints, sql, reader, database, lang, any_time=any_time)
     base_day = base_day_check(constraints, sql, reader, database, lang)
     return results + ([base_day] if base_day is not None else [])

@@ -24,7 +24,7 @@ from backend.domain.pipeline.validate.today import unmentioned_tables
 
 _LISTS = "index_weight"
 # Any time, not one list: every snapshot may be what is asked.
-_ANY_TIME = re.compile(
+ANY_TIME = re.compile(
     r"曾经|曾|历史上|有史以来|任何时候|历次|所有名单"
     r"|\b(?:ever|at (?:some|any) (?:point|time)|at one time|historically|formerly|former)\b",
     re.IGNORECASE,
@@ -55,7 +55,7 @@ def _finding(question: str, sql: Sql, vocabulary: Vocabulary) -> tuple[str, Attr
             "members are kept",
             Attribution.CONDITION,
         )
-    if _ANY_TIME.search(question) is None and unmentioned_tables(sql, {_LISTS}, "trade_date"):
+    if ANY_TIME.search(question) is None and unmentioned_tables(sql, {_LISTS}, "trade_date"):
         return (
             "the SQL reads index_weight without picking a snapshot (its trade_date is never mentioned): "
             "every list ever published, members repeated once per snapshot",

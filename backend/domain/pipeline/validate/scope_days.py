@@ -87,8 +87,15 @@ def _named_day(constraints: Sequence[Constraint]) -> date | None:
 
 
 def membership_checks(
-    constraints: Sequence[Constraint], sql: Sql, reader: MarketReader, database: str, lang: Lang
+    constraints: Sequence[Constraint],
+    sql: Sql,
+    reader: MarketReader,
+    database: str,
+    lang: Lang,
+    *,
+    any_time: bool = False,
 ) -> list[CheckResult]:
+    """`any_time`: the question asks about any time of a span (at some point during 2025, 曾经)."""
     indexes = [
         c.detail.entity.key
         for c in constraints
@@ -122,7 +129,9 @@ def membership_checks(
             for node in conditions
             if isinstance(node, exp.EQ) and (day := date_value(node.expression)) is not None
         ]
-        if not conditions:
+        if any_time and _spans_days(select, conditions):
+            verdicts.append(("pass", "the SQL reads every list of a span; the question asks about any time"))
+        elif not conditions:
             verdicts.append(("undecidable", "the SQL reads every list of the index, of any day"))
         elif len(fixed) == 1 and fixed[0] == named:
             verdicts.append(("pass", f"the SQL reads the list of {named.isoformat()}, the day named"))
@@ -140,6 +149,25 @@ def membership_checks(
             verdicts.append(("undecidable", "which day's list the SQL reads is not read"))
     worst = next((v for v in verdicts if v[0] != "pass"), verdicts[0])
     return [_result("grounded-membership", "entity", text, criterion, query, worst[0], worst[1], started)]
+
+
+_RANGES = (exp.Between, exp.GTE, exp.LTE, exp.GT, exp.LT)
+
+
+def _spans_days(select: exp.Select, conditions: list[exp.Expr]) -> bool:
+    """The SELECT's own WHERE keeps the lists of a span: trade_date only bounded (BETWEEN, >=), or a
+    function of the list's day compared (toYear(trade_date) = 2025)."""
+    if conditions:
+        return all(isinstance(node, _RANGES) for node in conditions)
+    where = select.args.get("where")
+    if not isinstance(where, exp.Where):
+        return False
+    return any(
+        node.find_ancestor(exp.Select) is select
+        and isinstance(node.this, exp.Func)
+        and any(column.name in _DATE_COLUMNS for column in node.this.find_all(exp.Column))
+        for node in where.find_all(exp.EQ, exp.Between, exp.GTE, exp.LTE, exp.GT, exp.LT, exp.In)
+    )
 
 
 def _lists_members(select: exp.Select) -> bool:

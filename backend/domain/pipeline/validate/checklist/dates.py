@@ -9,6 +9,7 @@ from itertools import pairwise
 
 from sqlglot import exp
 
+from backend.domain.pipeline.validate.checklist.model import Lang
 from backend.domain.pipeline.validate.checklist.question import Question
 from backend.domain.pipeline.validate.checklist.sqltree import Sql, date_value, function_name, number_value
 
@@ -84,6 +85,24 @@ _MONTH_DAY = re.compile(r"(?<![\d年])(?P<m>\d{1,2})\s*月\s*(?P<d>\d{1,2})\s*[�
 _RANGE_JOIN = re.compile(r"\s*(?:至|到|~|-|—|to|until|through|and)\s*")
 
 
+# Words that name a report and nothing else; the other period words (全年, 上半年, Q3, full year)
+# are spans of days too.
+_REPORT_WORDS = {
+    "年报", "年度报告", "三季报", "三季度报告", "半年报", "半年度报告", "中报", "一季报", "一季度报告",
+    "annual", "interim",
+}  # fmt: skip
+_DAILY_TABLES = {"daily", "daily_basic"}
+
+
+def _calendar_span(question: Question, match: re.Match[str]) -> bool:
+    """A period word said of a market figure (2025年全年涨幅, full year 2024 trading value): the days of
+    the year, not the report period ending on its last day; only the year is read then."""
+    if match["p"] in _REPORT_WORDS:
+        return False
+    bound = question.metric_after(match.end(), 4 if question.lang is Lang.ZH else 12)
+    return bound is not None and bound[1].table in _DAILY_TABLES
+
+
 @dataclass(frozen=True)
 class DateMention:
     start: int
@@ -121,7 +140,10 @@ def find_dates(question: Question) -> list[DateMention]:
     for pattern in _PERIODS:
         for match in pattern.finditer(text):
             month, last = _PERIOD_ENDS[match["p"]]
-            if free(match.start(), match.end()):
+            if free(match.start(), match.end()) and _calendar_span(question, match):
+                year = int(match["y"])
+                found.append(DateMention(match.start(), match.end(), year, None, period=False))
+            elif free(match.start(), match.end()):
                 day = date(int(match["y"]), month, last)
                 found.append(DateMention(match.start(), match.end(), day.year, day, period=True))
     for match in _FISCAL_YEAR.finditer(text):

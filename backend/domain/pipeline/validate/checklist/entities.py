@@ -82,9 +82,9 @@ class EntityRef:
 
     def mentioned_by(self, literal: str) -> bool:
         bare = literal.strip("%")
-        if self.category is Category.EXCHANGE:
+        if self.category is Category.EXCHANGE:  # values: the code, then boards named as the exchange
             return bare in {
-                self.key,
+                *self.values,
                 _SUFFIXES.get(self.key, ""),
                 _SUFFIXES.get(self.key, "").lstrip("."),
                 self.surface,
@@ -118,6 +118,8 @@ def entity_ref(question: Question, hit: Hit) -> EntityRef:
         values = vocabulary.industry_groups[hit.key]
     elif hit.category is Category.INDEX:
         values = (hit.key, *vocabulary.index_names[hit.key])
+    elif hit.category is Category.EXCHANGE:
+        values = (hit.key, *vocabulary.boards_named_as(hit.key))
     else:
         values = (hit.key,)
     return EntityRef(hit.category, hit.key, values, _COLUMNS[hit.category], surface)

@@ -150,6 +150,26 @@ def _money_turnover(text: str, hit: Hit) -> Hit:
     return Hit(hit.start, hit.end, hit.category, "amount") if _MONEY_UNIT.search(text, hit.end) else hit
 
 
+_INDUSTRY_WORDS = (Category.INDUSTRY, Category.INDUSTRY_GROUP)
+
+
+def _without_head_nouns(text: str, hits: list[Hit]) -> list[Hit]:
+    """An industry word right after another, one space between (software developers, game makers):
+    the first names the industry, the second is its head noun and names none of its own."""
+    kept: list[Hit] = []
+    for hit in hits:
+        before = kept[-1] if kept else None
+        if (
+            before is not None
+            and hit.category in _INDUSTRY_WORDS
+            and before.category in _INDUSTRY_WORDS
+            and text[before.end : hit.start] == " "
+        ):
+            continue
+        kept.append(hit)
+    return kept
+
+
 def _language(raw: str) -> Lang:
     """Chinese unless the question is English sentences with a few Chinese words in them (a unit,
     "in 亿元"; a name, CATL (宁德时代)): PE(TTM)、ROE in a Chinese sentence keep it Chinese."""
@@ -171,6 +191,6 @@ def read_question(raw: str, vocabulary: Vocabulary) -> Question:
     rule_hits.extend(Hit(match.start(), match.end(), Category.ST, "ST") for match in _ST.finditer(raw))
     masked = tuple((hit.start, hit.end) for hit in rule_hits)
     hits = sorted([*rule_hits, *vocabulary.scan(text, masked)], key=lambda hit: hit.start)
-    hits = [_money_turnover(text, hit) for hit in hits]
+    hits = _without_head_nouns(text, [_money_turnover(text, hit) for hit in hits])
     lang = _language(raw)
     return Question(raw=raw, text=text, lang=lang, hits=tuple(hits), vocabulary=vocabulary)

@@ -495,53 +495,59 @@ def linear_factor(node: exp.Expr, column: str) -> float | None:
     return None
 
 
-def direction(node: exp.Expr, columns: frozenset[str], gain: bool) -> int | None:
+def direction(
+    node: exp.Expr, columns: frozenset[str], gain: bool, select: exp.Select | None = None
+) -> int | None:
     """+1 when `node` grows with the column(s), -1 when it shrinks, None when that cannot be told.
 
     With `gain`, a ratio later price / earlier price (argMax(close, day) / argMin(close, day)) also
-    counts as growing with the gain — that is how a gain over a window is written.
+    counts as growing with the gain — that is how a gain over a window is written. `select`: where a
+    detached copy of a key was read from (the days its tables are pinned to are read there).
     """
     node = strip(node)
     if isinstance(node, exp.Column):
         return 1 if node.name.lower() in columns else None
     if isinstance(node, exp.Window):
-        return direction(node.this, columns, gain)
+        return direction(node.this, columns, gain, select)
     if isinstance(node, _MONOTONE) or (isinstance(node, exp.Func) and function_name(node) in _MONOTONE_NAMES):
         first = first_argument(node)
-        return None if first is None else direction(first, columns, gain)
+        return None if first is None else direction(first, columns, gain, select)
     if isinstance(node, exp.Neg):
-        inner = direction(node.this, columns, gain)
+        inner = direction(node.this, columns, gain, select)
         return None if inner is None else -inner
     if isinstance(node, exp.Mul | exp.Div | exp.Add | exp.Sub):
-        return _arithmetic_direction(node, columns, gain)
+        return _arithmetic_direction(node, columns, gain, select)
     return None
 
 
-def _arithmetic_direction(node: exp.Binary, columns: frozenset[str], gain: bool) -> int | None:
+def _arithmetic_direction(
+    node: exp.Binary, columns: frozenset[str], gain: bool, select: exp.Select | None
+) -> int | None:
     left, right = node.this, node.expression
     left_value, right_value = number_value(left), number_value(right)
     if isinstance(node, exp.Add | exp.Sub) and right_value is not None:
-        return direction(left, columns, gain)
+        return direction(left, columns, gain, select)
     if isinstance(node, exp.Add) and left_value is not None:
-        return direction(right, columns, gain)
+        return direction(right, columns, gain, select)
     if isinstance(node, exp.Add):
         # a sum of terms that all move the same way with the metric (the amounts of several periods)
-        sides = {direction(left, columns, gain), direction(right, columns, gain)}
+        sides = {direction(left, columns, gain, select), direction(right, columns, gain, select)}
         return sides.pop() if len(sides) == 1 else None
     if isinstance(node, exp.Sub) and left_value is not None:
-        inner = direction(right, columns, gain)
+        inner = direction(right, columns, gain, select)
         return None if inner is None else -inner
     if isinstance(node, exp.Mul | exp.Div) and right_value is not None and right_value != 0:
-        inner = direction(left, columns, gain)
+        inner = direction(left, columns, gain, select)
         return None if inner is None else inner * (1 if right_value > 0 else -1)
     if isinstance(node, exp.Mul) and left_value is not None and left_value != 0:
-        inner = direction(right, columns, gain)
+        inner = direction(right, columns, gain, select)
         return None if inner is None else inner * (1 if left_value > 0 else -1)
     if isinstance(node, exp.Div) and gain:
         later, earlier = price_end(left), price_end(right)
         if later is not None and earlier is not None and later != earlier:
             return 1 if later == "last" else -1
-        return _pinned_order(left, right)
+        pinned = _pinned_order(left, right)
+        return pinned if pinned is not None else _latest_over_other(left, right, select)
     return None
 
 
@@ -568,11 +574,57 @@ def _pinned_order(left: exp.Expr, right: exp.Expr) -> int | None:
     return 1 if later > earlier else -1
 
 
+def _latest_over_other(left: exp.Expr, right: exp.Expr, select: exp.Select | None) -> int | None:
+    """+1 for a.close / b.close when a's day is the latest (a.trade_date = (SELECT max(trade_date) FROM
+    …), nothing bounding it) and b's day is pinned to some other one; -1 the other way round."""
+    left, right = strip(left), strip(right)
+    if not (isinstance(left, exp.Column) and isinstance(right, exp.Column)):
+        return None
+    if left.name.lower() != right.name.lower() or not left.table or left.table == right.table:
+        return None
+    select = select or enclosing_select(left)
+    if select is None:
+        return None
+    days = _day_pins(select)
+    mine, other = days.get(left.table.lower()), days.get(right.table.lower())
+    if mine is None or other is None or mine == other:
+        return None
+    if mine == "latest":
+        return 1
+    return -1 if other == "latest" else None
+
+
+def _day_pins(select: exp.Select) -> dict[str, str]:
+    """Table alias → how its trade_date is pinned in the SELECT's own WHERE or ON: "latest" (= the
+    unbounded max of the days) or the SQL of what it equals."""
+    found: dict[str, str] = {}
+    for node in select.find_all(exp.EQ):
+        if enclosing_select(node) is not select:
+            continue
+        column, value = strip(node.this), strip(node.expression)
+        if not (isinstance(column, exp.Column) and column.name.lower() == "trade_date" and column.table):
+            continue
+        inner = value.this if isinstance(value, exp.Subquery) else None
+        latest = (
+            isinstance(inner, exp.Select)
+            and inner.args.get("where") is None
+            and len(inner.expressions) == 1
+            and isinstance(strip(inner.expressions[0]), exp.Max)
+        )
+        found[column.table.lower()] = "latest" if latest else value.sql()
+    return found
+
+
 def _pinned_day(node: exp.Expr) -> date | None:
     """The day argMaxIf / argMinIf by a date picks its price on: the last / first day its condition
     keeps (date.max for the latest day, a bound left open)."""
     node = strip(node)
     name = function_name(node)
+    if isinstance(node, exp.ArgMax | exp.ArgMin):  # no condition: the latest / first day of all
+        by = strip(node.expression)
+        if isinstance(by, exp.Column) and is_date_column(by.name.lower()):
+            return date.max if isinstance(node, exp.ArgMax) else date.min
+        return None
     arguments = node.expressions if isinstance(node, exp.CombinedAggFunc) else []
     if name not in {"argmaxif", "argminif"} or len(arguments) != 3:
         return None

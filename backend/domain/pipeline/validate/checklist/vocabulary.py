@@ -71,6 +71,13 @@ class Vocabulary:
     percent_words: tuple[str, ...]
     times_words: tuple[str, ...]
 
+    def boards_named_as(self, exchange: str) -> tuple[str, ...]:
+        """Boards stored under a word of the exchange (北交所: the Beijing exchange's one board), whose
+        stocks are the exchange's."""
+        words = {e.surface for e in self.entries if e.category is Category.EXCHANGE and e.key == exchange}
+        boards = {e.key for e in self.entries if e.category is Category.BOARD}
+        return tuple(sorted(boards & words))
+
     @cached_property
     def _by_first_character(self) -> dict[str, list[Entry]]:
         by_first: dict[str, list[Entry]] = {}
@@ -154,6 +161,19 @@ def _word_end(text: str, start: int, end: int) -> int | None:
 
 
 _IDENTIFIER = re.compile(r"[a-z_][a-z0-9_]*")
+_TTM_SUFFIX = re.compile(r"(?<!_)ttm$")
+
+
+def _with_bracketed_ttm(words: tuple[str, ...]) -> tuple[str, ...]:
+    """A trailing-twelve-months word also written with TTM in brackets (股息率（TTM）, dividend yield
+    (TTM)): the bracket names the same figure, never the figure without it."""
+    bracketed = []
+    for word in words:
+        surface = normalize(word.strip())
+        base = _TTM_SUFFIX.sub("", surface).rstrip()
+        if base != surface and base:
+            bracketed += [f"{base}(ttm)", f"{base} (ttm)"]
+    return (*words, *bracketed)
 
 
 def vocabulary_from_model(model: SemanticModel) -> Vocabulary:
@@ -183,7 +203,7 @@ def vocabulary_from_model(model: SemanticModel) -> Vocabulary:
     for industry in sorted(industries):
         add((industry, *model.industry_synonyms.get(industry, ())), Category.INDUSTRY, industry)
     for key, metric in model.metrics.items():
-        add(metric.words, Category.METRIC, key)
+        add(_with_bracketed_ttm(metric.words), Category.METRIC, key)
     for key, dimension in model.dimensions.items():
         add(dimension.words, Category.DIMENSION, key)
 

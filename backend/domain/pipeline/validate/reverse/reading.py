@@ -456,7 +456,11 @@ def _scope(entity: EntityRef, negated: bool, evidence: tuple[Evidence, ...]) -> 
         Category.STOCK: "symbol",
         Category.ST: "st",
     }[entity.category]
-    values = (entity.key,) if entity.category in {Category.INDEX, Category.STOCK} else entity.values
+    values = (
+        (entity.key,)
+        if entity.category in {Category.INDEX, Category.STOCK, Category.EXCHANGE}
+        else entity.values
+    )
     return Scope(column, tuple(values), negated, entity.surface)
 
 

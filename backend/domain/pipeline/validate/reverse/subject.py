@@ -57,13 +57,16 @@ def day_of(cell: object) -> date | None:
 
 
 def code_column(result: ResultRows) -> int | None:
-    """The column of r0 that holds stock codes: named like one, or holding nothing but codes."""
+    """The column of r0 that holds stock codes: named like one, or holding nothing but codes (and not
+    named for an index)."""
     for name in CODE_COLUMNS:
         if name in result.columns:
             return result.columns.index(name)
     if not result.rows:
         return None
     for index in range(len(result.columns)):
+        if "index" in str(result.columns[index]).lower():
+            continue  # index_code: index codes look like stock codes (000300.SH) but are none
         cells = [row[index] for row in result.rows]
         if all(isinstance(cell, str) and _CODE.match(cell) for cell in cells):
             return index

@@ -21,7 +21,7 @@ from typing import ClassVar
 
 from sqlglot import exp
 
-from backend.domain.pipeline.validate.checklist.kinds import top_k
+from backend.domain.pipeline.validate.checklist.kinds import count, top_k
 from backend.domain.pipeline.validate.checklist.model import (
     Attribution,
     Constraint,
@@ -56,6 +56,7 @@ _AVERAGE = re.compile(
 )
 # 总额 and "total" alone also name single figures (净利润总额, total profit): only these ask for a sum.
 _TOTAL = re.compile(r"合计|总和|总计|之和|加总|\b(?:in total|sum of|combined)\b")
+_CLAUSE = re.compile(r"[，,。；;？?]")
 _TOTAL_BEFORE_METRIC = re.compile(r"总|\btotal\b")
 _SUMMED = {"amount", "vol", "weight"}  # flows and index weights: 总成交额, total trading amount, total weight
 _IMPLIED_METRIC = {"均线": "close", "moving average": "close", "均量": "vol"}
@@ -142,12 +143,26 @@ class AggregateDetail:
         if self.function is Function.AVERAGE:
             if isinstance(node, exp.Avg) or name in _AVERAGE_NAMES:
                 return True
-            # sum(x) / count() or sum(x) / n is an average written out; sum(x) / 1e8 converts a unit
-            if not (isinstance(node, exp.Div) and isinstance(node.this, exp.Sum)):
+            # sum(x) / count() or sum(x) / n is an average written out, a unit converted on the way
+            # too (sum(x) / 1e5 / count()); sum(x) / 1e8 alone converts a unit
+            if not (isinstance(node, exp.Div) and isinstance(_unit_converted(node.this), exp.Sum)):
                 return False
             divisor = number_value(node.expression)
             return divisor is None or not (divisor >= _UNIT_DIVISOR and is_power_of_ten(divisor))
         return isinstance(node, exp.Sum) or name in _TOTAL_NAMES
+
+
+def _unit_converted(node: exp.Expr) -> exp.Expr:
+    """x of x / 1e5 or x * 1e-4 (a unit's power of ten), through brackets; the node itself otherwise."""
+    while True:
+        if isinstance(node, exp.Paren):
+            node = node.this
+            continue
+        factor = number_value(node.expression) if isinstance(node, exp.Div | exp.Mul) else None
+        scale = factor if isinstance(node, exp.Div) or not factor else 1 / factor
+        if scale is None or scale < _UNIT_DIVISOR or not is_power_of_ten(scale):
+            return node
+        node = node.this
 
 
 def _is_average(node: exp.Expr) -> bool:
@@ -214,12 +229,23 @@ def _metric_columns(question: Question, match: re.Match[str]) -> frozenset[str]:
     return bound[1].columns if bound is not None else frozenset()
 
 
+def _totals_a_count(question: Question, match: re.Match[str]) -> bool:
+    """合计/in total/combined said of a count (创业板和科创板合计有多少只, how many in total) with no
+    metric of its own: the count is the total asked, nothing is summed."""
+    if _metric_columns(question, match):
+        return False
+    text = question.text
+    start = max((m.end() for m in _CLAUSE.finditer(text, 0, match.start())), default=0)
+    end = next((m.start() for m in _CLAUSE.finditer(text, match.end())), len(text))
+    return count.CUE.search(text, start, end) is not None
+
+
 def _cues(question: Question) -> list[tuple[re.Match[str], Function]]:
     cues = [(m, Function.AVERAGE) for m in _AVERAGE.finditer(question.text)]
     cues += [
         (m, function) for pattern, function in _NAMED_STATISTICS for m in pattern.finditer(question.text)
     ]
-    cues += [(m, Function.TOTAL) for m in _TOTAL.finditer(question.text)]
+    cues += [(m, Function.TOTAL) for m in _TOTAL.finditer(question.text) if not _totals_a_count(question, m)]
     for match in _TOTAL_BEFORE_METRIC.finditer(question.text):
         follows = question.metric_after(match.end(), 9)
         if follows is not None and follows[0].key in _SUMMED and not question.covered(match.start()):

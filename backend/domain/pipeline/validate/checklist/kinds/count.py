@@ -37,7 +37,7 @@ from backend.domain.pipeline.validate.checklist.sqltree import (
     number_value,
 )
 
-_CUE = re.compile(
+CUE = re.compile(
     r"多少\s*(?:只|家|个|支|种)|(?<!哪)几\s*(?:只|家|个|支)|数量|家数|个数|只数"  # 哪几只 asks which ones
     r"|\bhow many\b(?!\s+shares)|\bnumber of\b(?!\s+shares)|\bcount of\b"
 )
@@ -164,7 +164,7 @@ def _over_top(question: Question, cue: re.Match[str]) -> int:
 
 def extract(question: Question) -> list[Constraint]:
     # One count constraint per question: every cue asks the same thing of the SQL.
-    cues = [match for match in _CUE.finditer(question.text) if not question.covered(match.start())]
+    cues = [match for match in CUE.finditer(question.text) if not question.covered(match.start())]
     if not cues:
         return []
     cue = cues[0]

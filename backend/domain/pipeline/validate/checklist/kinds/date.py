@@ -33,12 +33,14 @@ class DateDetail:
     day: date | None  # the named day or the last day of the named report period; None for a year
     period: bool
     starts_range: bool  # the first day of "A至B": the base close may be the trading day before it
-    since: bool  # the year of "2025年以来": the base close may be the last one of the year before
+    since: bool  # "2025年以来", "since 2024-09-24": the base close may be the last one before it
 
     def check(self, sql: Sql) -> Finding:
         if self.day is not None and (self.day in sql.dates or self._as_number(sql)):
             return passed(f"the SQL names {self.day.isoformat()}")
-        if self.day is not None and self.starts_range:
+        # the first day of a range, or a day a gain is asked since (2024年9月24日以来): the base close
+        # may be the last one before it
+        if self.day is not None and (self.starts_range or (self.since and not self.period)):
             before = [d for d in sql.dates if self.day - timedelta(days=14) <= d < self.day]
             if before:
                 return passed(f"the SQL names {before[0].isoformat()}, a day just before the range starts")

@@ -45,6 +45,8 @@ _BASED_BEFORE = re.compile(
     re.IGNORECASE,
 )
 _CODE_PREFIX = re.compile(r"\d{1,5}%?")
+# an index or exchange is shown by its code, not by its other names
+_FIRST_VALUE_SHOWN = {Category.INDEX, Category.EXCHANGE}
 
 
 @dataclass(frozen=True)
@@ -143,9 +145,32 @@ def _names_region(question: Question, hit: Hit) -> bool:
     return bool(_BASED_AFTER.match(question.raw, hit.end) or _BASED_BEFORE.search(question.raw[: hit.start]))
 
 
+# A bracket opened soon after a group word (医药三个行业（化学制药、中药…）, pharma (biotech and TCM)).
+_GLOSS_OPENS = re.compile(r"[^，,。；;()]{0,8}?\(")
+
+
+def glossed_groups(question: Question) -> list[Hit]:
+    """Industry groups whose industries meant are listed in brackets right after them: the question
+    names those industries, not every industry of the group."""
+    found = []
+    for group in question.hits_of(Category.INDUSTRY_GROUP):
+        opened = _GLOSS_OPENS.match(question.text, group.end)
+        closes = question.text.find(")", opened.end()) if opened else -1
+        if opened is None or closes < 0:
+            continue
+        inside = [hit for hit in question.hits if opened.end() <= hit.start and hit.end <= closes]
+        if inside and all(
+            hit.category is Category.INDUSTRY and hit.key in question.vocabulary.industry_groups[group.key]
+            for hit in inside
+        ):
+            found.append(group)
+    return found
+
+
 def extract(question: Question) -> list[Constraint]:
     excluded = {(hit.start, hit.end) for _, hit in negated_hits(question)}
     excluded |= {(hit.start, hit.end) for hit in restated_groups(question)}
+    excluded |= {(hit.start, hit.end) for hit in glossed_groups(question)}
     found: list[Constraint] = []
     seen: set[tuple[Category | None, str]] = set()
     kept = [hit for hit in question.hits_of(*ENTITY_CATEGORIES) if (hit.start, hit.end) not in excluded]
@@ -164,7 +189,7 @@ def extract(question: Question) -> list[Constraint]:
             continue
         entity = entity_ref(question, hit)
         span = question.span(hit.start, hit.end)
-        values = "、".join(entity.values[:1] if entity.category is Category.INDEX else entity.values)
+        values = "、".join(entity.values[:1] if entity.category in _FIRST_VALUE_SHOWN else entity.values)
         text = question.says(
             f"{span.text}：{entity.column} = {values}", f"{span.text}: {entity.column} = {values}"
         )

@@ -106,6 +106,8 @@ class PerPeriodDetail:
         if unknown:
             return undecided("a date grouping key is read through a function not known here")
         other = sorted(set().union(*splits)) if splits else []
+        if not other and _lists_rows_by(sql, self.period):
+            return passed(f"the SQL lists stored rows with their {self.period} shown, one figure each")
         if other:
             return failed(
                 Attribution.GROUPING,
@@ -114,6 +116,18 @@ class PerPeriodDetail:
         return failed(
             Attribution.GROUPING, f"the SQL does not group by {self.period}: one figure for the span"
         )
+
+
+def _lists_rows_by(sql: Sql, period: str) -> bool:
+    """The answer lists stored report rows, no aggregate anywhere, and shows each row's report period
+    at the asked size (toYear(end_date) AS yr for each year): a report's figure is its period's. Daily
+    rows are many a period: never read so."""
+    tree = sql.tree
+    if not isinstance(tree, exp.Select) or tree.find(exp.AggFunc) is not None:
+        return False
+    return any(
+        columns_of(shown) == {"end_date"} and _period_of(shown) == period for shown in tree.expressions
+    )
 
 
 def _years(sql: Sql) -> set[int]:

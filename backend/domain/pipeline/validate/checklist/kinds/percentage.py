@@ -25,12 +25,13 @@ from backend.domain.pipeline.validate.checklist.model import (
     undecided,
 )
 from backend.domain.pipeline.validate.checklist.question import Question
-from backend.domain.pipeline.validate.checklist.sqltree import Sql, function_name
+from backend.domain.pipeline.validate.checklist.sqltree import Sql, columns_of, function_name
 
 _CUE = re.compile(
     r"占比|比例|比重|百分比|百分之几"
     r"|\b(?:share of|percentage of|proportion of|proportion|what percent(?:age)?|fraction of)\b"
 )
+_WEIGHT = "weight"  # index_weight.weight: a constituent's share of its index, in percent
 _CONDITIONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.If)
 
 
@@ -127,8 +128,11 @@ def _divided_by_itself(division: exp.Div) -> bool:
 class PercentageDetail:
     kind: ClassVar[Kind] = Kind.PERCENTAGE
     whole_base: bool = False  # the question names the whole market as the base
+    of_weight: bool = False  # a share of an index's weight (权重占比, share of the weight)
 
     def check(self, sql: Sql) -> Finding:
+        if self.of_weight and any(columns_of(total) == {_WEIGHT} for total in sql.tree.find_all(exp.Sum)):
+            return passed("index weights are shares of their index: a sum of them is a share")
         divisions = list(sql.tree.find_all(exp.Div))
         if any(_divided_by_itself(division) for division in divisions):
             return failed(
@@ -156,5 +160,9 @@ def extract(question: Question) -> list[Constraint]:
         return []
     span = question.span(cue.start(), cue.end())
     text = question.says(f"“{span.text}”：结果是占比", f"“{span.text}”: the answer is a share")
-    detail = PercentageDetail(whole_base=_WHOLE_BASE.search(question.text) is not None)
+    weight = question.metric_after(cue.end(), 8) or question.metric_before(cue.start(), 4)
+    detail = PercentageDetail(
+        whole_base=_WHOLE_BASE.search(question.text) is not None,
+        of_weight=weight is not None and weight[1].columns == {_WEIGHT},
+    )
     return [Constraint(span, text, question.lang, detail)]

@@ -114,6 +114,14 @@ _PER_DAY = re.compile(r"每(?:天|日|个交易日)(?!都)|\b(?:on each|for each
 _SUBSET_LATER = re.compile(
     r"[，,；;]\s*(?:其中|这其中|它们中|这些股票中)|\b(?:of|among) (?:them|these|those)\b"
 )
+# …最大的50只股票，市盈率平均是多少（亏损的不算）: an exclusion in brackets after the statistic asked
+# of the k leaves rows out of the statistic, not out of the ranking
+_STATISTIC_EXCLUDES = re.compile(
+    r"[^()]*?(?:平均|均值|中位数|合计|总和|\b(?:average|mean|median|total|sum)\b)[^()]*"
+    r"\([^()]*?(?:不算|不计|不含|除外|剔除|排除|\bexclud|\bignor|\bnot count|\bleaving out\b)"
+)
+# the largest constituents / members of an index (no measure named): its heaviest weights
+_MEMBERS = re.compile(r"\s*(?:index\s+)?(?:constituents|members|component stocks)\b")
 _TIE_BREAKS = {"ts_code", "name", "symbol", "con_code"}
 # A stock's state on a day (its market cap, a valuation, its close) ranks the stocks as of one day; its
 # average (or extreme) over a span of days is another figure, asked only with an average word.
@@ -236,7 +244,7 @@ class TopKDetail:
             return next((key for key in ranking.keys if _shares_rows(key.expression)), None)
         for key in ranking.keys:
             if self.columns & columns_of(key.expression) or direction(
-                key.expression, self.columns, self.gain
+                key.expression, self.columns, self.gain, ranking.select
             ):
                 return key
         return None
@@ -258,7 +266,11 @@ class TopKDetail:
         key = self._metric_key(ranking)
         if key is None or self.descending is None:
             return undecided("the ranking key cannot be related to the metric the question ranks by")
-        moves = 1 if self.counts or self.shares else direction(key.expression, self.columns, self.gain)
+        moves = (
+            1
+            if self.counts or self.shares
+            else direction(key.expression, self.columns, self.gain, ranking.select)
+        )
         if moves is None:
             return undecided("which way the ranking key moves with the metric is not read")
         descending = key.descending if moves > 0 else not key.descending
@@ -311,23 +323,23 @@ def _filtered_after(sql: Sql, ranking: Ranking) -> bool:
     """A query reading the cut rows (FROM the subquery or CTE that cuts) keeps only some of them: a
     WHERE condition other than a join key (a.ts_code = b.ts_code)."""
     select, parent = ranking.select, ranking.select.parent
-    readers: list[exp.Select] = []
+    readers: list[tuple[exp.Select, str]] = []  # each reading query, with the name it reads the cut by
     if not isinstance(select.args.get("limit"), exp.Limit):
         return False  # a rank window: its cut (rn <= k) is itself a WHERE of the reading query
     if isinstance(parent, exp.Subquery) and isinstance(parent.parent, exp.From):
         outer = parent.parent.parent
-        readers = [outer] if isinstance(outer, exp.Select) else []
+        readers = [(outer, parent.alias_or_name.lower())] if isinstance(outer, exp.Select) else []
     elif isinstance(parent, exp.CTE):
         name = parent.alias_or_name.lower()
         readers = [
-            s
+            (s, f.this.alias_or_name.lower())
             for s in sql.selects
             if s is not select
             and isinstance(f := s.args.get("from_"), exp.From)
             and isinstance(f.this, exp.Table)
             and f.this.name.lower() == name
         ]
-    for reader in readers:
+    for reader, cut_name in readers:
         where = reader.args.get("where")
         if where is None:
             continue
@@ -338,9 +350,29 @@ def _filtered_after(sql: Sql, ranking: Ranking) -> bool:
                 and isinstance(c.this, exp.Column)
                 and isinstance(c.expression, exp.Column)
             )
+            and not _joined_period(c, cut_name)
             for c in conditions
         ):
             return True
+    return False
+
+
+def _joined_period(condition: exp.Expr, cut_name: str) -> bool:
+    """A condition on nothing but the dates of a table joined to the cut rows (f.end_date =
+    '2024-12-31'): it picks that table's period for each of the k, it keeps every one of them."""
+    columns = [column for column in condition.find_all(exp.Column) if not _in_subquery(column, condition)]
+    return bool(columns) and all(
+        is_date_column(column.name.lower()) and column.table and column.table.lower() != cut_name
+        for column in columns
+    )
+
+
+def _in_subquery(node: exp.Expr, top: exp.Expr) -> bool:
+    parent = node.parent
+    while parent is not None and parent is not top:
+        if isinstance(parent, exp.Select):
+            return True
+        parent = parent.parent
     return False
 
 
@@ -426,6 +458,9 @@ def _detail(
     ):
         return TopKDetail(k, side, frozenset(), side is Side.HIGH, False, group, ranks_groups, counts=True)
     metric, falling = _metric(question, start, end)
+    if metric is None and _MEMBERS.match(question.text, end):
+        # an index's largest members, no measure named: ranked by their weight in it
+        return TopKDetail(k, side, frozenset({"weight"}), side is Side.HIGH, False, group, ranks_groups)
     if metric is None:
         return TopKDetail(k, side, frozenset(), None, False, group, ranks_groups)
     high = side is Side.HIGH
@@ -510,6 +545,7 @@ def extract(question: Question) -> list[Constraint]:
                 _SUBSET_BEFORE.search(question.text[: match.start()])
                 or _SUBSET_AFTER.match(question.text, match.end())
                 or later
+                or _STATISTIC_EXCLUDES.match(question.text, match.end())
             ):
                 detail = replace(detail, subset=True)
             if later is not None:
