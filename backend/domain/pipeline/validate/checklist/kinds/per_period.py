@@ -119,15 +119,26 @@ class PerPeriodDetail:
 
 
 def _lists_rows_by(sql: Sql, period: str) -> bool:
-    """The answer lists stored report rows, no aggregate anywhere, and shows each row's report period
-    at the asked size (toYear(end_date) AS yr for each year): a report's figure is its period's. Daily
-    rows are many a period: never read so."""
+    """The answer lists stored annual report rows, no aggregate anywhere, and shows each row's year
+    (toYear(end_date) AS yr for each year): an annual report's figure is its year's. Quarterly rows kept
+    are four a year, daily rows many: never read so."""
     tree = sql.tree
-    if not isinstance(tree, exp.Select) or tree.find(exp.AggFunc) is not None:
+    if period != "year" or not isinstance(tree, exp.Select) or tree.find(exp.AggFunc) is not None:
         return False
-    return any(
+    shows_year = any(
         columns_of(shown) == {"end_date"} and _period_of(shown) == period for shown in tree.expressions
     )
+    return shows_year and _annual_reports_only(sql)
+
+
+def _annual_reports_only(sql: Sql) -> bool:
+    """toMonth(end_date) = 12, or report days written that are all December 31."""
+    if any(
+        c.op == "=" and c.number == 12 and function_name(strip(c.subject)) == "tomonth"
+        for c in sql.comparisons
+    ):
+        return True
+    return bool(sql.dates) and all((day.month, day.day) == (12, 31) for day in sql.dates)
 
 
 def _years(sql: Sql) -> set[int]:
