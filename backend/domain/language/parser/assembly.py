@@ -364,12 +364,14 @@ def _whole_set_aggregates(model: SemanticModel, found: _Collected) -> None:
         return
     one_stock = [c for c, _is_scope, _ in conditions if isinstance(c, Scope) and c.kind == "stock"]
     named = len(one_stock) == 1 and len(one_stock[0].values) == 1
-    extreme = EXTREME_OF.get(metrics[0]) if len(metrics) == 1 and screen.outputs == metrics else None
+    extremes = [EXTREME_OF.get(metric, "") for metric in metrics] if screen.outputs == metrics else []
+    extreme = bool(extremes) and all(extremes)
     window = len(times) == 1 and times[0].value.label in CALENDAR_WINDOWS
     if named and plain and extreme and window and len(conditions) == 1 and not found.per_day:
-        # 茅台今年的最高价 / Moutai's high this year: the window's highest high, not each day's
-        screen.aggregates.append(Aggregate(extreme, metrics[0]))
-        screen.outputs.remove(metrics[0])
+        # 茅台今年的最高价 / Moutai's high this year: the window's highest high, not each day's (最高价和
+        # 最低价: its highest high and its lowest low)
+        screen.aggregates.extend(map(Aggregate, extremes, metrics))
+        screen.outputs.clear()
         screen.daily_values = True
         return
     order = screen.order

@@ -474,16 +474,22 @@ def _window_length(tokens: list[Token], j: int) -> tuple[int, int] | None:
         unit = tokens[j + 1].value
         if unit == "year":  # 创近一年新高: a year of bars, as 250日 says it
             return n * TRADING_DAYS_PER_YEAR, 2
-        if unit in WHOLE_YEAR and n % WHOLE_YEAR[unit] == 0:  # a 52-week low: the same year of bars
-            return n // WHOLE_YEAR[unit] * TRADING_DAYS_PER_YEAR, 2
         if unit == "week":
-            return n * 5, 2
+            return bars_in_weeks(n), 2
+        if unit in WHOLE_YEAR and n % WHOLE_YEAR[unit] == 0:  # 12个月新低: a year of bars
+            return n // WHOLE_YEAR[unit] * TRADING_DAYS_PER_YEAR, 2
         if unit == "month":
             return n * 21, 2
         if unit in {"day", "trading_day"}:
             return n, 2
         return None
     return n, 1
+
+
+def bars_in_weeks(n: int) -> int:
+    """N weeks in bars: 5 a week, but whole years as a year of bars (a 52-week low: 250 bars)."""
+    weeks_a_year = WHOLE_YEAR["week"]
+    return n // weeks_a_year * TRADING_DAYS_PER_YEAR if n % weeks_a_year == 0 else n * 5
 
 
 def _listed_averages(tokens: list[Token], j: int) -> tuple[list[int], int] | None:

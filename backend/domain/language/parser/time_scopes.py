@@ -11,6 +11,7 @@ from backend.domain.language.ir import TimeSpec
 from backend.domain.language.lexicon import Token
 from backend.domain.language.parser.listing import PERIOD_KINDS
 from backend.domain.language.parser.rewriting import Match, is_plain_number, kind_at, period_bounds, synthetic
+from backend.domain.language.parser.technical import bars_in_weeks
 from backend.domain.language.semantic import SemanticModel
 
 # 近N<unit> → (label, how many of the label's units)
@@ -103,6 +104,9 @@ def time_scope(model: SemanticModel, tokens: list[Token], i: int) -> Match | Non
         follows_metric = kind_at(tokens, i + 2) in {"metric", "agg", "change_word", "gainers"}
         if unit == "trading_day" or (unit == "day" and follows_metric):
             spec = TimeSpec("recent_bars", n=int(token.value))
+            used = 2
+        elif unit == "week" and follows_metric:  # 52周最高价: the 52-week high, bars as in 52周新高
+            spec = TimeSpec("recent_bars", n=bars_in_weeks(int(token.value)))
             used = 2
     if spec is None:
         return None

@@ -1,6 +1,6 @@
 """Two years side by side for one market figure (2024 vs 2025 average daily turnover,
-2024年和2025年的日均成交额对比): one row per year, each the figure over its own year — read as the two
-years' window broken down by year."""
+2024年和2025年的日均成交额对比, 2024年和2025年跌停家次对比): one row per year, each the figure over its
+own year — read as the two years' window broken down by year."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ from backend.domain.language.parser.rewriting import Match, kind_at, synthetic
 from backend.domain.language.semantic import SemanticModel
 
 # what makes the years the conditions' (2024年和2025年净利润都超过…): left to the passes reading them
+# a count of the days an event happened (涨停家次, 涨停次数): a figure of each year too
+COUNTED_DAYS = {"stock_days", "occurrence"}
 CONDITION_KINDS = {"cmp", "up", "down", "cond", "concept", "between", "all", "growth"}
 
 
@@ -23,7 +25,8 @@ def two_years_compared(model: SemanticModel, tokens: list[Token], i: int) -> Mat
         return None
     if kind_at(tokens, j + 1) in {"to", "and"} and kind_at(tokens, j + 2) == "year":
         return None  # three years or more listed
-    if not _daily_aggregate(model, tokens) or any(token.kind in CONDITION_KINDS for token in tokens):
+    figure = _daily_aggregate(model, tokens) or any(token.kind in COUNTED_DAYS for token in tokens)
+    if not figure or any(token.kind in CONDITION_KINDS for token in tokens):
         return None
     source = tokens[i : j + 1]
     window = [
