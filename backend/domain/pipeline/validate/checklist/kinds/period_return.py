@@ -40,6 +40,7 @@ from backend.domain.pipeline.validate.checklist.sqltree import (
     enclosing_select,
     function_name,
     is_date_column,
+    strip,
 )
 
 _GAIN_ZH = r"(?:涨幅|涨跌幅|收益率?|回报率?|涨了|上涨|下跌|跌了|跌幅|翻倍|翻番)"
@@ -82,7 +83,12 @@ class PeriodReturnDetail:
             start = first if first is not None and (first.month, first.day) == (1, 1) and not years else None
         if start is None or _CARRIES_FIRST_MOVE & columns_of(sql.tree):
             return None
-        if not any(c.day == start and c.op in {">=", "="} for c in dated):
+        # from the first day on: a bound on it, or the year itself kept (toYear(trade_date) = 2025)
+        whole_year = (start.month, start.day) == (1, 1) and any(
+            c.op == "=" and c.number == start.year and function_name(strip(c.subject)) == "toyear"
+            for c in sql.comparisons
+        )
+        if not whole_year and not any(c.day == start and c.op in {">=", "="} for c in dated):
             return None
         before = any(day < start for day in sql.dates) or any(
             c.day == start and c.op in {"<", "<="} for c in dated
