@@ -57,6 +57,12 @@ def _named_values(question: str, vocabulary: Vocabulary) -> set[str]:
     return named
 
 
+def _kin(value: str, named: set[str]) -> bool:
+    """An industry of the same family as a named one (房地产服务 beside 房地产开发): a reading of the
+    question's word the vocabulary may not list, not another industry."""
+    return len(value) >= 3 and any(other[:2] == value[:2] for other in named if len(other) >= 3)
+
+
 def _conjuncts(node: exp.Expr) -> list[exp.Expr]:
     node = strip(node)
     if isinstance(node, exp.And):
@@ -99,7 +105,7 @@ def _finding(question: str, sql: Sql, vocabulary: Vocabulary) -> str | None:
     for column, values, conjunct in filters:
         if _DIMENSION_WORDS[column].search(question):
             continue
-        unnamed = [value for value in values if value not in named]
+        unnamed = [value for value in values if value not in named and not _kin(value, named)]
         if unnamed:
             return (
                 f"`{conjunct.sql(dialect='clickhouse')}` keeps {', '.join(unnamed)}, "

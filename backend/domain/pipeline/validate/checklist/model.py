@@ -61,6 +61,7 @@ class Kind(StrEnum):
     PERCENT_SHOWN = "percent_shown"
     SAME_PERIOD = "same_period"
     WINDOW_END = "window_end"
+    BELOW_BOOK = "below_book"
 
 
 class Outcome(StrEnum):

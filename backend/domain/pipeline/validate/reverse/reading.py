@@ -191,6 +191,7 @@ TREE_ONLY_KINDS = frozenset(
         Kind.PERCENT_SHOWN,
         Kind.SAME_PERIOD,
         Kind.WINDOW_END,
+        Kind.BELOW_BOOK,  # pb < 1: the reading keeps what it read of the question before this kind
     }
 )
 # Kinds the reading turns into the reverse checks' filters, scopes, ranking, aggregate, count, group

@@ -12,6 +12,7 @@ from backend.domain.pipeline.validate.checklist.kinds import (
     annual_report,
     average_list,
     bar_relation,
+    below_book,
     closing_high,
     column,
     conjunction,
@@ -103,4 +104,5 @@ EXTRACTORS: tuple[Extractor, ...] = (
     percent_shown.extract,
     same_period.extract,
     window_end.extract,
+    below_book.extract,
 )

@@ -85,6 +85,9 @@ _FALLING = re.compile(
 )
 # A small English number is read only as a multiple ("three times its average"), never as a count.
 _TIMES_WORDS = r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten)(?=\s+times\b)"
+# Multiples said as a word (more than triple their average, at least double): the times unit.
+_MULTIPLES = {"double": 2, "twice": 2, "triple": 3, "treble": 3, "thrice": 3, "quadruple": 4}
+_MULTIPLE_WORDS = rf"\b(?:{'|'.join(_MULTIPLES)})\b"
 _TENTHS = "成"  # 三成 = 30%, a Chinese way to write a percentage the semantic model does not list
 
 
@@ -106,7 +109,7 @@ def _patterns(units: tuple[str, ...], tails: tuple[str, ...]) -> _Patterns:
     def amount(suffix: str = "") -> str:
         return (
             rf"(?P<num{suffix}>-?\d+(?:,\d{{3}})*(?:\.\d+)?(?![\d.\-/])|[零一二两三四五六七八九十百千]+"
-            rf"|{_TIMES_WORDS})\s*"
+            rf"|{_TIMES_WORDS}|{_MULTIPLE_WORDS})\s*"
             rf"(?:(?P<unit{suffix}>{_alternatives(units)})(?![a-z]))?\s*"
             rf"(?:(?P<tail{suffix}>{_alternatives(tails)})(?![a-z]))?"
         )
@@ -134,6 +137,8 @@ class Quantity:
 
 
 def _quantity(number: str, unit: str, tail: str, vocabulary: Vocabulary) -> Quantity | None:
+    if number.lower() in _MULTIPLES:
+        return Quantity(_MULTIPLES[number.lower()], _MULTIPLES[number.lower()], "times")
     value = float(number.replace(",", "")) if re.match(r"-?\d", number) else parse_count(number)
     if value is None:
         return None
