@@ -67,6 +67,7 @@ from backend.domain.language.parser.profit_words import cumulative_profit_sign, 
 from backend.domain.language.parser.readings import POINTS, Reading, reread_tokens
 from backend.domain.language.parser.report_windows import (
     from_quarter_before,
+    quarter_compared_before,
     report_window,
     valuation_basis_after,
 )
@@ -88,6 +89,7 @@ from backend.domain.language.parser.technical import (
     volume_surge,
 )
 from backend.domain.language.parser.time_scopes import time_scope
+from backend.domain.language.parser.totals import totals_asked
 from backend.domain.language.parser.two_periods import two_years_compared
 from backend.domain.language.parser.values_first import value_before_figure
 from backend.domain.language.parser.values_present import values_present
@@ -145,6 +147,7 @@ GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
     valuation_basis_after,
     report_window,
     growth_rate_named,
+    quarter_compared_before,
     distance_from_high,
     aggregate_metric,
     benchmark_comparison,
@@ -242,6 +245,7 @@ class Parser:
         (股票, companies: the rows asked for are stocks, not groups)."""
         every = tokenize(question, self.context.lexicon, self.codes, self.context.latest_trade_date)
         every = values_present(every)  # 有市盈率的: read with its filler words, before they are dropped
+        every = totals_asked(self.model, every)  # 一共成交了多少亿: a total word is filler elsewhere
         every = profit_after_loss(defined_label(every, question))  # a label's colon is filler
         names_stocks = any(token.kind == "filler" and token.text in STOCK_NOUNS for token in every)
         inside_at = tuple(t.start for t in every if t.kind == "filler" and t.text in INSIDE_WORDS)

@@ -230,11 +230,14 @@ def aggregate_metric(model: SemanticModel, tokens: list[Token], i: int) -> Match
 
 
 def _asks_figure(tokens: list[Token], i: int) -> bool:
-    """多少 right after a figure (净利润是多少, 单季营收多少), or after 分别 / 各 said right after one
-    (市盈率、市净率分别多少, as 分别是多少): the figure asked, each, never a count of stocks."""
+    """多少 right after a figure (净利润是多少, 单季营收多少), after 分别 / 各 said right after one
+    (市盈率、市净率分别多少, as 分别是多少) or after its aggregate (成交额合计多少): the figure asked, each,
+    never a count of stocks."""
     before = i - 1
     if kind_at(tokens, before) in {"quantifier", "per"} and tokens[before].text in EACH_BEFORE_ASKED:
         before -= 1
+    elif kind_at(tokens, before) == "agg" and tokens[before].value != "count":
+        before -= 1  # 成交额合计多少 / 一共多少: the aggregate said after its figure is what is asked
     return kind_at(tokens, before) in FIGURE_KINDS
 
 

@@ -220,8 +220,13 @@ def _collect(model: SemanticModel, tokens: list[Token]) -> _Collected:
         elif kind == "orderspec":
             if found.first_ranking is not None:
                 raise NotUnderstood(f"three orderings in one question: '{token.text}'")
-            if screen.order == token.value and token.extra.get("limit") in {None, 1}:
+            if _restates_order(screen.order, token.value) and token.extra.get("limit") in {None, 1}:
                 continue  # 数量最多的5个地区，按数量从多到少排: the same ranking said again
+            if screen.order is not None and screen.order.metric.startswith("agg:"):
+                # 平均市盈率最低的5个行业，按市盈率从高到低排: groups were picked, never stocks
+                raise NotUnderstood(
+                    f"could not place: '{token.text}' (a second ranking after groups ranked by an aggregate)"
+                )
             if screen.order is not None:  # ranked among the stocks an earlier ranking picked
                 found.first_ranking = (tokens[found.order_index], found.order_index)
                 screen.limit = None
@@ -280,6 +285,16 @@ def _collect(model: SemanticModel, tokens: list[Token]) -> _Collected:
     if pending_not:
         raise NotUnderstood(f"could not place: '{pending_not}' (no condition follows it to negate)")
     return found
+
+
+def _restates_order(first: Order | None, again: Order) -> bool:
+    """The same ranking said again: the same order, or the measure of a ranking of groups by its
+    aggregate said alone (平均涨幅最高的5个行业，按涨幅排: the groups' rows hold only their average)."""
+    if first == again:
+        return True
+    if first is None or not first.metric.startswith("agg:") or again.time or again.other_time or again.agg:
+        return False
+    return first.metric.split(":")[-1] == again.metric and first.direction == again.direction
 
 
 def _says_each(token: Token) -> bool:

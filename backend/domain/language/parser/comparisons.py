@@ -1050,16 +1050,19 @@ def _other_price(model: SemanticModel, tokens: list[Token], j: int, metric: Metr
 
 
 def _direction_before_two_periods(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
-    """lower revenue in 2024 than in 2021: the comparative before the figure, then the two periods."""
+    """lower revenue in 2024 than in 2021 / lower single-quarter net profit in Q3 2025 than in Q2 2025:
+    the comparative before the figure (a quarter alone or TTM compared as such), then the two periods."""
     periods = kind_at(tokens, i + 2) == "timespec" and kind_at(tokens, i + 3) == "timespec"
-    if kind_at(tokens, i) not in {"up", "down"} or kind_at(tokens, i + 1) != "metric" or not periods:
+    figure = kind_at(tokens, i + 1) in {"metric", "report_figure"}
+    if kind_at(tokens, i) not in {"up", "down"} or not figure or not periods:
         return None
     metric = metric_of(tokens[i + 1])
+    window = tokens[i + 1].extra["window"] if tokens[i + 1].kind == "report_figure" else None
     first, second = tokens[i + 2].value, tokens[i + 3].value
     if first == second:
         return None
     op = ">" if tokens[i].kind == "up" else "<"
-    condition = Compare(metric, op, 0.0, other=metric, time=first, other_time=second)
+    condition = Compare(metric, op, 0.0, other=metric, time=first, other_time=second, agg=window)
     return 4, [synthetic("cond", condition, tokens[i : i + 4])]
 
 

@@ -8,9 +8,10 @@ or a ranking reads a `report_figure`; left alone it is a figure shown per stock 
 
 from __future__ import annotations
 
+from backend.domain.language.ir import Compare, TimeSpec
 from backend.domain.language.lexicon import Token
 from backend.domain.language.parser.readings import TTM_OF
-from backend.domain.language.parser.rewriting import Match, kind_at
+from backend.domain.language.parser.rewriting import Match, kind_at, synthetic
 from backend.domain.language.semantic import SemanticModel
 
 WINDOWS = {"single": "single_quarter", "ttm": "ttm"}
@@ -102,3 +103,35 @@ def _quarter_said(tokens: list[Token], j: int) -> tuple[int | None, int, int] | 
     if number is None or not unit or number.value not in {1.0, 2.0, 3.0, 4.0}:
         return None
     return None, int(number.value), 2
+
+
+def quarter_compared_before(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """2025年三季度单季净利润比二季度低 / 比去年三季度高 / 环比下降 / 同比增长: a quarter's own (or trailing)
+    figure said lower or higher than in the quarter right before (or the same quarter a year before),
+    nothing by how much: the two values compared (negative ones too), never the year-to-date growth
+    rate nor one that has no value after a loss."""
+    figure = tokens[i]
+    quarter = tokens[i - 1].value if i > 0 and tokens[i - 1].kind == "timespec" else None
+    if figure.kind != "report_figure" or quarter is None or quarter.label != "quarter":
+        return None
+    if figure.extra.get("window") not in {"single_quarter", "ttm"}:  # a growth rate (环比增速) is a rate
+        return None
+    if quarter.year is None:  # 三季度 with no year: the latest such report, its quarter before unsaid
+        return None
+    against = kind_at(tokens, i + 1)
+    said_op = kind_at(tokens, i + 2)
+    if against not in {"qoq", "yoy"} or said_op not in {"comparative", "up", "down"}:
+        return None
+    if said_op == "comparative" and tokens[i + 2].value not in {"<", ">"}:
+        return None
+    if kind_at(tokens, i + 3) in COMPARISON_TAIL | {"yoy", "qoq"}:
+        return None  # 比二季度下滑20%以上: by how much, a growth rate (compare)
+    op = {"up": ">", "down": "<"}.get(said_op, str(tokens[i + 2].value))
+    year, number = quarter.year, quarter.quarter or 0
+    other = (year - 1, number) if against == "yoy" else ((year, number - 1) if number > 1 else (year - 1, 4))
+    other_time = TimeSpec("quarter", year=other[0], quarter=other[1])
+    condition = Compare(
+        str(figure.value), op, 0.0, other=str(figure.value), time=quarter, other_time=other_time,
+        agg=str(figure.extra["window"]),
+    )  # fmt: skip
+    return 3, [synthetic("cond", condition, tokens[i : i + 3])]

@@ -97,6 +97,8 @@ def time_scope(model: SemanticModel, tokens: list[Token], i: int) -> Match | Non
             return None  # "近3个报告期" is a count of reports, read by the sustained-condition pass
         label, per_unit = RECENT_WINDOWS[tokens[j].value]
         spec = TimeSpec(label, n=per_unit * n)
+        if label == "recent_bars" and n == 1:  # the last trading day: the latest day, its move its pct_chg
+            spec = TimeSpec("latest")
         used = j + 1 - i
     elif token.kind == "number" and is_plain_number(token) and kind_at(tokens, i + 1) == "tunit":
         # "5日涨幅", "20-day average turnover", "5个交易日": N bars in technical style

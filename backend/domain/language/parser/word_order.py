@@ -69,7 +69,7 @@ def traded_by(model: SemanticModel, tokens: list[Token], i: int) -> Match | None
         j += 1
     if kind_at(tokens, j) == "traded_by":
         basis, end = str(tokens[j].value), j + 1
-    elif kind_at(tokens, j) == "per" and tokens[j].text == "by" and _traded_flow(model, tokens, j + 1):
+    elif kind_at(tokens, j) == "per" and tokens[j].text == "by" and traded_flow(model, tokens, j + 1):
         basis, end = str(tokens[j + 1].value), j + 2
     else:
         return None
@@ -89,7 +89,7 @@ def how_much_moved(model: SemanticModel, tokens: list[Token], i: int) -> Match |
     after it, 'how much' is left to refuse."""
     if tokens[i].kind != "how_much":
         return None
-    if _traded_flow(model, tokens, i + 1) and kind_at(tokens, i + 2) not in {"up", "down", "moved"}:
+    if traded_flow(model, tokens, i + 1) and kind_at(tokens, i + 2) not in {"up", "down", "moved"}:
         # how much money traded hands today / how much volume did banks trade: the flow's total
         return 1, [Token("agg", "sum", tokens[i].text, tokens[i].start)]
     j = i + 1
@@ -147,7 +147,7 @@ def averaged_move(model: SemanticModel, tokens: list[Token], i: int) -> Match | 
     return j + 1 - i, [*tokens[i:j], change]
 
 
-def _traded_flow(model: SemanticModel, tokens: list[Token], j: int) -> bool:
+def traded_flow(model: SemanticModel, tokens: list[Token], j: int) -> bool:
     """A day's traded flow (the traded value, the volume), which adds up over stocks and days."""
     if kind_at(tokens, j) != "metric":
         return False
