@@ -61,6 +61,14 @@ _NOT_NAMES = {
 # Characters of the words that open a question but name no company: quantifiers, days and periods
 # (三季报, 过去20天).
 _NOT_NAME_CHARACTERS = set("各每前最连续近今昨不非按统计哪些有多少这那上下涨跌股票季过市")  # 市: 两市, 全市场
+# Function words that open a question (截至最新交易日, 对于…, 目前…): a preposition or a time word,
+# never a company's name.
+_NOT_NAME_OPENERS = re.compile(r"截至|截止|直到|对于|关于|根据|按照|依据|基于|如果|假如|目前|当前|现在|如今")
+# Function words ending in 中 (其中银行股, 这之中): the 中 is theirs, it opens no name (中信, 中国).
+_FUNCTION_WORDS_ENDING_IN_ZHONG = {"其中", "之中", "当中", "从中", "集中"}
+# A name listed between two separators right after another name (招商银行、中国平安和中信证券).
+_LIST_SEPARATORS = "、和与及"
+_LISTED_NAME = re.compile(rf"[{_LIST_SEPARATORS}](?P<name>[\u4e00-\u9fff]{{2,6}}?)(?=[{_LIST_SEPARATORS}])")
 
 
 def _names(literal: str, value: str) -> bool:
@@ -156,7 +164,11 @@ def name_around(question: Question, hit: Hit) -> tuple[int, int] | None:
 def _opens_name(text: str, start: int) -> bool:
     """中 right before a name's first character, itself at the start of the text or of a clause (not
     the postposition of 成分股中银行股): the name's own first character."""
-    if start == 0 or text[start - 1] != "中":
+    if (
+        start == 0
+        or text[start - 1] != "中"
+        or text[max(0, start - 2) : start] in _FUNCTION_WORDS_ENDING_IN_ZHONG
+    ):
         return False
     before = start - 2
     return before < 0 or not _CJK.match(text[before]) or text[before] in _WORD_BOUNDARY
@@ -195,6 +207,23 @@ def stock_names(question: Question) -> list[tuple[int, int, str]]:
     if match is not None:
         start, end = match.start("name"), match.end("name")
         clean = not any(question.covered(position) for position in range(start, end))
-        if clean and not set(match["name"]) & _NOT_NAME_CHARACTERS and all(s != start for s, _, _ in found):
+        plain = not _NOT_NAME_OPENERS.match(match["name"]) and not set(match["name"]) & _NOT_NAME_CHARACTERS
+        if clean and plain and all(s != start for s, _, _ in found):
             found.append((start, end, match["name"]))
+    return _with_listed_names(question, sorted(found))
+
+
+def _with_listed_names(question: Question, found: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """Names listed side by side with names found (A、B和C: B between A and the next separator): a plain
+    word there, no vocabulary word and none of a quantity's or a period's characters, is a name too."""
+    ends = {end for _, end, _ in found}
+    for match in _LISTED_NAME.finditer(question.text):
+        start, end, name = match.start("name"), match.end("name"), match["name"]
+        if match.start() not in ends or any(s < end and start < e for s, e, _ in found):
+            continue
+        if any(question.covered(position) for position in range(start, end)):
+            continue
+        if not set(name) & _NOT_NAME_CHARACTERS and not _NOT_NAME_OPENERS.match(name):
+            found.append((start, end, question.raw[start:end]))
+            ends.add(end)
     return sorted(found)

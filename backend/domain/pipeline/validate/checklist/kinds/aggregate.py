@@ -22,6 +22,7 @@ from typing import ClassVar
 from sqlglot import exp
 
 from backend.domain.pipeline.validate.checklist.kinds import count, top_k
+from backend.domain.pipeline.validate.checklist.kinds.per_group import per_day_divisor
 from backend.domain.pipeline.validate.checklist.model import (
     Attribution,
     Constraint,
@@ -143,6 +144,10 @@ class AggregateDetail:
         if self.function is Function.AVERAGE:
             if isinstance(node, exp.Avg) or name in _AVERAGE_NAMES:
                 return True
+            # a count over the days divided by their number (countIf(pct_chg < 0) / count(DISTINCT
+            # trade_date)) is the average count per day
+            if per_day_divisor(node) and _counts(node.this):
+                return True
             # sum(x) / count() or sum(x) / n is an average written out, a unit converted on the way
             # too (sum(x) / 1e5 / count()); sum(x) / 1e8 alone converts a unit
             if not (isinstance(node, exp.Div) and isinstance(_unit_converted(node.this), exp.Sum)):
@@ -150,6 +155,14 @@ class AggregateDetail:
             divisor = number_value(node.expression)
             return divisor is None or not (divisor >= _UNIT_DIVISOR and is_power_of_ten(divisor))
         return isinstance(node, exp.Sum) or name in _TOTAL_NAMES
+
+
+def _counts(node: exp.Expr) -> bool:
+    while isinstance(node, exp.Paren):
+        node = node.this
+    return isinstance(node, exp.Count | exp.CountIf) or (
+        isinstance(node, exp.Func) and function_name(node).startswith(count.COUNTING)
+    )
 
 
 def _unit_converted(node: exp.Expr) -> exp.Expr:

@@ -41,7 +41,7 @@ CUE = re.compile(
     r"多少\s*(?:只|家|个|支|种)|(?<!哪)几\s*(?:只|家|个|支)|数量|家数|个数|只数"  # 哪几只 asks which ones
     r"|\bhow many\b(?!\s+shares)|\bnumber of\b(?!\s+shares)|\bcount of\b"
 )
-_COUNTING = ("count", "uniq", "approxdistinct")
+COUNTING = ("count", "uniq", "approxdistinct")
 # Two states counted side by side: 上涨和下跌的家数, number of gainers and losers.
 _DIRECTION_ZH = r"(?:上涨|下跌|涨停|跌停|平盘|收涨|收跌|红盘|绿盘|涨|跌|平)(?:的)?(?:股票)?"
 _PAIR_BEFORE_CUE = re.compile(
@@ -49,6 +49,12 @@ _PAIR_BEFORE_CUE = re.compile(
 )
 _DIRECTION_EN = r"(?:gainers|losers|advancers|decliners|risers|fallers|advancing|declining|rising|falling)"
 _PAIR_AFTER_CUE = re.compile(rf"^\s*(?:stocks\s+)?{_DIRECTION_EN}\s+(?:and|vs\.?|versus)\s+{_DIRECTION_EN}")
+# A cue the answer is ranked or filtered by (取数量最多的5个, 按家数排序, with the highest number of):
+# the count asked before, referred back to, no second count.
+_RANKS_AFTER_CUE = re.compile(r"^\s*(?:最多|最少|最高|最低|最大|最小|排名|排序|降序|升序|从高到低|从低到高)")
+_RANKS_BEFORE_CUE = re.compile(
+    r"(?:按|按照|以|根据|\b(?:by|the highest|the largest|the lowest|the most))\s*$"
+)
 _JOINED_CUES = re.compile(r"^\s*(?:和|与|及|以及|、|,|，|and)\s*")
 
 
@@ -68,7 +74,7 @@ class CountDetail:
             function_name(node)
             for projection in shown
             for node in projection.find_all(exp.Func)
-            if function_name(node).startswith(_COUNTING)
+            if function_name(node).startswith(COUNTING)
         }
         if not counting:
             if any(_sums_a_condition(projection) for projection in shown):
@@ -84,7 +90,7 @@ class CountDetail:
             )
         if self.items > 1:
             columns = sum(
-                any(function_name(node).startswith(_COUNTING) for node in projection.find_all(exp.Func))
+                any(function_name(node).startswith(COUNTING) for node in projection.find_all(exp.Func))
                 or _sums_a_condition(projection)
                 for projection in shown
             )
@@ -97,9 +103,7 @@ class CountDetail:
                 )
         if not self.over_top:
             return passed(f"the answer is counted ({', '.join(sorted(counting))})")
-        counts = [
-            n for n in sql.nodes() if isinstance(n, exp.Func) and function_name(n).startswith(_COUNTING)
-        ]
+        counts = [n for n in sql.nodes() if isinstance(n, exp.Func) and function_name(n).startswith(COUNTING)]
         if any(sql.reads_cut_rows(node, self.over_top) for node in counts):
             return passed(f"the rows counted are the top {self.over_top}")
         return failed(
@@ -126,6 +130,12 @@ def _groups_by_an_expression(select: exp.Select) -> bool:
 def _items(question: Question, cues: list[re.Match[str]]) -> int:
     """How many things the question counts side by side (1 unless it pairs them explicitly)."""
     text = question.text
+    cues = [
+        cue
+        for cue in cues
+        if cue is cues[0]
+        or not (_RANKS_AFTER_CUE.match(text[cue.end() :]) or _RANKS_BEFORE_CUE.search(text[: cue.start()]))
+    ]
     joined = sum(
         1
         for before, after in itertools.pairwise(cues)

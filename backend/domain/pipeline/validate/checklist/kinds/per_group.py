@@ -14,6 +14,7 @@ from typing import ClassVar
 
 from sqlglot import exp
 
+from backend.domain.pipeline.validate.checklist.entities import name_around
 from backend.domain.pipeline.validate.checklist.model import (
     Attribution,
     Constraint,
@@ -97,7 +98,7 @@ class PerGroupDetail:
             return undecided("the SQL combines several queries; groups may be one query each")
         if self.column == "trade_date" and _one_stock_by_day(sql):
             return passed("one stock's stored daily rows are listed: each row is a day")
-        if self.column == "trade_date" and any(_per_day_divisor(node) for node in sql.nodes()):
+        if self.column == "trade_date" and any(per_day_divisor(node) for node in sql.nodes()):
             return passed("the total is divided by the number of days: each day's figure averaged")
         for node in sql.nodes():
             if _conditional(node) and self.column in columns_of(node):
@@ -155,7 +156,7 @@ def _conditional(node: exp.Expr) -> bool:
 _DAY_COUNTS = {"approxdistinct", "uniq", "uniqexact", "uniqcombined", "countdistinct"}
 
 
-def _per_day_divisor(node: exp.Expr) -> bool:
+def per_day_divisor(node: exp.Expr) -> bool:
     """x / count(DISTINCT trade_date) (uniqExact(trade_date)…): a total over the days divided by their
     number is the average of each day's total (daily average turnover, total per day)."""
     if not isinstance(node, exp.Div):
@@ -283,7 +284,12 @@ def extract(question: Question) -> list[Constraint]:
                 dimension, column = joined
                 found.setdefault(column, _constraint(question, cue.start(), dimension.end, column))
     for cue in _RESPECTIVELY.finditer(question.text):
-        before = [hit for hit in question.hits_of(*_ENTITY_COLUMNS) if hit.end <= cue.start()]
+        # an industry word inside a stock's name (招商银行、中信证券…分别) names that stock, no group
+        before = [
+            hit
+            for hit in question.hits_of(*_ENTITY_COLUMNS)
+            if hit.end <= cue.start() and name_around(question, hit) is None
+        ]
         columns = [_ENTITY_COLUMNS[hit.category] for hit in before]
         for column in set(columns):
             if columns.count(column) >= 2 and column not in found:
