@@ -6,6 +6,9 @@ that side; comparisons only the other way (n_income_attr_p > 0 for "net loss") a
 Read only with a profit figure named (净利润…亏损, net loss): 亏损股 alone may be read from the P/E's
 sign. Both words in one question (扭亏为盈, swung from a loss to a profit) are not read; a SQL that
 compares no profit column with zero is undecidable.
+
+A sign said in words right after a stored metric (ROE是负数, 市盈率为负, ROE is negative) keeps that
+metric's column below (above, 为正) zero in the same way.
 """
 
 from __future__ import annotations
@@ -32,12 +35,19 @@ _PROFIT = re.compile(r"盈利|\b(?:profitable|made a profit|in the black|turned 
 _NET = re.compile(r"净|\bnet\b")
 _PROFIT_COLUMNS = {"n_income", "n_income_attr_p", "operate_profit", "total_profit"}
 _BELOW, _ABOVE = {"<", "<="}, {">", ">="}
+# A sign said in words right after a metric: 是负数 / 为负 / 小于零 is below zero, 是正数 / 为正 above.
+_SIGN_AFTER_METRIC = re.compile(
+    r"\s*(?:的值)?\s*(?:(?:是|为)?\s*(?:(?P<negative>负数|负值)|(?P<positive>正数|正值))"
+    r"|为(?:(?P<negative_short>负)|(?P<positive_short>正))(?=$|[^\u4e00-\u9fff]|且|的|、|和|或|而))"
+    r"|\s+(?:is|was|are|were)\s+(?:(?P<negative_en>negative)|(?P<positive_en>positive))\b"
+)
 
 
 @dataclass(frozen=True)
 class ProfitSignDetail:
     kind: ClassVar[Kind] = Kind.PROFIT_SIGN
     loss: bool  # a loss asked: the profit below zero
+    columns: frozenset[str] = frozenset(_PROFIT_COLUMNS)  # the figure whose sign is asked
 
     def check(self, sql: Sql) -> Finding:
         sides = set()
@@ -45,25 +55,45 @@ class ProfitSignDetail:
             if comparison.number != 0 or comparison.negated:
                 continue
             subject = strip(comparison.subject)
-            if not columns_of(subject) or not columns_of(subject) <= _PROFIT_COLUMNS:
+            if not columns_of(subject) or not columns_of(subject) <= self.columns:
                 continue
             sides.add("below" if comparison.op in _BELOW else "above" if comparison.op in _ABOVE else "")
-        wanted = "below" if self.loss else "above"
+        wanted, other = ("below", "above") if self.loss else ("above", "below")
+        figure = "a profit figure" if self.columns == _PROFIT_COLUMNS else "/".join(sorted(self.columns))
         if wanted in sides:
-            return passed(f"a profit figure is kept {wanted} zero")
-        if sides & {"below", "above"}:
+            return passed(f"{figure} is kept {wanted} zero")
+        if other in sides:
             return failed(
                 Attribution.CONDITION,
-                f"the profit is kept {'above' if self.loss else 'below'} zero; "
-                f"the question asks for a {'loss' if self.loss else 'profit'}",
+                f"{figure} is kept {other} zero; the question asks for it {wanted} zero",
             )
-        return undecided("no profit figure is compared with zero")
+        return undecided(f"{figure} is not compared with zero")
+
+
+def _signs_said(question: Question) -> list[Constraint]:
+    """A stored metric followed by its sign in words (ROE是负数): that column kept on that side of zero."""
+    found = []
+    for hit in question.hits_of(Category.METRIC):
+        metric = question.vocabulary.metrics[hit.key]
+        sign = _SIGN_AFTER_METRIC.match(question.text, hit.end)
+        if sign is None or metric.derived or metric.negated:
+            continue
+        below = bool(sign["negative"] or sign["negative_short"] or sign["negative_en"])
+        span = question.span(hit.start, sign.end())
+        side_zh, side_en = ("< 0", "below zero") if below else ("> 0", "above zero")
+        text = question.says(f"“{span.text}”：{hit.key} {side_zh}", f"“{span.text}”: {hit.key} {side_en}")
+        # a profit's sign may be read on any profit column (净利润为正: n_income or n_income_attr_p)
+        profit = bool(metric.columns & _PROFIT_COLUMNS)
+        columns = frozenset(_PROFIT_COLUMNS) if profit else metric.columns
+        found.append(Constraint(span, text, question.lang, ProfitSignDetail(below, columns)))
+    return found
 
 
 def extract(question: Question) -> list[Constraint]:
+    said = _signs_said(question)
     loss, profit = _LOSS.search(question.text), _PROFIT.search(question.text)
     if (loss is None) == (profit is None):
-        return []  # neither, or a swing from one to the other
+        return said  # neither, or a swing from one to the other
     cue = loss or profit
     assert cue is not None
     named = any(
@@ -71,8 +101,11 @@ def extract(question: Question) -> list[Constraint]:
         for hit in question.hits_of(Category.METRIC)
     )
     if not named and not _NET.search(cue.group()):
-        return []  # 亏损股 may be read from the P/E's sign: only a profit figure named is judged
+        return said  # 亏损股 may be read from the P/E's sign: only a profit figure named is judged
     span = question.span(cue.start(), cue.end())
     side_zh, side_en = ("< 0", "below zero") if loss else ("> 0", "above zero")
     text = question.says(f"“{span.text}”：利润 {side_zh}", f"“{span.text}”: the profit {side_en}")
-    return [Constraint(span, text, question.lang, ProfitSignDetail(loss is not None))]
+    return sorted(
+        [*said, Constraint(span, text, question.lang, ProfitSignDetail(loss is not None))],
+        key=lambda constraint: constraint.span.start,
+    )
