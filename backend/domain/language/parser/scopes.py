@@ -78,12 +78,17 @@ def scope(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
 
 
 def _every_group_counted(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
-    """三个交易所 / 四个板块: a count of groups said with their dimension, the count being every group
-    there is (3 exchanges, 4 boards), is a list of all of them, as 沪深北三个交易所 names them (one row
-    each when each is asked); any other count (两个交易所, 三个行业) is left for the rules to read."""
+    """三个交易所 / 四个板块: a count of groups said with its count word and dimension, the count being
+    every group there is (3 exchanges, 4 boards), is a list of all of them, as 沪深北三个交易所 names
+    them (one row each when each is asked); any other count (两个交易所, 三个行业) is left for the rules
+    to read."""
     if kind_at(tokens, i) != "number" or kind_at(tokens, i - 1) in NAMING_BEFORE_COUNT:
         return None
-    k = i + 1 + (kind_at(tokens, i + 1) == "count_unit")
+    # the count word is what makes it a count of groups: without it the number is another figure's
+    # (超过3%的交易所) or a ranking's (which 3 exchanges had the highest …)
+    if kind_at(tokens, i + 1) != "count_unit":
+        return None
+    k = i + 2
     if kind_at(tokens, k) != "dim":
         return None
     every_of_dimension = {"exchange": ("exchange", model.exchanges), "market": ("board", model.boards)}
