@@ -146,7 +146,7 @@ class AggregateDetail:
                 return True
             # a count over the days divided by their number (countIf(pct_chg < 0) / count(DISTINCT
             # trade_date)) is the average count per day
-            if per_day_divisor(node) and _counts(node.this):
+            if per_day_divisor(node) and _counts_rows(node.this):
                 return True
             # sum(x) / count() or sum(x) / n is an average written out, a unit converted on the way
             # too (sum(x) / 1e5 / count()); sum(x) / 1e8 alone converts a unit
@@ -157,11 +157,15 @@ class AggregateDetail:
         return isinstance(node, exp.Sum) or name in _TOTAL_NAMES
 
 
-def _counts(node: exp.Expr) -> bool:
+def _counts_rows(node: exp.Expr) -> bool:
+    """count() / countIf(…): the rows of every day. A distinct count (uniqExactIf(ts_code, …), count(DISTINCT
+    ts_code)) counts each stock once over all the days: divided by the days it is no day's average."""
     while isinstance(node, exp.Paren):
         node = node.this
-    return isinstance(node, exp.Count | exp.CountIf) or (
-        isinstance(node, exp.Func) and function_name(node).startswith(count.COUNTING)
+    if isinstance(node, exp.Count):
+        return not isinstance(node.this, exp.Distinct)
+    return isinstance(node, exp.CountIf) or (
+        isinstance(node, exp.Func) and function_name(node) in {"countif", "countornull", "countifornull"}
     )
 
 

@@ -93,6 +93,12 @@ _WHICH_ZH = re.compile(
     rf"哪\s*(?P<n>{COUNT})?\s*(?:个|只|家|支)\s*(?P<what>行业|板块|交易所|地区|省份)"
     rf"[^，,。；;？?\d]{{0,14}}?(?P<sup>{_SUPERLATIVE_ZH})"
 )
+# 平均市盈率最低的是哪5个行业, 涨幅最大的是哪3只: the superlative first, then 是哪 with the count (one
+# without it) and what is ranked; the metric sits before the superlative.
+_WHICH_AFTER_ZH = re.compile(
+    rf"(?P<sup>{_SUPERLATIVE_ZH})\s*的\s*(?:是|为)\s*哪\s*(?P<n>{COUNT})?\s*(?:个|只|家|支)"
+    r"\s*(?P<what>行业|板块|交易所|地区|省份)?"
+)
 # Groups named between the count and the superlative: which 3 sub-industries carry the highest …
 _GROUPS_COUNTED = re.compile(r"\b(?:industries|sectors|boards|exchanges|regions|provinces)\b|个(?:行业|板块)")
 # "the most stocks" ranks by a count of rows; "most" before anything else is an adjective's degree.
@@ -509,13 +515,14 @@ def extract(question: Question) -> list[Constraint]:
     ]
     found: list[Constraint] = []
     taken: list[range] = []
-    patterns = [(p, True) for p in _EXPLICIT] + [(p, False) for p in (*_IMPLICIT, _WHICH_ZH)]
+    patterns = [(p, True) for p in _EXPLICIT] + [(p, False) for p in (*_IMPLICIT, _WHICH_ZH, _WHICH_AFTER_ZH)]
     for pattern, explicit in patterns:
         for match in pattern.finditer(question.text):
             if any(match.start("sup") in span for span in taken):
                 continue
             which = pattern is _WHICH_ZH
-            k = parse_count(match["n"]) if explicit or (which and match["n"]) else 1
+            which_after = pattern is _WHICH_AFTER_ZH
+            k = parse_count(match["n"]) if explicit or ((which or which_after) and match["n"]) else 1
             if k is None or k < 1:
                 continue
             # 各行业涨幅前三 ranks within each industry; 市值前100的公司里，各行业… groups one ranking.
@@ -523,6 +530,7 @@ def extract(question: Question) -> list[Constraint]:
             ranks_groups = (
                 any(span.start < match.end() and match.start() < span.stop for span in ranked_spans)
                 or which
+                or (which_after and match["what"] is not None)
                 or _GROUPS_COUNTED.search(question.text, match.start(), match.start("sup")) is not None
             )
             # the groups ranked are not also the groups each ranking runs within
