@@ -20,6 +20,7 @@ from backend.domain.language.ir import (
     VersusGroup,
 )
 from backend.domain.language.lexicon import Token
+from backend.domain.language.parser.break_words import break_operator, is_break_word
 from backend.domain.language.parser.changes import relative_change
 from backend.domain.language.parser.composition import LIST_DIMENSIONS
 from backend.domain.language.parser.errors import NotUnderstood
@@ -358,7 +359,13 @@ def compare(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
         end += not said_op and _at_least_after(tokens, end)  # 翻倍以上: the >= already read
         end += kind_at(tokens, end) == "yoy"
         return end - i, [synthetic("cond", condition, tokens[i:end])]
-    parsed = comparison_tail(tokens, j)
+    if kind_at(tokens, j + 1) == "number" and is_break_word(tokens[j]):  # 市净率破1, 股价跌破10元
+        broken = break_operator(tokens[j], metric.key, tokens[j + 1])
+        if broken is None:
+            return None  # 股价破10元: the side is unsaid, left to refuse
+        parsed: ComparisonTail | None = broken, tokens[j + 1], None, j + 2
+    else:
+        parsed = comparison_tail(tokens, j)
     if parsed is None:
         if direction and metric.key in GROWTH_RATES:
             # 净利润同比增长 / revenue declined year over year → growth above / below zero
