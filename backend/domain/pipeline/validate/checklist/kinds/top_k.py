@@ -82,7 +82,9 @@ _EXPLICIT = (
 _IMPLICIT = (
     re.compile(rf"(?P<sup>{_SUPERLATIVE_ZH})\s*的\s*[^，,。；的\d]{{0,8}}?(?:股票|公司|个股|行业|板块)"),
     re.compile(
-        r"\b(?:which|the)\s+(?:[a-z0-9]+\s+){0,4}?(?:stock|company|industry|sector|board|exchange)s?\s+"
+        # a period ranked too: which month / trading day had the largest …
+        r"\b(?:which|the)\s+(?:[a-z0-9]+\s+){0,4}?"
+        r"(?:stock|company|industry|sector|board|exchange|month|quarter|week|day|session)s?\s+"
         r"(?:(?:that\s+)?(?:had|has|have)|with|traded|posted|recorded|reported|logged|saw|showed)"
         rf"\s+the\s+(?P<sup>{_SUPERLATIVE_EN})\b"
     ),
@@ -102,7 +104,11 @@ _WHICH_AFTER_ZH = re.compile(
 # Groups named between the count and the superlative: which 3 sub-industries carry the highest …
 _GROUPS_COUNTED = re.compile(r"\b(?:industries|sectors|boards|exchanges|regions|provinces)\b|个(?:行业|板块)")
 # "the most stocks" ranks by a count of rows; "most" before anything else is an adjective's degree.
-_COUNTED = re.compile(r"\s+(?:\w+\s+)?(?:stocks|companies|firms|shares|constituents|members|listings)\b")
+_COUNTED = re.compile(
+    r"\s+(?:\w+\s+)?(?:stocks|companies|firms|shares|constituents|members|listings"
+    r"|decliners|gainers|advancers|losers|risers|fallers)\b"
+)
+_YEAR = re.compile(r"(?:19|20)\d{2}")
 # 数量最多, 家数最少: a count of rows ranked (哪10个行业的上市公司数量最多).
 _COUNTED_ZH = re.compile(r"(?:数量|家数|个数|只数|数目)的?\s*最(?:多|少)")
 # 占比最高, 比例最低, the highest share of …: a share of rows ranked (亏损公司占比最高的5个行业).
@@ -391,9 +397,10 @@ def _filtered_before(sql: Sql, ranking: Ranking, detail: TopKDetail) -> bool:
 
 
 def _counts_rows(expression: exp.Expr) -> bool:
-    """count() / count(x) / uniqExact(x), alone: a key that grows with the number of rows."""
+    """count() / count(x) / countIf(…) / uniqExact(x), alone: a key that grows with the number of rows
+    (countIf(pct_chg < 0): the decliners counted)."""
     node = expression.this if isinstance(expression, exp.Paren) else expression
-    return isinstance(node, exp.Count) or (
+    return isinstance(node, exp.Count | exp.CountIf) or (
         isinstance(node, exp.Anonymous) and node.name.lower() in {"uniq", "uniqexact"}
     )
 
@@ -523,8 +530,8 @@ def extract(question: Question) -> list[Constraint]:
             which = pattern is _WHICH_ZH
             which_after = pattern is _WHICH_AFTER_ZH
             k = parse_count(match["n"]) if explicit or ((which or which_after) and match["n"]) else 1
-            if k is None or k < 1:
-                continue
+            if k is None or k < 1 or (explicit and _YEAR.fullmatch(match["n"])):
+                continue  # which 2025 session …: a year, no count
             # 各行业涨幅前三 ranks within each industry; 市值前100的公司里，各行业… groups one ranking.
             owners = [column for start, column in groups if question.lang is Lang.EN or start < match.start()]
             ranks_groups = (
