@@ -62,7 +62,9 @@ CLAUSE_BREAKS = {",", "，", ";", "；"}
 def is_harmless(token: Token) -> bool:
     # "the market" with no comparison to read it was filler before it named a benchmark; 大盘 never was
     english_benchmark = token.kind == "benchmark" and token.text.isascii()
-    return (
+    # sorted by / ranked by left over: the figure it orders by was not read (sorted by that growth)
+    names_a_basis = token.kind == "order" and token.text.endswith(" by")
+    return not names_a_basis and (
         token.kind in HARMLESS or token.text in CONNECTIVE_TEXTS.get(token.kind, set()) or english_benchmark
     )
 
