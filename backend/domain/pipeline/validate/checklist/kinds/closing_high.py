@@ -40,7 +40,15 @@ _CUE = re.compile(
     rf"收盘价?(?:创出?|再创|创下)?\s*(?:近|最近|过去)?\s*{COUNT}\s*(?:个交易日|日|天|周|个月|年)\s*(?:收盘)?新(?P<zh>高|低)"
     rf"|\bclos(?:ed|es|ing)\s+at\s+(?:a|an|its|their|the)\s+(?:new\s+)?"
     rf"{COUNT}[- ](?:trading[- ])?day\s+(?P<en>high|low)\b"
-    rf"|\b{COUNT}[- ](?:trading[- ])?day\s+closing\s+(?P<closing>high|low)\b",
+    rf"|\b{COUNT}[- ](?:trading[- ])?day\s+closing\s+(?P<closing>high|low)\b"
+    # closed at their lowest level in 90 sessions; the highest close of the past 30 trading days
+    rf"|\bclos(?:ed|es|ing)\s+at\s+(?:its|their|the)\s+(?P<most>highest|lowest)\s+(?:level|close|price)?\s*"
+    rf"(?:in|of|for)\s+(?:the\s+)?(?:(?:last|past)\s+)?{COUNT}\s+(?:trading\s+)?(?:days|sessions|bars)\b"
+    rf"|\b(?P<value>highest|lowest)\s+clos(?:e|ing\s+price)\s+(?:in|of|over)\s+the\s+(?:last|past)\s+"
+    rf"{COUNT}\s+(?:trading\s+)?(?:days|sessions|bars)\b"
+    # 近20个交易日里最低收盘价, 最近5天收盘价的最高值: the extreme of the window's closes
+    rf"|(?:近|最近|过去)\s*{COUNT}\s*(?:个交易日|日|天|周|个月)\s*(?:里|内|中|以来)?\s*的?\s*"
+    rf"(?:最(?P<zh_value>高|低)收盘价?|收盘价?的?最(?P<zh_level>高|低))",
     re.IGNORECASE,
 )
 _EXTREMES: dict[bool, tuple[type[exp.Expr], set[str]]] = {
@@ -58,6 +66,16 @@ def _over(sql: Sql, highest: bool) -> set[str]:
         if isinstance(node, node_type) or function_name(node) in names
     ]
     return set().union(*(columns_of(node.this if isinstance(node, node_type) else node) for node in found))
+
+
+def _averaged(sql: Sql) -> set[str]:
+    """The columns the query averages."""
+    found = [
+        node
+        for node in sql.tree.find_all(exp.Avg, exp.Anonymous, exp.CombinedAggFunc)
+        if function_name(node) in {"avg", "avgif"}
+    ]
+    return set().union(*(columns_of(node) for node in found))
 
 
 _COMPARED = {exp.GT: ">", exp.GTE: ">=", exp.LT: "<", exp.LTE: "<=", exp.EQ: "="}
@@ -137,6 +155,11 @@ class ClosingHighDetail:
                 f"the SQL takes the other extreme of the closes; a new {'high' if self.highest else 'low'} "
                 f"needs their {extreme}",
             )
+        if "close" in _averaged(sql):
+            return failed(
+                Attribution.AGGREGATION,
+                f"the closes are averaged; a closing extreme needs their {extreme}",
+            )
         return undecided(f"no {extreme} of a price is read: how the new extreme is found is not read")
 
 
@@ -144,8 +167,9 @@ def extract(question: Question) -> list[Constraint]:
     cue = _CUE.search(question.text)
     if cue is None:
         return []
-    side = (cue.group("zh") or cue.group("en") or cue.group("closing") or "").lower()
-    highest = side in ("高", "high")
+    sides = ("zh", "en", "closing", "most", "value", "zh_value", "zh_level")
+    side = next((cue.group(name) for name in sides if cue.group(name)), "").lower()
+    highest = side in ("高", "high", "highest")
     span = question.span(cue.start(), cue.end())
     text = question.says(
         f"“{span.text}”：窗口内收盘价的{'最高' if highest else '最低'}值",

@@ -60,12 +60,12 @@ _TIME_AFTER = re.compile(
 _SIGN = r"(?<![\d)])(?<![\d)]\s)"
 _ABOVE = (
     "超过|大于|高于|多于|高出|超出|不低于|不少于|至少|more than|greater than|higher than|larger than|above"
-    "|over|exceeding|exceeds|exceeded|exceed|at least|no less than|not less than|超"
+    "|over|exceeding|exceeds|exceeded|exceed|at least|no less than|not less than|突破|超"
     f"|{_SIGN}(?:>=|≥|>|＞)"
 )
 _BELOW = (
     "低于|小于|少于|不足|不到|不超过|不高于|less than|lower than|smaller than|fewer than|below|under|at most"
-    "|no more than|not more than|within"
+    "|no more than|not more than|within|跌破|(?<![突打击])破"
     f"|{_SIGN}(?:<=|≤|<|＜)"
 )
 # Words that keep the boundary out (超过30 is not 30) or in (至少30 is 30); 以上/以下 and "between" say
@@ -73,7 +73,7 @@ _BELOW = (
 _STRICT = re.compile(
     r"超过|大于|高于|多于|高出|超出|低于|小于|少于|不足|不到|more than|greater than|higher than|larger than"
     r"|above|over|exceeding|exceeds|exceeded|exceed|less than|lower than|smaller than|fewer than|below|under"
-    r"|超|>|<|＞|＜"
+    r"|破|超|>|<|＞|＜"
 )
 _INCLUSIVE = re.compile(
     r"不低于|不少于|至少|不超过|不高于|at least|no less than|not less than|at most|no more than|not more than"
@@ -577,6 +577,13 @@ def _shown(value: float) -> str:
     return f"{value:,.6g}" if abs(value) < 1e6 else f"{value:,.0f}"
 
 
+def _fallen_through(quantity: Quantity) -> bool:
+    """Whether a bare 破 before the quantity reads as falling below it: a small bare level (市净率破1,
+    PE破10) is fallen through; a unit or a big round number (市值破1000亿, 破3000点) is a milestone
+    crossed upward as often, so it says no side for sure."""
+    return quantity.unit in {"bare", "times"} and abs(quantity.value) < 100
+
+
 def _side(word: str) -> Side:
     return Side.BELOW if re.fullmatch(_BELOW + "|以下|以内", word) else Side.ABOVE
 
@@ -777,7 +784,7 @@ def extract(question: Question) -> list[Constraint]:
         if not match["unit"] and not match["tail"] and _TIME_AFTER.match(text, match.end()):
             continue
         quantity = _quantity(match["num"], match["unit"] or "", match["tail"] or "", vocabulary)
-        if quantity is None:
+        if quantity is None or (match["word"] == "破" and not _fallen_through(quantity)):
             continue
         side, strict = _side(match["word"]), _strictness(question, match)
         found.append(

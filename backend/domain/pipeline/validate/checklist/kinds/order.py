@@ -69,6 +69,12 @@ _FIRST_ASCENDING = re.compile(
 _FALL = re.compile(r"跌|降|亏|下滑|回撤|\b(?:loss|losses|losers?|drops?|falls?|declines?|decliners?)\b")
 _RANKED = re.compile(r"排名|排序|排行|排列|\b(?:rank|ranked|ranking|sort|sorted|order by|ordered by)\b")
 _PERFORMANCE = re.compile(r"worst|best")
+# A code or a name as what the rows are sorted by (按代码排序, alphabetically, by ticker).
+_BY_CODE = re.compile(
+    r"代码|名称|名字|拼音|字母"
+    r"|\b(?:codes?|tickers?|symbols?|alphabetical(?:ly)?|by (?:their )?names?)\b",
+    re.IGNORECASE,
+)
 _SAME_WAY = {"round", "avg", "sum", "max", "min", "median", "quantile", "any", "anylast", "tofloat64"}
 _TIE_BREAKS = {"ts_code", "name", "symbol", "con_code"}
 _RANK_FUNCTIONS = (exp.RowNumber, exp.Rank, exp.DenseRank)
@@ -80,6 +86,9 @@ class OrderDetail:
     descending: bool | None  # of the metric; None when the question only asks for an order
     columns: frozenset[str]  # the metric ordered by; empty when none is named
     by_date: bool = False  # a time order (oldest first): the key is a date column
+    # A ranking asked with no code or name word (sorted by that growth, 按涨幅排序): a figure leads the
+    # order, so rows ordered by the code alone are not the ranking asked.
+    by_figure: bool = False
 
     def check(self, sql: Sql) -> Finding:
         tree = sql.tree
@@ -94,6 +103,11 @@ class OrderDetail:
                 return undecided("only a subquery is ordered; whether the order survives is not read")
             return failed(Attribution.INTENT, "the question asks for an order, the result is not ordered")
         if self.descending is None:
+            if self.by_figure and _only_tie_breaks(sql, tree, order):
+                ranked = any(isinstance(w.this, _RANK_FUNCTIONS) for w in tree.find_all(exp.Window))
+                if ranked or any(_ranks(sql, select) for select in sql.selects if select is not tree):
+                    return undecided("a rank or a subquery orders by a figure; the result, by the code")
+                return failed(Attribution.INTENT, "the result is ordered by the code alone, not by a figure")
             return passed("the result is ordered")
         key = self._key(sql, tree, order)
         if key is None:
@@ -126,6 +140,16 @@ class OrderDetail:
             if columns and not columns <= (grouped | _TIE_BREAKS):
                 return key
         return None
+
+
+def _ranks(sql: Sql, select: exp.Select) -> bool:
+    """Whether the SELECT orders its rows by something other than a code or a name."""
+    order = select.args.get("order")
+    return isinstance(order, exp.Order) and not _only_tie_breaks(sql, select, order)
+
+
+def _only_tie_breaks(sql: Sql, select: exp.Select, order: exp.Order) -> bool:
+    return all(columns_of(key.expression) <= _TIE_BREAKS for key in sql.order_keys(order, select))
 
 
 def _figure_sign(node: exp.Expr) -> int | None:
@@ -214,5 +238,7 @@ def extract(question: Question) -> list[Constraint]:
             descending
         ]
         text = question.says(f"“{span.text}”：结果{way[0]}排列", f"“{span.text}”: rows {way[1]}")
-        return [Constraint(span, text, question.lang, OrderDetail(descending, columns))]
+        by_figure = pattern is _RANKED and not _BY_CODE.search(question.text)
+        detail = OrderDetail(descending, columns, by_figure=by_figure)
+        return [Constraint(span, text, question.lang, detail)]
     return []
