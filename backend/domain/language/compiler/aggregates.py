@@ -33,6 +33,7 @@ from backend.domain.language.compiler.subsets import versus_whole_set
 from backend.domain.language.compiler.time_resolution import is_window, resolve_window
 from backend.domain.language.compiler.units import in_display_unit
 from backend.domain.language.compiler.values import value
+from backend.domain.language.compiler.window_levels import per_stock_extreme
 from backend.domain.language.ir import Aggregate, Compare, Order, Screen, TimeSpec, VersusGroup
 
 AGGREGATE_ORDER_PREFIX = "agg:"  # Order.metric "agg:<fn>:<metric>" orders groups by an aggregate
@@ -179,8 +180,10 @@ def aggregate_expr(build: QueryBuild, aggregate: Aggregate, time: TimeSpec) -> e
             return derived(exp.Div(this=up, expression=call("nullIf", down, number(0))))
         return up if aggregate.fn == "count_up" else down
     if is_window(time) and metric.kind == "daily":
-        # an aggregate over a window: per stock over the window first (gain, sum or average)
-        expression, _name = value(build, aggregate.metric, time, None)
+        # an aggregate over a window: per stock over the window first (gain, sum or average; the
+        # highest / lowest price or valuation: the same extreme over the stock's bars, unless read by day)
+        extreme = None if build.per_day else per_stock_extreme(metric.key, aggregate.fn)
+        expression, _name = value(build, aggregate.metric, time, extreme)
     else:
         expression, _name = value(build, aggregate.metric, time)
     aggregated = call(aggregate.fn, expression)  # QST aggregate names are ClickHouse functions

@@ -17,9 +17,11 @@ from backend.domain.language.compiler.errors import CompileError
 from backend.domain.language.compiler.sources import daily_alias, join_all, series_alias
 from backend.domain.language.compiler.sql import col, conjunction, number, ordered, table
 from backend.domain.language.compiler.state import QueryBuild
+from backend.domain.language.compiler.time_resolution import is_window
 from backend.domain.language.compiler.top_k import top_per_group
 from backend.domain.language.compiler.units import shown_columns
 from backend.domain.language.compiler.values import value
+from backend.domain.language.compiler.window_levels import refuse_unsaid_window_mean
 from backend.domain.language.ir import REPORT_TIME_LABELS, WINDOW_MEASURES, Not, Scope, Screen, TimeSpec
 from backend.domain.language.semantic import SemanticModel
 
@@ -33,7 +35,10 @@ def build_query(screen: Screen, build: QueryBuild) -> exp.Query:
         if screen.order.other_time is not None:  # ranked by the change between two times
             order_expr, name = change_value(build, screen.order, time)
         else:
-            order_expr, name = value(build, screen.order.metric, screen.order.time or time, screen.order.agg)
+            order_time = screen.order.time or time
+            if is_window(order_time) and not build.per_day:
+                refuse_unsaid_window_mean(screen.order.metric, screen.order.agg)
+            order_expr, name = value(build, screen.order.metric, order_time, screen.order.agg)
         build.add_column(name, order_expr)
     series = window is not None and lists_daily_values(build.model, screen)
     for name in screen.outputs:
