@@ -1,5 +1,6 @@
-"""The reverse checks' lists of codes: written value by value exactly as `literal` writes one value, so a
-hostile value in r0 stays one string literal and a paradigm's filled list slot still matches the SQL."""
+"""The reverse checks' lists of codes: written value by value exactly as `string_literal` writes one
+value, so a hostile value in r0 stays one string literal and a paradigm's filled list slot still matches
+the SQL."""
 
 from __future__ import annotations
 
@@ -8,11 +9,12 @@ from hypothesis import strategies as st
 from sqlglot import exp
 
 from backend.domain.market.guard import check_read_only
-from backend.domain.pipeline.validate.reverse.subject import code_list, literal
+from backend.domain.market.literals import string_literal
+from backend.domain.pipeline.validate.reverse.subject import code_list
 
 
 def _one_by_one(codes: list[str]) -> str:
-    return "(" + ", ".join(literal(code) for code in codes) + ")"
+    return "(" + ", ".join(string_literal(code) for code in codes) + ")"
 
 
 @given(st.lists(st.text(max_size=12), min_size=1, max_size=8))

@@ -41,7 +41,7 @@ from backend.domain.market.guard_rules import TREE_RULES, plain_lists, text, tok
 from backend.domain.market.guard_rules.keyword_names import keyword_cte_names
 from backend.domain.market.guard_rules.parsed import ParsedStatement
 
-DIALECT = "clickhouse"
+DIALECT = "clickhouse"  # the store's SQL, for every parse and every text written in this code base
 MAX_SQL_CHARS = 100_000
 REMEMBERED_CHARS = 4_000_000  # passed texts kept: 4 MB of ASCII SQL (2 bytes a CJK character)
 

@@ -9,7 +9,7 @@ from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.generator import Generator
 
-DIALECT = "clickhouse"
+from backend.domain.market.guard import DIALECT
 
 # Values the generator writes between quotes unchanged (nothing to escape): stock and index codes.
 _PLAIN = re.compile(r"[A-Za-z0-9._-]*")

@@ -40,6 +40,7 @@ import sqlglot
 from sqlglot import exp
 
 from backend.domain.language.qst import Node
+from backend.domain.market.guard import DIALECT
 from backend.domain.market.literals import string_list, string_literal
 from backend.domain.paradigms.trees import (
     Path,
@@ -50,7 +51,6 @@ from backend.domain.paradigms.trees import (
     value_nodes,
 )
 
-DIALECT = "clickhouse"
 SlotKind = Literal["number", "string", "date", "year_of_date", "string_list"]
 _PLACEHOLDER = re.compile(r"\{(slot_\d+):([\w()]+)\}")
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")

@@ -16,7 +16,7 @@ from datetime import date, timedelta
 import sqlglot
 from sqlglot import exp
 
-DIALECT = "clickhouse"
+from backend.domain.market.guard import DIALECT
 
 ERROR_TYPES = (
     "dropped_filter",

@@ -10,11 +10,12 @@ from dataclasses import dataclass
 from datetime import date
 
 from backend.domain.language.translation import Evidence
+from backend.domain.market.literals import string_literal
 from backend.domain.pipeline.ports import ResultRows
 from backend.domain.pipeline.probe.mentions import Mentions, NameMention
 from backend.domain.pipeline.validate.checklist.entities import EntityRef
 from backend.domain.pipeline.validate.checklist.vocabulary import Category
-from backend.domain.pipeline.validate.reverse.subject import code_list, day_of, literal
+from backend.domain.pipeline.validate.reverse.subject import code_list, day_of
 
 NAME_ROWS = 200
 MAX_CANDIDATES = 3  # more stocks than this for one mention is no grounding at all
@@ -86,14 +87,14 @@ def name_probe(database: str, names: Sequence[NameMention]) -> Probe:
     conditions = []
     for mention in names:
         if mention.initials:
-            conditions.append(f"position(name, {literal(mention.text)}) > 0")
+            conditions.append(f"position(name, {string_literal(mention.text)}) > 0")
             if len(mention.text) == 2:
                 pattern = f"{_like_escape(mention.text[0])}%{_like_escape(mention.text[1])}%"
-                conditions.append(f"name LIKE {literal(pattern)}")
+                conditions.append(f"name LIKE {string_literal(pattern)}")
             if len(mention.initials) >= 3:
-                conditions.append(f"lower(cnspell) = {literal(mention.initials)}")
+                conditions.append(f"lower(cnspell) = {string_literal(mention.initials)}")
         else:
-            conditions.append(f"lower(cnspell) = {literal(mention.text)}")
+            conditions.append(f"lower(cnspell) = {string_literal(mention.text)}")
     sql = (
         f"SELECT ts_code, name, cnspell FROM {database}.stock_basic WHERE {' OR '.join(conditions)} "
         f"ORDER BY ts_code LIMIT {NAME_ROWS}"

@@ -28,6 +28,7 @@ from datetime import date
 
 from sqlglot import exp
 
+from backend.domain.market.guard import DIALECT
 from backend.domain.pipeline.ports import MarketReader
 from backend.domain.pipeline.text import Lang, says
 from backend.domain.pipeline.trace import CheckVerdictValue
@@ -223,7 +224,7 @@ def boundary_check(
     for index, node in enumerate(list(fixed.find_all(exp.GT, exp.GTE, exp.LT, exp.LTE))):
         if index in wrong:
             node.replace(_FLIPPED[type(node)](this=node.this.copy(), expression=node.expression.copy()))
-    candidate, corrected = sql.tree.sql(dialect="clickhouse"), fixed.sql(dialect="clickhouse")
+    candidate, corrected = sql.tree.sql(dialect=DIALECT), fixed.sql(dialect=DIALECT)
     text = says(
         lang, "恰好等于边界值的行是否改变答案？", "Do rows exactly at the boundary change the answer?"
     )

@@ -19,6 +19,7 @@ import time
 
 from sqlglot import exp
 
+from backend.domain.market.guard import DIALECT
 from backend.domain.pipeline.ports import MarketReader
 from backend.domain.pipeline.text import Lang, says
 from backend.domain.pipeline.validate.checklist import Attribution
@@ -142,7 +143,7 @@ def _count_query(sql: Sql, select: exp.Select, others: list[exp.Table]) -> str:
     with_ = sql.tree.args.get("with_")
     if with_ is not None:
         reduced.set("with_", with_.copy())
-    return reduced.sql(dialect="clickhouse")
+    return reduced.sql(dialect=DIALECT)
 
 
 def _judged(select: exp.Select) -> list[tuple[exp.Table, list[exp.Table]]]:

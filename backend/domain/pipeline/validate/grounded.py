@@ -27,6 +27,7 @@ from sqlglot import exp
 
 from backend.domain.language.translation import Evidence
 from backend.domain.market.errors import MarketError, StoreBusy
+from backend.domain.market.guard import DIALECT
 from backend.domain.pipeline.ports import MarketReader
 from backend.domain.pipeline.text import Lang, says
 from backend.domain.pipeline.trace import CheckVerdictValue
@@ -305,7 +306,7 @@ def _calendar_subqueries(sql: Sql, count: int) -> list[str]:
             continue
         size = number_value(limit.expression)
         if size is not None and count - 2 <= size <= count + 2:
-            found.append(select.sql(dialect="clickhouse"))
+            found.append(select.sql(dialect=DIALECT))
     return found
 
 

@@ -11,7 +11,6 @@ asks, judged on the tree; only a failure becomes a check.
 from __future__ import annotations
 
 import re
-import time
 
 from sqlglot import exp
 
@@ -19,7 +18,7 @@ from backend.domain.pipeline.text import Lang, says
 from backend.domain.pipeline.validate.checklist import Attribution
 from backend.domain.pipeline.validate.checklist.sqltree import Sql
 from backend.domain.pipeline.validate.checklist.vocabulary import Vocabulary
-from backend.domain.pipeline.validate.outcome import CheckResult, constraint_check
+from backend.domain.pipeline.validate.outcome import CheckResult, tree_rule_check
 from backend.domain.pipeline.validate.today import unmentioned_tables
 
 _LISTS = "index_weight"
@@ -36,6 +35,11 @@ _INDEX_WORDS = re.compile(
 )
 
 
+_NO_INDEX = (
+    "the SQL reads index lists (index_weight) though the question names no index: only index members are kept"
+)
+
+
 def _reads_lists(sql: Sql) -> bool:
     return any(table.name.lower() == _LISTS for table in sql.tree.find_all(exp.Table))
 
@@ -46,42 +50,28 @@ def _names_an_index(question: str, vocabulary: Vocabulary) -> bool:
     return _INDEX_WORDS.search(question) is not None or any(name in lowered for name in names)
 
 
-def _finding(question: str, sql: Sql, vocabulary: Vocabulary) -> tuple[str, Attribution] | None:
-    if not _reads_lists(sql):
-        return None
-    if not _names_an_index(question, vocabulary):
-        return (
-            "the SQL reads index lists (index_weight) though the question names no index: only index "
-            "members are kept",
-            Attribution.CONDITION,
-        )
+def _every_snapshot(question: str, sql: Sql) -> str | None:
     if ANY_TIME.search(question) is None and unmentioned_tables(sql, {_LISTS}, "trade_date"):
         return (
             "the SQL reads index_weight without picking a snapshot (its trade_date is never mentioned): "
-            "every list ever published, members repeated once per snapshot",
-            Attribution.TIME_SCOPE,
+            "every list ever published, members repeated once per snapshot"
         )
     return None
 
 
 def index_lists_check(question: str, sql: Sql, vocabulary: Vocabulary, lang: Lang) -> CheckResult | None:
-    started = time.perf_counter()
-    found = _finding(question, sql, vocabulary)
-    if found is None:
+    if not _reads_lists(sql):
         return None
-    reason, blames = found
-    return constraint_check(
-        check_id="index_lists",
-        kind="index_lists",
+    # an index named: its lists may be read, one snapshot of them; none named: they only lose stocks
+    asked = _names_an_index(question, vocabulary)
+    return tree_rule_check(
+        "index_lists",
         text=says(lang, "指数成分名单按问题所指读取", "index lists are read as the question asks"),
         criterion=says(
             lang,
             "只在问题提到指数时读取成分名单，且只读所指的那一期",
             "index lists are read only for an index the question names, one snapshot of them",
         ),
-        sql=None,
-        verdict="fail",
-        blames=blames,
-        reason=reason,
-        started=started,
+        blames=Attribution.TIME_SCOPE if asked else Attribution.CONDITION,
+        finding=lambda: _every_snapshot(question, sql) if asked else _NO_INDEX,
     )

@@ -13,14 +13,13 @@ HAVING (`b.ts_code = ''` keeps the unmatched, `IS NOT NULL` the matched) nor ins
 
 from __future__ import annotations
 
-import time
-
 from sqlglot import exp
 
+from backend.domain.market.guard import DIALECT
 from backend.domain.pipeline.text import Lang, says
 from backend.domain.pipeline.validate.checklist import Attribution
 from backend.domain.pipeline.validate.checklist.sqltree import Sql, is_date_column, strip
-from backend.domain.pipeline.validate.outcome import CheckResult, constraint_check
+from backend.domain.pipeline.validate.outcome import CheckResult, tree_rule_check
 
 _COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.In, exp.Like, exp.ILike, exp.Between)
 
@@ -83,29 +82,21 @@ def _finding(sql: Sql) -> str | None:
             for conjunct in _conjuncts(condition):
                 if _literal_filter(conjunct) is not None:
                     return (
-                        f"`{conjunct.sql(dialect='clickhouse')}` sits in the ON clause of a LEFT JOIN: "
+                        f"`{conjunct.sql(dialect=DIALECT)}` sits in the ON clause of a LEFT JOIN: "
                         "every row of the left side is kept whether it holds or not"
                     )
     return None
 
 
 def join_filter_check(sql: Sql, lang: Lang) -> CheckResult | None:
-    started = time.perf_counter()
-    reason = _finding(sql)
-    if reason is None:
-        return None
-    return constraint_check(
-        check_id="join_filter",
-        kind="join_filter",
+    return tree_rule_check(
+        "join_filter",
         text=says(lang, "条件筛掉不满足的行", "a condition removes the rows that fail it"),
         criterion=says(
             lang,
             "LEFT JOIN 的 ON 子句里没有只对常量的条件（它不筛掉任何行）",
             "no condition against constants in the ON clause of a LEFT JOIN (it removes no row)",
         ),
-        sql=None,
-        verdict="fail",
         blames=Attribution.CONDITION,
-        reason=reason,
-        started=started,
+        finding=lambda: _finding(sql),
     )

@@ -12,14 +12,13 @@ does not tell (a computed output, an unknown table) makes no check.
 
 from __future__ import annotations
 
-import time
-
 from sqlglot import exp
 
+from backend.domain.market.guard import DIALECT
 from backend.domain.pipeline.text import Lang, says
 from backend.domain.pipeline.validate.checklist import Attribution
 from backend.domain.pipeline.validate.checklist.sqltree import Sql, strip
-from backend.domain.pipeline.validate.outcome import CheckResult, constraint_check
+from backend.domain.pipeline.validate.outcome import CheckResult, tree_rule_check
 
 _STOCK, _INDEX, _SYMBOL = "stock code", "index code", "six-digit symbol"
 _STOCK_TABLES = {"stock_basic", "daily", "daily_basic", "income", "fina_indicator"}
@@ -96,29 +95,21 @@ def _finding(sql: Sql) -> str | None:
             kinds = _kind(sql, select, left), _kind(sql, select, right)
             if None not in kinds and kinds[0] != kinds[1]:
                 return (
-                    f"`{equality.sql(dialect='clickhouse')}` matches a {kinds[0]} with a {kinds[1]}: "
+                    f"`{equality.sql(dialect=DIALECT)}` matches a {kinds[0]} with a {kinds[1]}: "
                     "they never name the same thing"
                 )
     return None
 
 
 def join_keys_check(sql: Sql, lang: Lang) -> CheckResult | None:
-    started = time.perf_counter()
-    reason = _finding(sql)
-    if reason is None:
-        return None
-    return constraint_check(
-        check_id="join_keys",
-        kind="join_keys",
+    return tree_rule_check(
+        "join_keys",
         text=says(lang, "连接键两边是同一种代码", "a join matches codes of the same kind"),
         criterion=says(
             lang,
             "股票代码只与股票代码相连（不与指数代码或不带后缀的代码）",
             "stock codes are matched with stock codes (not index codes or bare symbols)",
         ),
-        sql=None,
-        verdict="fail",
         blames=Attribution.CONDITION,
-        reason=reason,
-        started=started,
+        finding=lambda: _finding(sql),
     )

@@ -16,7 +16,6 @@ none of which is it fail the same way.
 from __future__ import annotations
 
 import re
-import time
 from datetime import date
 
 from sqlglot import exp
@@ -25,7 +24,7 @@ from backend.domain.pipeline.ports import MarketReader
 from backend.domain.pipeline.text import Lang, says
 from backend.domain.pipeline.validate.checklist import Attribution
 from backend.domain.pipeline.validate.checklist.sqltree import Sql, date_value, strip
-from backend.domain.pipeline.validate.outcome import CheckResult, constraint_check, own_rows
+from backend.domain.pipeline.validate.outcome import CheckResult, own_rows, tree_rule_check
 from backend.domain.pipeline.validate.reverse.subject import day_of
 from backend.domain.pipeline.validate.today import unmentioned_tables
 
@@ -117,14 +116,8 @@ def latest_period_check(
     recent = _RECENT_PERIODS.search(question) is not None
     if _OTHER_PERIODS.search(_RECENT_PERIODS.sub(" ", _LATEST_PERIOD.sub(" ", question))):
         return None
-    started = time.perf_counter()
-    # the last N periods may be read from a range or a window: only periods written out are judged
-    reason = _finding(sql, reader, database, written_only=recent)
-    if reason is None:
-        return None
-    return constraint_check(
-        check_id="latest_period",
-        kind="latest_period",
+    return tree_rule_check(
+        "latest_period",
         text=(
             says(
                 lang,
@@ -135,9 +128,7 @@ def latest_period_check(
             else says(lang, "未指明报告期：读取最新一期", "no report period named: the latest one is read")
         ),
         criterion=says(lang, "SQL 只读取最新的报告期", "the SQL reads the newest report period and no other"),
-        sql=None,
-        verdict="fail",
         blames=Attribution.TIME_SCOPE,
-        reason=reason,
-        started=started,
+        # the last N periods may be read from a range or a window: only periods written out are judged
+        finding=lambda: _finding(sql, reader, database, written_only=recent),
     )

@@ -53,6 +53,7 @@ from backend.domain.language.llm.roles import (
     format_result_preview,
 )
 from backend.domain.language.translation import LlmCall, OnFailure
+from backend.domain.market.guard import DIALECT
 from backend.domain.paradigms.trees import value_nodes
 from backend.domain.pipeline.ports import MarketReader, ParadigmHit, ParadigmLibrary, ResultRows, ReverseRun
 from backend.domain.pipeline.text import language_of, says
@@ -280,7 +281,7 @@ def holds_answer_values(sql: str, tree: Node, r0: ResultRows) -> bool:
         carried.update(_comparable(item) for item in (literal if isinstance(literal, list) else [literal]))
     cells = {_comparable(cell) for row in r0.rows for cell in row}
     try:
-        parsed = sqlglot.parse_one(sql, read="clickhouse")
+        parsed = sqlglot.parse_one(sql, read=DIALECT)
     except sqlglot.errors.SqlglotError:
         return True
     for literal in parsed.find_all(exp.Literal):

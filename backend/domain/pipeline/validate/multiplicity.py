@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from sqlglot import exp
 
+from backend.domain.market.guard import DIALECT
 from backend.domain.pipeline.ports import MarketReader
 from backend.domain.pipeline.text import Lang, says
 from backend.domain.pipeline.trace import CheckVerdictValue
@@ -168,7 +169,7 @@ def _recount_sql(sql: Sql, counted: _Counted, several: bool) -> tuple[str, list[
             "expressions",
             exp.alias_(exp.Anonymous(this="uniqExact", expressions=[own_key.copy()]), f"vs_things_{number}"),
         )
-    return recount.sql(dialect="clickhouse"), [width + 2 * n for n in range(len(counts))]
+    return recount.sql(dialect=DIALECT), [width + 2 * n for n in range(len(counts))]
 
 
 def _result(
@@ -237,7 +238,7 @@ def list_check(question: str, sql: Sql, reader: MarketReader, lang: Lang) -> Che
     if _counted(question) is not None or not _lists_names(sql.tree):
         return None
     started = time.perf_counter()
-    candidate = sql.tree.sql(dialect="clickhouse")
+    candidate = sql.tree.sql(dialect=DIALECT)
     query = (
         f"SELECT (SELECT count() FROM ({candidate})), "
         f"(SELECT count() FROM (SELECT DISTINCT * FROM ({candidate})))"
@@ -298,7 +299,7 @@ def repeat_check(sql: Sql, reader: MarketReader, lang: Lang) -> CheckResult | No
     recount.append("expressions", exp.alias_(exp.Count(this=exp.Star()), "vs_rows"))
     keys = [exp.column(column, table=alias) for column in key]
     recount.append("expressions", exp.alias_(exp.Anonymous(this="uniqExact", expressions=keys), "vs_keys"))
-    query = recount.sql(dialect="clickhouse")
+    query = recount.sql(dialect=DIALECT)
     text = says(lang, "汇总读取的每一行是否只出现一次？", "Does the sum or average read each row once?")
     criterion = says(lang, "行数 = 不同的行数", f"rows = different rows of {alias}")
     rows = own_rows(reader, query)

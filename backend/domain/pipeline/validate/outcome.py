@@ -4,6 +4,7 @@ result): what the answer, the trace and the correction round read."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -99,6 +100,29 @@ def constraint_check(
         reason=reason,
         ms=elapsed_ms(started),
         point=point,
+    )
+
+
+def tree_rule_check(
+    check_id: str, *, text: str, criterion: str, blames: str, finding: Callable[[], str | None]
+) -> CheckResult | None:
+    """A rule judged on the candidate's SQL tree, of which only a failure becomes a check (its id is
+    its kind): `finding` says why the SQL breaks the rule, None when it does not or the tree cannot
+    tell (no check then). The check's time is the finding's."""
+    started = time.perf_counter()
+    reason = finding()
+    if reason is None:
+        return None
+    return constraint_check(
+        check_id=check_id,
+        kind=check_id,
+        text=text,
+        criterion=criterion,
+        sql=None,
+        verdict="fail",
+        blames=blames,
+        reason=reason,
+        started=started,
     )
 
 

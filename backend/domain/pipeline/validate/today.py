@@ -16,14 +16,13 @@ high) leave it unjudged (no check), never guessed.
 from __future__ import annotations
 
 import re
-import time
 
 from sqlglot import exp
 
 from backend.domain.pipeline.text import Lang, says
 from backend.domain.pipeline.validate.checklist import Attribution
 from backend.domain.pipeline.validate.checklist.sqltree import Sql, date_value, is_date_column, strip
-from backend.domain.pipeline.validate.outcome import CheckResult, constraint_check
+from backend.domain.pipeline.validate.outcome import CheckResult, tree_rule_check
 
 _TODAY = re.compile(
     r"今天|今日|最新(?:一个|的)?交易日|最近一个交易日"
@@ -161,20 +160,12 @@ def _asks_latest_day(question: str) -> bool:
 def today_check(question: str, sql: Sql, lang: Lang) -> CheckResult | None:
     if not _asks_latest_day(question):
         return None
-    reason = _finding(sql)
-    if reason is None:
-        return None
-    started = time.perf_counter()
-    return constraint_check(
-        check_id="today",
-        kind="today",
+    return tree_rule_check(
+        "today",
         text=says(lang, "“今天 / 最新交易日”是最新的一个交易日", "“today” is the latest trading day alone"),
         criterion=says(
             lang, "SQL 只读取最新的一个交易日", "the SQL reads the latest trading day and no other"
         ),
-        sql=None,
-        verdict="fail",
         blames=Attribution.TIME_SCOPE,
-        reason=reason,
-        started=started,
+        finding=lambda: _finding(sql),
     )

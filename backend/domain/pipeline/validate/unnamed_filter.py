@@ -14,17 +14,17 @@ regions (the vocabulary does not know them).
 from __future__ import annotations
 
 import re
-import time
 
 from sqlglot import exp
 
+from backend.domain.market.guard import DIALECT
 from backend.domain.pipeline.text import Lang, says
 from backend.domain.pipeline.validate.checklist import Attribution
 from backend.domain.pipeline.validate.checklist.entities import entity_ref
 from backend.domain.pipeline.validate.checklist.question import read_question
 from backend.domain.pipeline.validate.checklist.sqltree import Sql, strip
 from backend.domain.pipeline.validate.checklist.vocabulary import Category, Vocabulary
-from backend.domain.pipeline.validate.outcome import CheckResult, constraint_check
+from backend.domain.pipeline.validate.outcome import CheckResult, tree_rule_check
 
 _COLUMNS = {"industry", "exchange", "market"}
 # The Beijing exchange is also a board of its own: either value keeps the same stocks.
@@ -108,20 +108,15 @@ def _finding(question: str, sql: Sql, vocabulary: Vocabulary) -> str | None:
         unnamed = [value for value in values if value not in named and not _kin(value, named)]
         if unnamed:
             return (
-                f"`{conjunct.sql(dialect='clickhouse')}` keeps {', '.join(unnamed)}, "
+                f"`{conjunct.sql(dialect=DIALECT)}` keeps {', '.join(unnamed)}, "
                 "which the question never names"
             )
     return None
 
 
 def unnamed_filter_check(question: str, sql: Sql, vocabulary: Vocabulary, lang: Lang) -> CheckResult | None:
-    started = time.perf_counter()
-    reason = _finding(question, sql, vocabulary)
-    if reason is None:
-        return None
-    return constraint_check(
-        check_id="unnamed_filter",
-        kind="unnamed_filter",
+    return tree_rule_check(
+        "unnamed_filter",
         text=says(
             lang,
             "筛选的板块、交易所、行业是问题所指的",
@@ -132,9 +127,6 @@ def unnamed_filter_check(question: str, sql: Sql, vocabulary: Vocabulary, lang: 
             "SQL 不保留问题没有提到的板块、交易所或行业",
             "the SQL keeps no board, exchange or industry the question does not name",
         ),
-        sql=None,
-        verdict="fail",
         blames=Attribution.ENTITY_MAPPING,
-        reason=reason,
-        started=started,
+        finding=lambda: _finding(question, sql, vocabulary),
     )

@@ -18,9 +18,8 @@ from functools import cached_property
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 
+from backend.domain.market.guard import DIALECT
 from backend.domain.market.guard_rules.keyword_names import keyword_cte_names
-
-DIALECT = "clickhouse"
 
 _OPERATORS: dict[type[exp.Expr], str] = {
     exp.EQ: "=",

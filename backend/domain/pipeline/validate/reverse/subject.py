@@ -20,11 +20,6 @@ _CODE = re.compile(r"^\d{6}\.(SH|SZ|BJ)$|^[A-Z][A-Z0-9.\-]*\.US$")
 REL_TOL = 1e-6
 
 
-def literal(value: str) -> str:
-    """A string as a ClickHouse literal (values from r0 are data, never pasted into SQL raw)."""
-    return string_literal(value)
-
-
 def code_list(codes: Sequence[str]) -> str:
     """`('a', 'b', …)` written at once (market/literals.py); `('')` for no code, which matches none."""
     return string_list(codes) if codes else "('')"
@@ -123,11 +118,11 @@ class Subject:
             for code in scope.values:
                 weights = self.table("index_weight")
                 snapshot = (
-                    f"(SELECT max(trade_date) FROM {weights} WHERE index_code = {literal(code)} "
+                    f"(SELECT max(trade_date) FROM {weights} WHERE index_code = {string_literal(code)} "
                     f"AND trade_date <= {day})"
                 )
                 members.append(
-                    f"{column} IN (SELECT con_code FROM {weights} WHERE index_code = {literal(code)} "
+                    f"{column} IN (SELECT con_code FROM {weights} WHERE index_code = {string_literal(code)} "
                     f"AND trade_date = {snapshot})"
                 )
             inside = " OR ".join(members)
