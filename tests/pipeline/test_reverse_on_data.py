@@ -108,23 +108,29 @@ def test_a_refused_check_reads_the_same_side_by_side_and_one_by_one(
     assert side_by_side[0].verdict == "undecidable" and "file" in (side_by_side[0].reason or "")
 
 
-def test_side_by_side_every_check_is_parsed_once_in_a_worker(
+def test_side_by_side_every_check_is_parsed_once_by_the_worker_that_runs_it(
     demo_store: MarketStore,
     gold_checks: list[tuple[str, QueryResult, list[ReverseCheck]]],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Each worker guards its own check, so the calling thread never holds the GIL a submitted worker
-    needs to start its query."""
+    """Each worker guards its own check, so no thread holds the GIL guarding checks another worker
+    is waiting to run."""
     _item, r0, checks = next(entry for entry in gold_checks if len(entry[2]) >= 3)
-    tokenized: list[tuple[int, str]] = []
-    tokenize = guard._tokenize
+    tokenized: dict[str, list[int]] = {}
+    queried: dict[str, int] = {}
+    tokenize, execute = guard._tokenize, MarketStore._execute
 
-    def recording(sql: str) -> list[guard.Token]:
-        tokenized.append((threading.get_ident(), sql))
+    def recording_tokenize(sql: str) -> list[guard.Token]:
+        tokenized.setdefault(sql, []).append(threading.get_ident())
         return tokenize(sql)
 
-    monkeypatch.setattr(guard, "_tokenize", recording)
+    def recording_execute(client: Any, sql: str, parameters: Any, settings: dict[str, Any]) -> Any:
+        queried[next(check.sql for check in checks if sql.endswith(check.sql))] = threading.get_ident()
+        return execute(client, sql, parameters, settings)
+
+    monkeypatch.setattr(guard, "_tokenize", recording_tokenize)
+    monkeypatch.setattr(MarketStore, "_execute", staticmethod(recording_execute))
     guard.forget_passed()
     run_checks(checks, demo_store, r0, workers=3)
-    assert sorted(sql for _thread, sql in tokenized) == sorted({check.sql for check in checks})
-    assert threading.get_ident() not in {thread for thread, _sql in tokenized}
+    assert tokenized == {sql: [thread] for sql, thread in queried.items()}
+    assert set(queried) == {check.sql for check in checks}

@@ -4,15 +4,15 @@ and an event of the trace."""
 
 from __future__ import annotations
 
-import contextvars
 import time
-from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 
 from backend.domain.language.translation import Evidence
 from backend.domain.market.errors import MarketError, StoreBusy
 from backend.domain.pipeline.ports import MarketReader
 from backend.domain.pipeline.probe.mentions import find_mentions
 from backend.domain.pipeline.probe.probes import Probe, first_round, second_round
+from backend.domain.pipeline.side_by_side import side_by_side
 from backend.domain.pipeline.trace import ProbeFinding, Trace
 from backend.domain.pipeline.validate.checklist import Constraint
 from backend.domain.pipeline.validate.checklist.question import Question
@@ -45,9 +45,7 @@ def probe_question(
     probes = first_round(database, mentions)
     number = 1
     while probes and number <= min(rounds, MAX_ROUNDS):
-        with ThreadPoolExecutor(max_workers=min(WORKERS, len(probes))) as pool:
-            futures = [pool.submit(contextvars.copy_context().run, _run, probe, reader) for probe in probes]
-            outcomes = [future.result() for future in futures]
+        outcomes = side_by_side([partial(_run, probe, reader) for probe in probes], WORKERS)
         found_now: list[Evidence] = []
         for probe, (found, ms) in zip(probes, outcomes, strict=True):
             for item in found:

@@ -1,13 +1,13 @@
 """Write the reverse checks for one answer and run them in parallel through the guarded store.
 
-The checks are independent (model.py), so they run side by side on a thread pool and the stage
-takes as long as the slowest one. Each task is submitted through `contextvars.copy_context().run` so
-the store sees the caller's execution context (requester, deadline, cancellation) on every thread.
+The checks are independent (model.py), so they run side by side (side_by_side.py: threads the process
+keeps, the calling thread one of the workers, the caller's context on every thread) and the stage
+takes as long as the slowest one.
 
 chdb releases the GIL while a query runs; the guard's parse (about 1 ms a check) and the driver's
 Python hold it. Each worker guards its own check (the store's query does) and releases the GIL as its
-query enters chdb, so the next worker's Python runs while the first query does. Guarded in the calling
-thread instead, a submitted worker waited for the GIL until the caller's loop of guards was forced to
+query enters chdb, so the next worker's Python runs while the first query does. All guarded in the
+calling thread first, a worker waited for the GIL until the caller's loop of guards was forced to
 switch (the interpreter's 5 ms switch interval) or blocked on the results: the queries started only
 after every check was guarded (side by side over one by one: 0.81-0.90 that way, 0.70-0.81 this way,
 the same checks in turns on one machine; benchmarks/validation/results/README.md).
@@ -15,13 +15,13 @@ the same checks in turns on one machine; benchmarks/validation/results/README.md
 
 from __future__ import annotations
 
-import contextvars
 import time
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 
 from backend.domain.market.errors import MarketError, StoreBusy
 from backend.domain.pipeline.ports import MarketReader, ResultRows
+from backend.domain.pipeline.side_by_side import side_by_side
 from backend.domain.pipeline.validate.outcome import CheckResult
 from backend.domain.pipeline.validate.reverse.model import Judgement, ReverseCheck, unknown
 from backend.domain.pipeline.validate.reverse.rules import RULES
@@ -66,11 +66,5 @@ def run_checks(
 ) -> list[CheckResult]:
     """Every check's result, in the order of `checks` (so a run's trace does not depend on which
     query finished first). `workers` 1 runs them one after another (the benchmark's baseline)."""
-    if workers <= 1 or len(checks) <= 1:
-        return [_run_one(check, number, reader, r0) for number, check in enumerate(checks, start=1)]
-    with ThreadPoolExecutor(max_workers=min(workers, len(checks))) as pool:
-        futures = [
-            pool.submit(contextvars.copy_context().run, _run_one, check, number, reader, r0)
-            for number, check in enumerate(checks, start=1)
-        ]
-        return [future.result() for future in futures]  # StoreBusy propagates
+    calls = [partial(_run_one, check, number, reader, r0) for number, check in enumerate(checks, start=1)]
+    return side_by_side(calls, workers)  # StoreBusy propagates
