@@ -44,6 +44,7 @@ from backend.domain.language.parser.comparisons import (
 from backend.domain.language.parser.concepts import concepts
 from backend.domain.language.parser.defined_labels import defined_label, profit_after_loss
 from backend.domain.language.parser.distances import distance_from_level
+from backend.domain.language.parser.elided_aggregates import elided_aggregate_measure
 from backend.domain.language.parser.errors import NotUnderstood
 from backend.domain.language.parser.exclusions import excluded_after
 from backend.domain.language.parser.frequency import (
@@ -149,6 +150,7 @@ GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
     growth_rate_named,
     quarter_compared_before,
     distance_from_high,
+    elided_aggregate_measure,
     aggregate_metric,
     benchmark_comparison,
     versus_group_average,

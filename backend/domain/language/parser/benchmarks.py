@@ -16,6 +16,8 @@ from backend.domain.language.parser.rewriting import Match, kind_at, synthetic
 from backend.domain.language.semantic import SemanticModel
 
 MEASURES = {"metric", "change_word"}
+# a relative clause opened after the subject (industries that have beaten the market): still its subject
+RELATIVE_OPENERS = {"that have", "which have", "whose"}
 
 
 def benchmark_comparison(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
@@ -23,6 +25,8 @@ def benchmark_comparison(model: SemanticModel, tokens: list[Token], i: int) -> M
     if verb.kind != "outperform":
         return None
     subject = i - 1 - (kind_at(tokens, i - 1) == "timespec")
+    if kind_at(tokens, subject) == "and" and tokens[subject].text in RELATIVE_OPENERS:
+        subject -= 1
     groups = _groups_against_market(tokens, i, subject)
     if groups is not None:
         return groups

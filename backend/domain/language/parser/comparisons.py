@@ -51,6 +51,10 @@ FIGURE_MODIFIERS = {"timespec", "yoy", "qoq", "growth_rate", "up", "down", "agg"
 # 也 (also) between a figure and what is said of it (营收同比也增长50%以上, 市净率也低于1): the figure is
 # still the subject, the condition AND-ed with the others as any is
 ALSO_WORDS = {"也"}
+# 又 said the same way once a connective has opened the figure's clause (PE不到10倍、毛利率又高于30%):
+# "and also", never "again" (涨停、又涨停 names no figure and stays refused)
+ALSO_AFTER_CONNECTIVE = {"又"}
+CLAUSE_CONNECTIVES = {"、", "，", ",", "而", "且", "而且", "并且", "同时"}
 # words naming a growth rate itself: a move said of one (增速下降) is the rate's change, not the figure's
 RATE_NOUNS = ("增速", "增长率", "增幅", "增长速度", "增长幅度")
 PREDICATE_KINDS = {"up", "down", "cmp", "number", "between", "doubled", "yoy", "qoq", "growth_rate",
@@ -617,17 +621,27 @@ def _times_as_percent(number: Token) -> Token:
     return replace(number, value=float(number.value) * 100, extra={**number.extra, "unit": "percent"})
 
 
+def also_word(tokens: list[Token], j: int) -> bool:
+    """也 at j, or 又 right after a figure that opens a clause after a connective (、毛利率又高于30%)."""
+    if kind_at(tokens, j) == "and" and tokens[j].text in ALSO_WORDS:
+        return True
+    if kind_at(tokens, j) != "again" or tokens[j].text not in ALSO_AFTER_CONNECTIVE:
+        return False
+    k = j - 2 - (kind_at(tokens, j - 2) == "timespec")  # 、今年前三季度营收又转正增长
+    opened = kind_at(tokens, k) == "and" and tokens[k].text in CLAUSE_CONNECTIVES and k > 0
+    return kind_at(tokens, j - 1) in MEASURES and opened
+
+
 def also_before_predicate(tokens: list[Token], j: int) -> bool:
-    """也 at j, with what is said of the figure before it right after it (营收也涨了30%)."""
-    also = kind_at(tokens, j) == "and" and tokens[j].text in ALSO_WORDS
-    return also and kind_at(tokens, j + 1) in PREDICATE_KINDS
+    """也 (又) at j, with what is said of the figure before it right after it (营收也涨了30%)."""
+    return also_word(tokens, j) and kind_at(tokens, j + 1) in PREDICATE_KINDS
 
 
 def _said_of_measure(tokens: list[Token], i: int) -> bool:
     """A move word right after a measure that is not the price (volume up, 净利润上涨, volume today up,
     成交量也放大), nothing but a day or 也 between them; after words skipped as filler (volume of stocks
     up 5%) the move is the stocks'."""
-    k = i - 1 - (kind_at(tokens, i - 1) == "and" and tokens[i - 1].text in ALSO_WORDS)
+    k = i - 1 - also_word(tokens, i - 1)
     k -= kind_at(tokens, k) == "timespec"
     if i >= len(tokens) or kind_at(tokens, k) != "metric" or tokens[k].value in PRICE_MEASURES:
         return False

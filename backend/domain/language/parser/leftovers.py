@@ -27,6 +27,7 @@ from backend.domain.language.ir import (
 from backend.domain.language.lexicon import Token
 from backend.domain.language.parser.composition import LIST_DIMENSIONS
 from backend.domain.language.parser.errors import NotUnderstood
+from backend.domain.language.parser.rewriting import kind_at
 
 # kinds that never carry a condition of their own ("and", 只/家, 之间, 成分股, 上市, 年报, 排名)
 HARMLESS = {"count_unit", "betw_end", "constituent", "listed", "annual", "order", "and", "dir"}
@@ -188,11 +189,14 @@ def _same_event_on_later_day(tokens: list[Token], index: int) -> bool:
 
 
 def _also_another_condition(tokens: list[Token], index: int) -> bool:
-    """又 after a connective, between two different conditions (PB不到1倍、又亏损): "and also", AND-ed
-    like the connective; never said of the same condition (涨停、又涨停 repeats it: again, refused)."""
-    if tokens[index].text != "又" or index < 2 or index + 1 >= len(tokens):
+    """又 after a connective, between two different conditions (PB不到1倍、又亏损), the figure a one-word
+    condition is of said before it or not (市净率又破净): "and also", AND-ed like the connective; never
+    said of the same condition (涨停、又涨停 repeats it: again, refused)."""
+    subject = kind_at(tokens, index - 1) == "metric"  # 市净率又破净: shown, as in 市净率破净
+    if tokens[index].text != "又" or index < 2 + subject or index + 1 >= len(tokens):
         return False
-    before, connective, after = tokens[index - 2], tokens[index - 1], tokens[index + 1]
+    before, connective = tokens[index - 2 - subject], tokens[index - 1 - subject]
+    after = tokens[index + 1]
     joined = connective.kind == "and" and before.kind == "cond" and after.kind == "cond"
     return joined and before.value != after.value
 

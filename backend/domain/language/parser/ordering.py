@@ -13,6 +13,9 @@ from backend.domain.language.parser.rewriting import Match, kind_at, metric_of, 
 from backend.domain.language.semantic import SemanticModel
 
 COUNT_SUPERLATIVES = {"most", "fewest", "最多", "最少"}  # words that rank by how many
+# conditions said as a noun for the stocks themselves (the most loss-makers: the companies counted)
+STOCK_NAMING_CONDITIONS = {"loss makers", "loss maker", "loss-makers", "loss-maker", "money-losing companies",
+                           "亏损股", "亏损公司"}  # fmt: skip
 COUNTED_MOVES = {"count_up", "count_down"}  # the advancers, the decliners
 FLIPPED_ORDER = {"desc": "asc", "asc": "desc"}
 ORDERABLE = {"metric", "aggmetric", "change_word", "report_figure", "count"}
@@ -348,10 +351,13 @@ def _most_stocks(tokens: list[Token], i: int) -> Match | None:
     j = i + 1
     while kind_at(tokens, j) in {"cond", "listed"}:
         j += 1
-    if kind_at(tokens, j) != "count_unit" or kind_at(tokens, j + 1) in ORDERABLE:
+    named = j > i + 1 and kind_at(tokens, j - 1) == "cond" and tokens[j - 1].text in STOCK_NAMING_CONDITIONS
+    counted = kind_at(tokens, j) == "count_unit"
+    if not (counted or named) or kind_at(tokens, j + counted) in ORDERABLE:
         return None
-    order = synthetic("orderspec", Order("agg:count:", str(tokens[i].value)), tokens[i : j + 1], limit=1)
-    return j + 1 - i, [*tokens[i + 1 : j], order]
+    end = j + counted
+    order = synthetic("orderspec", Order("agg:count:", str(tokens[i].value)), tokens[i:end], limit=1)
+    return end - i, [*tokens[i + 1 : j], order]
 
 
 def _ends_phrase(tokens: list[Token], j: int) -> bool:

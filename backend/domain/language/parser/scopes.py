@@ -40,7 +40,9 @@ PAUSES = {",", "，", ";", "；"}
 EXCHANGE_AS_BOARD = {"BSE": "北交所"}
 
 # the region's marker said after it, as one adjective (Guangdong-registered, Zhejiang-headquartered)
-TRAILING_AREA_MARKERS = {"registered", "headquartered"}
+TRAILING_AREA_MARKERS = {"registered", "headquartered", "注册", "注册的"}
+# what may join the areas of a list said before one trailing marker (北京、上海、深圳注册的: all areas)
+LIST_JOINERS = {"、", "和", "与", "及", ",", "，", "or", "and", "或"}
 
 # 剔除…后 / 除去…之后: the word closing an exclusion (after the excluded list, before the rest)
 CLOSING_AFTER = {"后", "之后", "以后"}
@@ -53,7 +55,12 @@ def scope(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
         # names an exchange first (上海, 深圳)
         found_area = Scope("area", values=(str(_area_named(tokens, i + 1)),))
         return 2, [synthetic("scope", found_area, tokens[i : i + 2])]
+    if token.kind == "area_marker" and kind_at(tokens, i + 1) == "dim" and tokens[i + 1].value == "area":
+        return 2, [tokens[i + 1]]  # 注册地在哪些地区: the marker restates the dimension
     trailing_marker = kind_at(tokens, i + 1) == "area_marker" and tokens[i + 1].text in TRAILING_AREA_MARKERS
+    if _area_in_list_before_marker(tokens, i):  # 北京、上海、深圳注册的: each area, not the exchange
+        found_area = Scope("area", values=(str(_area_named(tokens, i)),))
+        return 1, [synthetic("scope", found_area, tokens[i : i + 1])]
     if trailing_marker and _area_named(tokens, i) is not None:  # Guangdong-registered
         found_area = Scope("area", values=(str(_area_named(tokens, i)),))
         return 2, [synthetic("scope", found_area, tokens[i : i + 2])]
@@ -97,6 +104,21 @@ def _every_group_counted(model: SemanticModel, tokens: list[Token], i: int) -> M
         return None
     kind, groups = every
     return k + 1 - i, [synthetic("scope", Scope(kind, values=tuple(groups)), tokens[i : k + 1])]
+
+
+def _area_in_list_before_marker(tokens: list[Token], i: int) -> bool:
+    """An area named in a list closed by one trailing marker (北京、上海、深圳注册的), not its last."""
+    joined = kind_at(tokens, i + 1) == "and" and tokens[i + 1].text in LIST_JOINERS
+    if _area_named(tokens, i) is None or not joined:
+        return False
+    k = i + 2
+    while _area_named(tokens, k) is not None:
+        if kind_at(tokens, k + 1) == "area_marker" and tokens[k + 1].text in TRAILING_AREA_MARKERS:
+            return True
+        if kind_at(tokens, k + 1) not in {"and", "to"} or tokens[k + 1].text not in LIST_JOINERS:
+            return False
+        k += 2
+    return False
 
 
 def _area_named(tokens: list[Token], i: int) -> str | None:
