@@ -4,6 +4,7 @@ indexes checked against the data; findings recorded in the trace."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import date
 from typing import Any
 
 import pytest
@@ -11,7 +12,7 @@ import pytest
 from backend.domain.market.store import MarketStore
 from backend.domain.pipeline.probe import probe_question
 from backend.domain.pipeline.probe.mentions import NameMention, find_mentions
-from backend.domain.pipeline.probe.probes import read_names
+from backend.domain.pipeline.probe.probes import calendar_probe, read_names
 from backend.domain.pipeline.trace import Trace
 from backend.domain.pipeline.validate.checklist import default_vocabulary, extract_constraints
 from backend.domain.pipeline.validate.checklist.question import read_question
@@ -117,3 +118,27 @@ def test_one_round_only_when_asked(demo_store: MarketStore) -> None:
         1,
     )
     assert {event["probe_round"] for event in trace.to_list()} == {1}
+
+
+def test_the_calendar_tells_the_range_and_each_named_day_and_year(demo_store: MarketStore) -> None:
+    probe = calendar_probe(
+        demo_store.database,
+        [date(2025, 9, 6), date(2025, 9, 8), date(2021, 3, 1)],  # a Saturday, a Monday, before the data
+        [2019, 2024, 2025],
+    )
+    found = [(item.mention, item.kind, item.value) for item in probe.read(demo_store.query(probe.sql))]
+    assert found[0][:2] == ("data", "calendar") and found[0][2].startswith("daily bars from ")
+    assert found[1:] == [
+        ("2025-09-06", "date", "no bars on that day (not a trading day here)"),
+        ("2025-09-08", "date", "a trading day with bars"),
+        ("2021-03-01", "date", "no bars on that day (not a trading day here)"),
+        ("2019", "year", "has no daily bars in the data"),
+        ("2024", "year", "has daily bars"),
+        ("2025", "year", "has daily bars"),
+    ]
+
+
+def test_the_calendar_with_nothing_named_tells_the_range_alone(demo_store: MarketStore) -> None:
+    probe = calendar_probe(demo_store.database, [], [])
+    found = probe.read(demo_store.query(probe.sql))
+    assert [(item.mention, item.kind) for item in found] == [("data", "calendar")]

@@ -157,14 +157,24 @@ def entity_probes(database: str, entities: Sequence[EntityRef]) -> list[Probe]:
 
 
 def calendar_probe(database: str, days: Sequence[date], years: Sequence[int]) -> Probe:
-    """The data's trading days: its range, which named days have bars, what the named years hold."""
+    """The data's trading days: its range, which named days have bars, what the named years hold.
+
+    Each part is a query of its own on the bars (ordered by trade_date, one partition a year): the
+    range is read off the parts' min/max index, the named days from their own granules and the named
+    years from their partitions. One pass over every bar answering all three at once was the probe
+    stage's slowest query (about 100 ms against 9 ms, side by side on a loaded machine)."""
+    bars = f"{database}.daily"
     day_list = "[" + ", ".join(f"toDate('{day.isoformat()}')" for day in days) + "]"
     year_list = "[" + ", ".join(str(year) for year in years) + "]"
+    with_bars = f"SELECT groupUniqArray(trade_date) FROM {bars} WHERE has({day_list}, trade_date)"
+    named_years = (
+        f"SELECT toYear(trade_date) AS traded_year FROM {bars} "
+        f"WHERE has({year_list}, traded_year) GROUP BY traded_year"
+    )
     sql = (
-        f"SELECT min(trade_date), max(trade_date), "
-        f"arrayFilter(d -> has(groupUniqArrayIf(trade_date, has({day_list}, trade_date)), d), {day_list}), "
-        f"arraySort(groupUniqArrayIf(toYear(trade_date), has({year_list}, toYear(trade_date)))) "
-        f"FROM {database}.daily"
+        f"SELECT (SELECT min(trade_date) FROM {bars}), (SELECT max(trade_date) FROM {bars}), "
+        f"arrayFilter(d -> has(({with_bars}), d), {day_list}), "
+        f"(SELECT arraySort(groupArray(traded_year)) FROM ({named_years}))"
     )
 
     def read(rows: ResultRows) -> list[Evidence]:
