@@ -23,7 +23,7 @@ TIME_LABELS = (
     "latest", "yesterday", "date", "recent_days", "recent_bars", "recent_weeks", "recent_months",
     "this_year", "last_year", "year_before", "this_month", "last_month", "this_week", "last_week",
     "this_quarter", "last_quarter", "year", "month", "quarter", "half", "annual", "date_range", "date_span",
-    "since", "latest_report", "period_end", "period_start", "days_ago",
+    "since", "latest_report", "period_end", "period_start", "days_ago", "recent_reports",
 )  # fmt: skip
 
 HALF_YEAR_ENDS = (6, 12)  # time:half: the first half ends in June, the second in December
@@ -264,3 +264,10 @@ class Screen:
     display_unit: float | None = None  # money outputs also shown in this unit (亿 = 1e8, billion = 1e9)
     daily_values: bool = False  # aggregates over a window use each day's value, not the window's change
     figures: list[Figure] = field(default_factory=list)  # derived report figures shown per stock
+
+    @property
+    def lists_stock_periods(self) -> bool:
+        """Named stocks' figures per report period, nothing aggregated (五粮液2025年各报告期的每股收益,
+        茅台近4个报告期的毛利率): one row per stock and period, not a group's figure."""
+        named = any(isinstance(condition, Scope) and condition.kind == "stock" for condition in self.where)
+        return self.group_by == "report_period" and named and not (self.aggregates or self.having)

@@ -21,7 +21,7 @@ from backend.domain.language.compiler.state import QueryBuild
 from backend.domain.language.compiler.time_resolution import (
     REPORT_PERIOD_LABELS,
     is_window,
-    periods_of_year,
+    periods_asked,
     resolve_day,
     resolve_window,
 )
@@ -81,7 +81,7 @@ class Compiler:
             build.warnings.append(f"{day.isoformat()} is after the latest trading day in the data")
         _check_known(self.model, screen)
         if screen.group_by == "report_period":
-            build.report_periods = periods_of_year(context, spec, context.latest_trade_date)
+            build.report_periods = periods_asked(context, spec, context.latest_trade_date)
             build.period_table = _report_table(self.model, screen)
         query = build_query(screen, build)
         require_read_only(query.sql(dialect=DIALECT))
@@ -147,6 +147,7 @@ def _report_table(model: SemanticModel, screen: Screen) -> str | None:
         return metrics_of(condition.item) if isinstance(condition, Not) else []
 
     keys = [aggregate.metric for aggregate in screen.aggregates if aggregate.metric]
+    keys += screen.outputs  # a named stock's figure listed per period (茅台近4个报告期的毛利率)
     keys += [key for condition in screen.where for key in metrics_of(condition)]
     known = [model.metrics[key] for key in keys if key in model.metrics]
     tables = [metric.table for metric in known if metric.kind == "report"]

@@ -14,7 +14,7 @@ from backend.domain.language.compiler.aggregates import aggregate_query, orders_
 from backend.domain.language.compiler.changes import change_value
 from backend.domain.language.compiler.conditions import condition_expr
 from backend.domain.language.compiler.errors import CompileError
-from backend.domain.language.compiler.sources import daily_alias, join_all, series_alias
+from backend.domain.language.compiler.sources import daily_alias, join_all, periods_alias, series_alias
 from backend.domain.language.compiler.sql import col, conjunction, number, ordered, table
 from backend.domain.language.compiler.state import QueryBuild
 from backend.domain.language.compiler.time_resolution import is_window
@@ -61,8 +61,15 @@ def build_query(screen: Screen, build: QueryBuild) -> exp.Query:
             if aggregate.metric is not None:
                 expression, name = value(build, aggregate.metric, time)
                 build.add_column(name, expression)
-    elif screen.aggregates or screen.group_by:
+    elif screen.aggregates or (screen.group_by and not screen.lists_stock_periods):
         return aggregate_query(screen, build, where)
+    by_period = screen.lists_stock_periods
+    if by_period:  # each report period's figure: dated by its end
+        daily = [name for name in screen.outputs if name in build.model.metrics
+                 and build.model.metrics[name].kind != "report"]  # fmt: skip
+        if build.period_table is None or daily:  # a day's figure has no value per report period
+            raise CompileError("a breakdown by report period needs a report figure (毛利率, 每股收益…)")
+        build.date_column = ("end_date", col("end_date", periods_alias(build, build.period_table)))
     needs_bar = not build.joins and not series
     if needs_bar and window is None and not screen.where and not screen.outputs:
         daily_alias(build, "daily", build.day)  # a bare list of stocks on a day: those with a bar
@@ -75,6 +82,8 @@ def build_query(screen: Screen, build: QueryBuild) -> exp.Query:
     ordering.append(exp.Ordered(this=col("ts_code", "b")))  # deterministic results
     if series:
         ordering.append(exp.Ordered(this=col("trade_date", "s")))
+    if by_period and build.date_column is not None:  # the periods in their order
+        ordering.append(exp.Ordered(this=build.date_column[1]))
     query = query.order_by(*ordering)
     if screen.limit is not None:
         query = query.limit(number(screen.limit))

@@ -56,10 +56,20 @@ def top_stocks(build: QueryBuild, subset: TopSubset, time: TimeSpec) -> exp.Quer
         group_by=subset.per_group,
         per_group_limit=subset.n if grouped else None,
     )
-    ranked = _compile_screen(screen, build.sub_build(time, build.window))
+    sub = build.sub_build(time, build.window)
+    ranked = _compile_screen(screen, sub)
+    if _ranked_in_one_index(subset):  # the ranked stocks are its members: their weight is in it
+        for code, snapshot in sub.index_members.items():
+            build.index_members.setdefault(code, snapshot)
     return exp.select(col("ts_code")).from_(
         exp.alias_(exp.Subquery(this=ranked), "ranked_subset", table=True)
     )
+
+
+def _ranked_in_one_index(subset: TopSubset) -> bool:
+    """The subset is ranked among the members of one index (沪深300权重最大的10只), never outside it."""
+    indexes = [scope for scope in subset.within if isinstance(scope, Scope) and scope.kind == "index"]
+    return len(indexes) == 1 and len(indexes[0].values) == 1 and indexes[0].op == "in"
 
 
 def versus_group(build: QueryBuild, condition: VersusGroup, time: TimeSpec | None) -> exp.Expr:

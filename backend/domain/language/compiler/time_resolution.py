@@ -140,6 +140,9 @@ def _resolve_window(context: LanguageContext, spec: TimeSpec) -> Window:
         return Window(before(first), last_on_or_before(period))
     if label == "date_range" and spec.day and spec.end_day:
         return Window(before(spec.day), last_on_or_before(spec.end_day))
+    if label == "recent_reports":  # the last N report periods: the quarters they close
+        periods = recent_periods(context, latest, n)
+        return Window(before(date(periods[0].year, periods[0].month - 2, 1)), last_on_or_before(periods[-1]))
     if label == "since" and spec.day:  # 2025年以来 / since March 2024: from that day to the latest
         return Window(before(spec.day), latest)
     if label == "date_span" and spec.day:  # no end day said: between that day and today
@@ -191,9 +194,12 @@ def resolve_period(context: LanguageContext, spec: TimeSpec | None, day: date) -
     return latest_report_period(context, day)
 
 
-def periods_of_year(context: LanguageContext, spec: TimeSpec, day: date) -> tuple[date, ...]:
+def periods_asked(context: LanguageContext, spec: TimeSpec, day: date) -> tuple[date, ...]:
     """2025年各报告期: the report periods of the year asked announced by `day` (a breakdown by period
-    needs its year: every period of the history is no question anyone means)."""
+    needs its year, or a count of the latest ones — 近4个报告期: every period of the history is no
+    question anyone means)."""
+    if spec.label == "recent_reports" and spec.n:
+        return tuple(recent_periods(context, day, spec.n))
     if spec.label not in {"year", "annual"} or not spec.year:
         raise CompileError("a breakdown by report period needs its year (2025年各报告期)")
     periods = tuple(p for p in context.report_periods if p.year == spec.year and p <= day)

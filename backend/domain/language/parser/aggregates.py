@@ -142,9 +142,25 @@ def _distance_asked(tokens: list[Token], i: int) -> Match | None:
     return j - i, [*scopes, *window, synthetic("aggmetric", ("drawdown", high[0]), tokens[i:j])]
 
 
+# figures that are parts of one whole (an index's weights add up to 100%): how much of it stocks take is a sum
+PARTS_OF_A_WHOLE = {"weight"}
+
+
+def _share_taken(tokens: list[Token], i: int) -> Match | None:
+    """[合计 / 加起来] 占 [了] 多少权重 (沪深300权重最大的10只加起来占多少权重, 银行股占多少权重):
+    the weights of the stocks described, summed."""
+    j = i + (tokens[i].kind == "agg" and tokens[i].value == "sum")
+    asked = kind_at(tokens, j + 1) == "agg" and tokens[j + 1].text == "多少"
+    if kind_at(tokens, j) != "part_of" or not asked or kind_at(tokens, j + 2) != "metric":
+        return None
+    if tokens[j + 2].value not in PARTS_OF_A_WHOLE:
+        return None
+    return j + 3 - i, [synthetic("aggmetric", ("sum", tokens[j + 2].value), tokens[i : j + 3])]
+
+
 def aggregate_metric(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     token = tokens[i]
-    total = _total_of_group(tokens, i)
+    total = _total_of_group(tokens, i) or _share_taken(tokens, i)
     if total is not None:
         return total
     if token.kind in WINDOW_MEASURES:  # 波动率 / most volatile, 回撤 / drawdown: a window's measure

@@ -177,6 +177,8 @@ def refuse_groups_without_aggregate(model: SemanticModel, screen: Screen) -> Non
     Answering with a count of stocks would answer another question."""
     measured = [name for name in screen.outputs if name in model.metrics]
     plain = not (screen.aggregates or screen.having or screen.order or screen.per_group_limit)
+    if plain and screen.lists_stock_periods:  # 五粮液2025年各报告期的每股收益: one row per period
+        return
     if screen.group_by and plain and measured:
         raise NotUnderstood(
             f"per {screen.group_by}: say which figure of {', '.join(measured)} to compute "

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from backend.domain.language.ir import Compare, Scope
+from backend.domain.language.ir import Compare, Scope, TimeSpec
 from backend.domain.language.lexicon import Token
 from backend.domain.language.parser.composition import LIST_DIMENSIONS
 from backend.domain.language.parser.rewriting import Match, is_plain_number, kind_at, synthetic
@@ -20,6 +20,20 @@ def _days_of_window(tokens: list[Token], j: int) -> bool:
     return not tokens[j].value.is_single_day and tokens[j].value.label not in REPORTS_ONLY
 
 
+def _latest_report_periods(tokens: list[Token], k: int) -> int | None:
+    """近 / last + N + 个报告期 / reporting periods (a whole number of them): the tokens it takes."""
+    if (
+        kind_at(tokens, k) != "recent"
+        or kind_at(tokens, k + 1) != "number"
+        or not is_plain_number(tokens[k + 1])
+    ):
+        return None
+    whole = float(tokens[k + 1].value).is_integer() and tokens[k + 1].value >= 1
+    if not whole or kind_at(tokens, k + 2) != "tunit" or tokens[k + 2].value != "report":
+        return None
+    return 3
+
+
 def group(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     token = tokens[i]
     if token.kind == "per" and _days_of_window(tokens, i + 1):
@@ -28,6 +42,14 @@ def group(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     reported = kind_at(tokens, i + 1) == "timespec" and tokens[i + 1].value.label in REPORTS_ONLY
     if token.kind == "per" and reported:
         return 2, [tokens[i + 1]]  # 按最新财报 / 按2024年报: the report period the figures are read at
+    latest = _latest_report_periods(tokens, i + (token.kind == "per"))
+    if latest is not None:  # 近4个报告期的毛利率, for each of the last four reporting periods: one row each
+        used = latest + (token.kind == "per")
+        spec = TimeSpec("recent_reports", n=int(tokens[i + used - 2].value))
+        return used, [
+            synthetic("timespec", spec, tokens[i : i + used]),
+            synthetic("groupby", "report_period", []),
+        ]
     if token.kind == "per" and kind_at(tokens, i + 1) == "tunit" and tokens[i + 1].value == "report":
         # 2025年各报告期营收同比增长超过20%的公司有多少家: one row per report period of the year
         return 2, [synthetic("groupby", "report_period", tokens[i : i + 2])]

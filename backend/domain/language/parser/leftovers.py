@@ -99,6 +99,7 @@ def _restates(tokens: list[Token], index: int, screen: Screen) -> bool:
         copula = index + 1 < len(tokens) and tokens[index + 1].text in CONNECTIVE_TEXTS["cmp"]  # 各是多少
         asked = _next_kind(tokens, index + copula) in ASKED_AMOUNTS  # 茅台的营收和净利润各多少亿: shown
         several = several or (asked and _names_stocks(screen) and _several_figures(screen))
+        several = several or (asked and _ranks_several_stocks(screen))  # 权重最大的5只，权重各是多少
         return several and _next_kind(tokens, index) != "dim"
     if token.kind == "quantifier":  # 连续三年ROE都在15%以上
         return any(_held_over_periods(condition) for condition in screen.where)
@@ -262,6 +263,12 @@ def _names_stocks(screen: Screen) -> bool:
     return not screen.aggregates and any(
         isinstance(condition, Scope) and condition.kind == "stock" for condition in screen.where
     )
+
+
+def _ranks_several_stocks(screen: Screen) -> bool:
+    """Several stocks ranked and shown one row each: each one's figure is shown already."""
+    ranked = screen.order is not None and (screen.limit or 0) > 1
+    return ranked and screen.group_by is None and not screen.aggregates
 
 
 def _shows_named_figures(screen: Screen) -> bool:
