@@ -415,6 +415,8 @@ def which_of_named(model: SemanticModel, tokens: list[Token], i: int) -> Match |
         return None
     j = i + (kind_at(tokens, i) == "number" and tokens[i].text.lower() == "one")
     direction = _comparative(tokens, j)
+    if _price_word_of_other(model, tokens, j, j + 1) or _price_word_of_other(model, tokens, i + 1, i):
+        return None  # cheaper on dividend yield: cheap is a high yield, not the lower figure — left to refuse
     if direction is not None and kind_at(tokens, j + 1) == "metric":  # the higher P/B
         order = Order(metric_of(tokens[j + 1]), direction)
         return j + 2 - i, [synthetic("orderspec", order, tokens[i : j + 2], limit=1)]
@@ -423,6 +425,20 @@ def which_of_named(model: SemanticModel, tokens: list[Token], i: int) -> Match |
         order = Order(metric_of(tokens[i]), after)
         return 2, [synthetic("orderspec", order, tokens[i : i + 2], limit=1)]
     return None
+
+
+# comparatives of price (cheaper, 更贵): they rank only a price or a valuation multiple, lower = cheaper
+PRICE_COMPARATIVES = {"cheaper", "更便宜", "更贵", "more expensive", "pricier", "dearer"}
+
+
+def _price_word_of_other(model: SemanticModel, tokens: list[Token], word: int, figure: int) -> bool:
+    """A comparative of price said of a figure that is neither a price nor a multiple of one."""
+    if kind_at(tokens, word) != "higher_of" or tokens[word].text.lower() not in PRICE_COMPARATIVES:
+        return False
+    if kind_at(tokens, figure) != "metric":
+        return False
+    metric = model.metrics.get(str(tokens[figure].value))
+    return metric is None or (metric.key != "close" and metric.input_unit.name != "倍")
 
 
 def _comparative(tokens: list[Token], j: int) -> str | None:
