@@ -62,6 +62,8 @@ class Kind(StrEnum):
     SAME_PERIOD = "same_period"
     WINDOW_END = "window_end"
     BELOW_BOOK = "below_book"
+    HAS_VALUE = "has_value"
+    COUNT_CONDITION = "count_condition"
 
 
 class Outcome(StrEnum):

@@ -192,6 +192,7 @@ TREE_ONLY_KINDS = frozenset(
         Kind.SAME_PERIOD,
         Kind.WINDOW_END,
         Kind.BELOW_BOOK,  # pb < 1: the reading keeps what it read of the question before this kind
+        Kind.COUNT_CONDITION,  # where the count's condition sits in the tree
     }
 )
 # Kinds the reading turns into the reverse checks' filters, scopes, ranking, aggregate, count, group
@@ -225,6 +226,7 @@ UNREAD_KINDS = frozenset(
         Kind.PER_PERIOD,
         Kind.SINGLE_QUARTER,
         Kind.MAJORITY,
+        Kind.HAS_VALUE,  # a figure not NULL: the reading keeps NULL rows
     }
 )
 # An entity the answer is compared with, not kept to (跑赢沪深300, 与茅台同行业, cheaper than banks).

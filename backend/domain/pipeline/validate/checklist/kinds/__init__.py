@@ -17,6 +17,7 @@ from backend.domain.pipeline.validate.checklist.kinds import (
     column,
     conjunction,
     count,
+    count_condition,
     counted_thing,
     crossing,
     date,
@@ -29,6 +30,7 @@ from backend.domain.pipeline.validate.checklist.kinds import (
     gap_size,
     group_average,
     group_subject,
+    has_value,
     limit_move,
     majority,
     month,
@@ -105,4 +107,6 @@ EXTRACTORS: tuple[Extractor, ...] = (
     same_period.extract,
     window_end.extract,
     below_book.extract,
+    has_value.extract,
+    count_condition.extract,
 )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar
 
 from sqlglot import exp
@@ -21,7 +21,11 @@ from backend.domain.pipeline.validate.checklist.entities import (
     name_around,
     stock_names,
 )
-from backend.domain.pipeline.validate.checklist.kinds.negation import negated_hits, restated_groups
+from backend.domain.pipeline.validate.checklist.kinds.negation import (
+    exclusion_scopes,
+    negated_hits,
+    restated_groups,
+)
 from backend.domain.pipeline.validate.checklist.kinds.per_group import grouping_expressions
 from backend.domain.pipeline.validate.checklist.model import (
     Attribution,
@@ -171,6 +175,7 @@ def extract(question: Question) -> list[Constraint]:
     excluded = {(hit.start, hit.end) for _, hit in negated_hits(question)}
     excluded |= {(hit.start, hit.end) for hit in restated_groups(question)}
     excluded |= {(hit.start, hit.end) for hit in glossed_groups(question)}
+    scopes = exclusion_scopes(question)
     found: list[Constraint] = []
     seen: set[tuple[Category | None, str]] = set()
     kept = [hit for hit in question.hits_of(*ENTITY_CATEGORIES) if (hit.start, hit.end) not in excluded]
@@ -188,6 +193,8 @@ def extract(question: Question) -> list[Constraint]:
         if hit.category is Category.EXCHANGE and _names_region(question, hit):
             continue
         entity = entity_ref(question, hit)
+        if hit in scopes:  # the group an exclusion is taken from: what is left of it
+            entity = replace(entity, values=scopes[hit])
         span = question.span(hit.start, hit.end)
         values = "、".join(entity.values[:1] if entity.category in _FIRST_VALUE_SHOWN else entity.values)
         text = question.says(

@@ -60,7 +60,8 @@ def negated_hits(question: Question) -> list[tuple[int, Hit]]:
         while hit is not None:
             found.append((cue.start(), hit))
             joined = _LIST_CUE.fullmatch(cue.group()) and _LIST_JOIN.match(question.text, hit.end)
-            hit = question.hit_at(joined.end(), *ENTITY_CATEGORIES) if joined else None
+            following = question.hit_at(joined.end(), *ENTITY_CATEGORIES) if joined else None
+            hit = None if following and _is_scope(question, following, found) else following
     for first in question.hits_of(*ENTITY_CATEGORIES):
         listed = [first]
         while (joined := _LIST_JOIN.match(question.text, listed[-1].end)) and (
@@ -70,6 +71,27 @@ def negated_hits(question: Question) -> list[tuple[int, Hit]]:
         if _AFTER_CUE.match(question.text, listed[-1].end):
             found += [(first.start, hit) for hit in listed if all(hit is not seen for _, seen in found)]
     return found
+
+
+def _is_scope(question: Question, group: Hit, excluded: list[tuple[int, Hit]]) -> bool:
+    """A group holding an entity already excluded is the set it is taken from, not one more exclusion
+    (除了银行，金融股里…, other than banks, financials…: the financial stocks but the banks)."""
+    if group.category is not Category.INDUSTRY_GROUP:
+        return False
+    members = question.vocabulary.industry_groups.get(group.key, ())
+    return any(hit.key in members for _, hit in excluded)
+
+
+def exclusion_scopes(question: Question) -> dict[Hit, tuple[str, ...]]:
+    """Groups an exclusion is taken from (除了银行，金融股里 → 金融), each with its industries left
+    once the excluded ones are taken out (证券、保险): what the question keeps of the group."""
+    excluded = negated_hits(question)
+    keys = {hit.key for _, hit in excluded}
+    return {
+        group: tuple(v for v in question.vocabulary.industry_groups[group.key] if v not in keys)
+        for group in question.hits_of(Category.INDUSTRY_GROUP)
+        if all(group is not hit for _, hit in excluded) and _is_scope(question, group, excluded)
+    }
 
 
 def restated_groups(question: Question) -> list[Hit]:
@@ -105,11 +127,18 @@ def _negating(node: exp.Expr) -> bool:
 class NegationDetail:
     kind: ClassVar[Kind] = Kind.NEGATION
     entity: EntityRef
+    # the rest of the group the entity is excluded from (除了银行，金融股里: 证券、保险): naming all of
+    # them, and not the entity, keeps the group without it
+    rest: tuple[str, ...] = ()
 
     def check(self, sql: Sql) -> Finding:
         negations = [node for node in sql.nodes() if _negating(node)]
         if any(self.entity.named_in(node) for node in negations):
             return passed(f"the SQL excludes {self.entity.label}")
+        if self.rest and set(self.rest) <= set(sql.strings) and not self.entity.named_in(sql.tree):
+            return passed(
+                f"the SQL names the rest of the group ({', '.join(self.rest)}) without {self.entity.key}"
+            )
         inside = {id(inner) for node in negations for inner in node.walk()}
         positive = [
             node
@@ -150,9 +179,11 @@ def _null_test(sql: Sql) -> bool:
 
 def extract(question: Question) -> list[Constraint]:
     found: list[Constraint] = []
+    scopes = exclusion_scopes(question).values()
     for start, hit in negated_hits(question):
         entity = entity_ref(question, hit)
+        rest = next((rest for rest in scopes if hit.key not in rest), ())
         span = question.span(start, hit.end)
         text = question.says(f"{span.text}：排除 {entity.label}", f"{span.text}: exclude {entity.label}")
-        found.append(Constraint(span, text, question.lang, NegationDetail(entity)))
+        found.append(Constraint(span, text, question.lang, NegationDetail(entity, rest)))
     return found

@@ -9,6 +9,11 @@ A window of trading days or bars (近20个交易日, 60日均线, last 5 trading
 as calendar days fails: day arithmetic on a date (max(trade_date) - 20, - INTERVAL 20 DAY,
 subtractDays) or a RANGE frame over the date (RANGE BETWEEN 59 PRECEDING) by about N counts N
 calendar days, some 30% fewer bars. 近20天 / last 20 days may mean either and is left to the count.
+
+A distance below an N-day high (more than 30% below their 250-day closing high, 20% off the 60-day
+high) is a drawdown over the window (benchmarks/language/README.md): the stock's bars in it, no full
+window needed. A SQL that keeps only stocks with N bars (count() = N, HAVING count() >= N) leaves the
+newer listings out (`time_scope`).
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from backend.domain.pipeline.validate.checklist.sqltree import (
     date_value,
     enclosing_select,
     function_name,
+    is_count,
     is_date_column,
     number_value,
     strip,
@@ -55,7 +61,13 @@ _PATTERNS = (
     ),
     (re.compile(rf"\b(?P<n>{COUNT})\s+consecutive\s+(?P<unit>{_UNIT_EN})\b"), False),
     (re.compile(rf"\b(?P<n>{COUNT})\s+(?P<unit>(?:trading )?days|years|sessions)\s+in\s+a\s+row\b"), False),
-    (re.compile(r"\b(?P<n>\d+)[- ](?P<unit>day)\s+(?:moving averages?|mas?|high|low|averages?)\b"), True),
+    (
+        re.compile(
+            r"\b(?P<n>\d+)[- ](?P<unit>day)\s+"
+            r"(?:moving averages?|mas?|(?:closing |close )?(?:high|low)|averages?)\b"
+        ),
+        True,
+    ),
     # MA5, MA 20: a moving average of N bars (the unit is the bar's day)
     (re.compile(r"(?<![a-z])ma\s?(?P<n>\d+)(?![\d.])(?P<unit>)"), True),
 )
@@ -66,6 +78,8 @@ _YEAR_OF_BARS = 250
 _YEAR_OF_WEEKDAYS = 260
 _MOVING = re.compile(r"均线|(?<![a-z])ma|moving average")
 _EXTREME = re.compile(r"新高|新低|\b(?:high|low)\b")
+# A distance below the high said right before it (30% below their 250-day high, 20% off the 60-day high).
+_BELOW_THE_HIGH = re.compile(r"\b(?:below|off|under|down from)\s+(?:their|its|the)?\s*$")
 # Earlier lengths listed before a window of bars share its reading: 5日、10日和20日均线, the 20-day and
 # 60-day moving averages, the 20- and 60-day averages, 5、10、20日均线.
 _LISTED_BEFORE = re.compile(
@@ -125,10 +139,17 @@ class WindowDetail:
     moving: bool = False  # a moving average (MA20, 20日均线): its frame, when it is one, holds N rows
     weeks: bool = False  # 52 weeks: a year of bars (~250), which other counts may also write
     extreme: bool = False  # an N-day high or low (创20日新高, a 120-day low): its max/min frame holds ~N rows
+    drawdown: bool = False  # a distance below an N-day high: the bars in the window, no full window needed
 
     def check(self, sql: Sql) -> Finding:
         if self.weeks:
             return self._year_of_bars(sql)
+        if self.drawdown and _full_window_required(sql, self.count):
+            return failed(
+                Attribution.TIME_SCOPE,
+                f"only stocks with {self.count} bars are kept; a drawdown from the {self.count}-day high "
+                f"reads the bars a stock has in the window",
+            )
         framed = self._frame(sql) if self.bars or self.moving else None
         if framed is not None:
             return framed
@@ -232,6 +253,19 @@ class WindowDetail:
                 f"the question asks for the {self.count} days before it",
             )
         return None
+
+
+def _full_window_required(sql: Sql, count: int) -> bool:
+    """A count of rows kept at N (count() = N, >= N, > N - 1): only stocks with a full window."""
+    return any(
+        is_count(comparison.subject)
+        and not comparison.negated
+        and (
+            (comparison.op in {"=", ">="} and comparison.number == count)
+            or (comparison.op == ">" and comparison.number == count - 1)
+        )
+        for comparison in sql.comparisons
+    )
 
 
 def frame_rows(spec: exp.Expr) -> tuple[int, bool] | None:
@@ -492,7 +526,10 @@ def extract(question: Question) -> list[Constraint]:
             moving = _MOVING.search(match.group()) is not None or averaged
             trading = bars or bool(_TRADING_UNIT.search(unit))
             extreme = bars and _EXTREME.search(match.group()) is not None
-            detail = WindowDetail(count, unit, trading, previous, successive, moving, extreme=extreme)
+            drawdown = extreme and _BELOW_THE_HIGH.search(question.text[: match.start()]) is not None
+            detail = WindowDetail(
+                count, unit, trading, previous, successive, moving, extreme=extreme, drawdown=drawdown
+            )
             constraints.append(Constraint(span, text, question.lang, detail))
             if bars:
                 constraints.extend(_listed_before(question, match.start(), detail, taken))
