@@ -33,7 +33,7 @@ _FIGURE = r"平均|均值|中位数|合计|总计|总"
 # 平均市净率和破净股数量 / 平均涨幅以及上涨家数: the modifier between the conjunction and the count word.
 _ZH = re.compile(
     rf"(?:{_FIGURE})[^，。？?；;]*?(?:和|及|以及|、|，|,)\s*(?P<modifier>[^，。？?；;和及、]{{1,12}}?)\s*"
-    r"(?:的)?\s*(?:数量|家数|只数|个数|有多少|多少)"
+    r"(?:的)?\s*(?:数量|家数|只数|个数|(?:有)?多少\s*(?:只|家|个|支))"
 )
 _ZH_NOUNS = re.compile(r"的|股票|个股|公司|企业|股|家|只")
 _EN = re.compile(

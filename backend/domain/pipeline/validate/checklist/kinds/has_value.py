@@ -6,8 +6,8 @@ The SQL must test that column on its rows: a null test (IS NOT NULL, isNotNull, 
 comparison of it in a WHERE, HAVING, QUALIFY or ON outside aggregates and conditional expressions
 (pe > 0, pe > avg: NULL never passes one). Read only inside a CASE, an -If aggregate or an average
 (the rows kept whole), the condition was left out (`condition`). Ranked by the column alone
-(NULLs sort last) is undecidable. A figure followed by a bound (with a P/E below 10) is the number
-kind's.
+(NULLs sort last) is undecidable. In English only the figure alone is read (with a P/E, …): a word
+after it (with a P/E below 10, with revenue up 30%) makes a condition of another kind.
 """
 
 from __future__ import annotations
@@ -39,11 +39,9 @@ _EN_BEFORE = re.compile(
     r"(?:a |an |any |valid |reported )?$",
     re.IGNORECASE,
 )
-# A bound after the figure (with a P/E below 10, with pe > 20): a threshold, the number kind's.
-_EN_BOUND_AFTER = re.compile(
-    r"\s*(?:\d|[<>=≥≤]|(?:of|above|below|under|over|between|greater|less|higher|lower|more|at)\b)",
-    re.IGNORECASE,
-)
+# Only the figure itself (with a P/E, what share …; with a P/E and …): a word after it (with a P/E below
+# 10, with revenue up 30%, with volume rising) makes it a condition of the number or a move kind.
+_EN_ENDS_AFTER = re.compile(r"\s*(?:$|[,.;?)]|(?:and|among|who|that|which)\b)", re.IGNORECASE)
 _NULL_FUNCTIONS = {"isnotnull", "assumenotnull", "notempty"}
 # Where a comparison of the column is only a value computed for the rows, not a test of them.
 _VALUE_ONLY = (exp.AggFunc, exp.Case, exp.If, exp.Window)
@@ -104,7 +102,7 @@ def extract(question: Question) -> list[Constraint]:
             continue
         before = question.text[max(0, hit.start - 20) : hit.start]
         zh = _ZH_BEFORE.search(before) and _ZH_AFTER.match(question.text, hit.end)
-        en = _EN_BEFORE.search(before) and not _EN_BOUND_AFTER.match(question.text, hit.end)
+        en = _EN_BEFORE.search(before) and _EN_ENDS_AFTER.match(question.text, hit.end)
         if not (zh or en):
             continue
         span = question.span(hit.start, hit.end)
