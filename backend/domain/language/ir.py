@@ -232,7 +232,7 @@ class Order:
 
 @dataclass(frozen=True)
 class Aggregate:
-    fn: str  # avg, sum, max, min, median, count, count_up, count_down, share
+    fn: str  # avg, sum, max, min, median, count, count_up, count_down, net_up, share
     metric: str | None = None  # None for count and share
     where: Condition | None = None  # only the stocks where it holds (countIf); share: % of the set
 

@@ -40,8 +40,8 @@ OPERATORS = (">", ">=", "<", "<=", "=", "!=", "between", "in", "has")  # has: a 
 OPS_ORDERED = (">", ">=", "<", "<=")
 CONDITION_HEADS = {"condition", "technical", "fundamental", "scope", "bool"}
 AGGREGATES = (
-    "avg", "sum", "max", "min", "median", "count", "count_up", "count_down", "up_down_ratio", "share",
-    "trading_days", "stock_days", "groups",
+    "avg", "sum", "max", "min", "median", "count", "count_up", "count_down", "up_down_ratio", "net_up",
+    "share", "trading_days", "stock_days", "groups",
 )  # fmt: skip
 # report figures derived over a window (values.py), then measures of a window of days
 FIGURE_WINDOWS = ("single_quarter", "ttm", "qoq", *sorted(WINDOW_MEASURES))

@@ -172,12 +172,14 @@ def aggregate_expr(build: QueryBuild, aggregate: Aggregate, time: TimeSpec) -> e
     if aggregate.fn == "count" or aggregate.metric is None:
         return exp.Count(this=exp.Distinct(expressions=[col("ts_code", "b")]))
     metric = build.model.metrics[aggregate.metric]
-    if aggregate.fn in {"count_up", "count_down", "up_down_ratio"}:
+    if aggregate.fn in {"count_up", "count_down", "up_down_ratio", "net_up"}:
         change, _name = value(build, aggregate.metric, time)
         up = call("countIf", exp.GT(this=comparable(change), expression=number(0)))
         down = call("countIf", exp.LT(this=comparable(change.copy()), expression=number(0)))
         if aggregate.fn == "up_down_ratio":  # advancers per decliner; NULL without any decliner
             return derived(exp.Div(this=up, expression=call("nullIf", down, number(0))))
+        if aggregate.fn == "net_up":  # advancers minus decliners: above 0 when more rose than fell
+            return exp.Sub(this=up, expression=down)
         return up if aggregate.fn == "count_up" else down
     if is_window(time) and metric.kind == "daily":
         # an aggregate over a window: per stock over the window first (gain, sum or average; the

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from backend.domain.language.ir import Aggregate, Compare, Condition, Technical
 
-BREADTH_NAMES = {"count_up": "up_count", "count_down": "down_count", "up_down_ratio": "up_down_ratio"}
+BREADTH_NAMES = {
+    "count_up": "up_count", "count_down": "down_count", "up_down_ratio": "up_down_ratio",
+    "net_up": "net_up_count",
+}  # fmt: skip
 OP_WORDS = {
     ">": "gt", ">=": "ge", "<": "lt", "<=": "le", "=": "eq", "!=": "ne", "between": "between", "has": "has",
 }  # fmt: skip

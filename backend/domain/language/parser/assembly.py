@@ -53,7 +53,8 @@ from backend.domain.language.semantic import Metric, SemanticModel
 PERIOD_GROUPINGS = {"trade_month", "trade_quarter", "trade_year"}
 # words saying a figure is meant for each of several named groups: 分别 / respectively, a trailing 各
 EACH_WORDS = {"quantifier": {"each"}, "per": {"per"}}
-BREADTH_AGGREGATES = {"count_up", "count_down", "up_down_ratio"}  # how many rose / fell, and their ratio
+# how many rose / fell, their ratio and their difference
+BREADTH_AGGREGATES = {"count_up", "count_down", "up_down_ratio", "net_up"}
 # how far (in tokens) the number of a ranking may be written from it: the 50 ChiNext stocks with the …
 NUMBER_REACH = 4
 # what may stand between 'among' and its ranking: among the 50 ChiNext stocks with the highest …
@@ -235,6 +236,12 @@ def _collect(model: SemanticModel, tokens: list[Token]) -> _Collected:
             if token.extra.get("limit") is not None:
                 screen.limit = token.extra["limit"]
         elif kind == "groupby":
+            if screen.group_by is not None and screen.group_by != token.value:
+                # 每个月…的交易日有多少个: days counted within each month is a grouping of groups, not read
+                raise NotUnderstood(
+                    f"could not place: '{tokens[found.group_index].text}', '{token.text}' (two groupings: "
+                    "the rows of one grouped by the other are not read)"
+                )
             screen.group_by = token.value
             found.group_index = index
         elif kind == "aggmetric":
@@ -305,8 +312,13 @@ def _says_each(token: Token) -> bool:
 def _refuse_counts_apart(tokens: list[Token], found: _Collected) -> None:
     """Two how-manys with a condition between them (涨停的多少家，放量的多少家 where no rule paired each
     with its own condition) ask two counts; one count of the stocks meeting both would merge filters
-    the question kept apart: refused, never answered."""
-    bare = [k for k, token in enumerate(tokens) if token.kind == "count" and token.extra.get("where") is None]
+    the question kept apart: refused, never answered. A count of the groups (how many trading days
+    … with more than 25 limit-up stocks) counts rows, not stocks: it is no second count of stocks."""
+    bare = [
+        k
+        for k, token in enumerate(tokens)
+        if token.kind == "count" and token.extra.get("where") is None and not token.extra.get("groups")
+    ]
     for first, second in pairwise(bare):
         if any(first < k < second for k in found.condition_indexes):
             raise NotUnderstood(

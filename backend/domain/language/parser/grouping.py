@@ -10,6 +10,8 @@ from backend.domain.language.semantic import SemanticModel
 
 REPORTS_ONLY = frozenset({"latest_report", "annual", "quarter", "half"})  # times naming a report, never days
 COUNTS = {"count", "count_move", "having"}  # a count of stocks, or a filter on one
+COUNT_FILTERS = {"count", "count_up", "count_down", "net_up", "share"}  # filters on a count of stocks
+FLIPPED_OPS = {">": "<", "<": ">", ">=": "<=", "<=": ">="}  # a < b said as b > a
 COUNT_ORDERS = [["agg", "count"], ["agg", "count_up"], ["agg", "count_down"]]  # rankings by a count
 
 
@@ -77,6 +79,9 @@ def group(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     if token.kind == "per" and kind_at(tokens, i + 1) == "cond" and kind_at(tokens, i + 2) == "dim":
         # in each new-energy industry: the scope stays, the grouping is by industry
         return 3, [tokens[i + 1], synthetic("groupby", tokens[i + 2].value, tokens[i : i + 3])]
+    compared = _counts_compared(tokens, i)
+    if compared is not None:
+        return compared
     count_filter = kind_at(tokens, i + 1) == "number" and kind_at(tokens, i + 2) == "count_unit"
     if token.kind == "cmp" and count_filter and not tokens[i + 1].extra.get("unit"):
         # "only industries with more than 10 such stocks": a filter on the group's count
@@ -92,6 +97,8 @@ def group(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
         return 1, [synthetic("groupby", "ts_code", [token])]
     if _names_days(tokens, i):  # 涨停家数超过25家的交易日 / trading days with …: the days are the rows
         return 1, [synthetic("groupby", "trade_date", [token])]
+    if _periods_asked(tokens, i):  # which month of 2025 had the highest average daily turnover
+        return 1, [synthetic("groupby", f"trade_{tokens[i].value}", [tokens[i]])]
     if _days_when(tokens, i):  # the days in 2025 when Moutai rose more than 3%: those days are the rows
         return 1, [synthetic("groupby", "trade_date", [token])]
     ranked_days = token.kind == "timespec" and token.value.label == "recent_bars" and token.value.n
@@ -100,6 +107,20 @@ def group(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
         days = Token("number", float(token.value.n), token.text, token.start)
         return 1, [synthetic("groupby", "trade_date", [token]), days]
     return _count_of_stocks_meeting(tokens, i)
+
+
+def _counts_compared(tokens: list[Token], i: int) -> Match | None:
+    """上涨家数多于下跌家数 / advancers outnumbered decliners: each row's (day's, group's) advancers against
+    its decliners, a `having` on their difference (net_up: advancers − decliners cmp 0); the decliners
+    said first turn the comparison round."""
+    said = [kind_at(tokens, k) for k in range(i, i + 3)]
+    if said != ["count_move", "cmp", "count_move"]:
+        return None
+    op, pair = str(tokens[i + 1].value), (tokens[i].value, tokens[i + 2].value)
+    if op not in FLIPPED_OPS or pair not in {("count_up", "count_down"), ("count_down", "count_up")}:
+        return None
+    op = FLIPPED_OPS[op] if pair[0] == "count_down" else op
+    return 3, [synthetic("having", Compare("pct_chg", op, 0.0, agg="net_up", text="0"), tokens[i : i + 3])]
 
 
 def _listed_groups(tokens: list[Token]) -> str | None:
@@ -123,7 +144,8 @@ def _names_days(tokens: list[Token], i: int) -> bool:
     # the pass reads the tokens as they were before it: a count word, a count filter still unread,
     # or a ranking by the count (涨停家数最多的交易日)
     counted = any(token.kind in COUNTS or _ranks_by_count(token) for token in tokens)
-    return counted or any(_count_of_stocks_meeting(tokens, k) for k in range(len(tokens)))
+    filtered = (_count_of_stocks_meeting, _groups_sharing, _counts_compared)
+    return counted or any(read(tokens, k) for read in filtered for k in range(len(tokens)))
 
 
 def _days_when(tokens: list[Token], i: int) -> bool:
@@ -146,6 +168,21 @@ def _days_when(tokens: list[Token], i: int) -> bool:
         said = all(kind_at(tokens, k) in {"timespec", "cond"} for k in range(i))
         return said and any(token.kind == "cond" and not _is_scope(token) for token in tokens[:i])
     return kind_at(tokens, j) == "when" and any(token.kind == "cond" for token in tokens[j + 1 :])
+
+
+def _periods_asked(tokens: list[Token], i: int) -> bool:
+    """month / quarter / year asked first (which month of 2025 had …, 2025年哪个月…最高: 'which' and 哪个
+    are filler), within a window of days said right before or after it, the question ranking by an
+    aggregate: the window's days grouped by that period, the periods ranked. A count of stocks over a
+    month (which month had the most limit-up stocks: the stocks, or their stock-days?) is not read."""
+    if _period_unit(tokens, i) is None or kind_at(tokens, i - 1) == "number":
+        return False
+    if not all(kind_at(tokens, k) == "timespec" or _is_scope(tokens[k]) for k in range(i)):
+        return False
+    window = _days_of_window(tokens, i - 1) or _days_of_window(tokens, i + 1)
+    ranked = any(t.kind == "orderspec" and t.value.metric.split(":")[0] == "agg" for t in tokens)
+    counted = any(t.kind == "orderspec" and t.value.metric.startswith("agg:count:") for t in tokens)
+    return window and ranked and not counted
 
 
 def _is_scope(token: Token) -> bool:
@@ -185,8 +222,11 @@ def listing_periods(model: SemanticModel, tokens: list[Token], i: int) -> Match 
     if kind_at(tokens, i) == "per" and _period_unit(tokens, i + 1) and kind_at(tokens, i + 2) == "listed":
         by = synthetic("groupby", f"list_{_period_unit(tokens, i + 1)}", tokens[i : i + 2])
         return 3, [tokens[i + 2], by]
-    if kind_at(tokens, i) == "every_period" and kind_at(tokens, i + 1) == "listed":  # monthly IPO count
-        return 2, [tokens[i + 1], synthetic("groupby", f"list_{tokens[i].value}", [tokens[i]])]
+    # monthly IPO count, monthly count of new listings (the count word said between)
+    counted = kind_at(tokens, i + 1) == "agg" and tokens[i + 1].value == "count"
+    if kind_at(tokens, i) == "every_period" and kind_at(tokens, i + 1 + counted) == "listed":
+        by = synthetic("groupby", f"list_{tokens[i].value}", [tokens[i]])
+        return 2 + counted, [*tokens[i + 1 : i + 2 + counted], by]
     per = kind_at(tokens, i + 1) == "per" and _period_unit(tokens, i + 2) is not None
     if kind_at(tokens, i) == "listed" and (per or kind_at(tokens, i + 1) == "every_period"):
         used = 2 if per else 1
@@ -231,15 +271,16 @@ def _groups_counting(tokens: list[Token], i: int) -> Match | None:
 
 def _groups_sharing(tokens: list[Token], i: int) -> Match | None:
     """A filter on the share of a group's stocks meeting a condition: industries where more than
-    70% of stocks closed higher (cmp N% [stocks] `cond`), 上涨股票占比超过70%的行业 (`cond` 占比 cmp N%),
-    上涨家数占比超过七成."""
+    70% of stocks closed higher (cmp N% [stocks | the market] `cond`: days with more than half the
+    market closing up), 上涨股票占比超过70%的行业 (`cond` 占比 cmp N%), 上涨家数占比超过七成."""
     if kind_at(tokens, i) == "cmp" and _share_said(tokens, i + 1) is not None:
-        j = i + 2 + (kind_at(tokens, i + 2) == "count_unit")
+        j = i + 2 + (kind_at(tokens, i + 2) == "count_unit" or _names_market(tokens, i + 2))
         if _counted(tokens, j):
             share = Compare("stock_share", tokens[i].value, _share_said(tokens, i + 1) or 0.0, agg="share",
                             where=tokens[j].value, text=tokens[i + 1].text)  # fmt: skip
             return j + 1 - i, [synthetic("having", share, tokens[i : j + 1])]
-    if _counted(tokens, i) or kind_at(tokens, i) == "count_move":
+    moved = kind_at(tokens, i) == "count_move" and tokens[i].value in {"count_up", "count_down"}
+    if _counted(tokens, i) or moved:
         j = i + 1 + (kind_at(tokens, i + 1) == "count_unit")
         if kind_at(tokens, j) == "share" and kind_at(tokens, j + 1) == "cmp" and _is_percent(tokens, j + 2):
             where = tokens[i].value if tokens[i].kind == "cond" else _moved(tokens[i])
@@ -247,6 +288,13 @@ def _groups_sharing(tokens: list[Token], i: int) -> Match | None:
                             where=where, text=tokens[j + 2].text)  # fmt: skip
             return j + 3 - i, [synthetic("having", share, tokens[i : j + 3])]
     return None
+
+
+def _names_market(tokens: list[Token], i: int) -> bool:
+    """the market said of the stocks counted on a day (half the market): all the day's stocks; said of
+    a group of stocks (industries where half the market rose) it is not the group's own, left unread."""
+    grouped = any(t.kind == "dim" or (t.kind == "groupby" and t.value != "trade_date") for t in tokens)
+    return kind_at(tokens, i) == "benchmark" and tokens[i].value == "market" and not grouped
 
 
 def _share_said(tokens: list[Token], i: int) -> float | None:
@@ -287,9 +335,10 @@ def count_of_groups(model: SemanticModel, tokens: list[Token], i: int) -> Match 
         if counted_days and any(_filters_a_count(t) for t in tokens):  # number of trading days with …
             return 1, [synthetic("groupby", "trade_date", [token]), _groups_counted(token)]
         return None
-    grouping = token.kind == "dim" or (token.kind == "groupby" and token.value == "trade_date")
-    after = tokens[i + 1] if grouping and kind_at(tokens, i + 1) == "count" else None
-    if after is None or after.extra.get("where") is not None or after.extra.get("days"):
+    days = token.kind == "groupby" and token.value == "trade_date"
+    after = tokens[i + 1] if (token.kind == "dim" or days) and kind_at(tokens, i + 1) == "count" else None
+    # 交易日有几天: the days counted are the grouped days themselves (an industry's days are not)
+    if after is None or after.extra.get("where") is not None or (after.extra.get("days") and not days):
         return None
     if after.text.isascii() or not after.text.endswith(GROUP_COUNT_WORDS):
         return None
@@ -301,5 +350,6 @@ def _groups_counted(token: Token) -> Token:
 
 
 def _filters_a_count(token: Token) -> bool:
-    """A filter on how many stocks of a group (a day) meet a condition: more than 25 limit-up stocks."""
-    return token.kind == "having" and token.value.agg in {"count", "count_up", "count_down"}
+    """A filter on how many stocks of a group (a day) meet a condition: more than 25 limit-up stocks,
+    more decliners than advancers, more than half of them up."""
+    return token.kind == "having" and token.value.agg in COUNT_FILTERS

@@ -135,7 +135,7 @@ def _restates(tokens: list[Token], index: int, screen: Screen) -> bool:
     if token.kind == "again":  # 昨天涨停、今天接着涨停: the same event read again on a later day
         return _same_event_on_later_day(tokens, index) or _also_another_condition(tokens, index)
     if token.kind == "how_much":  # CATL's TTM net profit — how much?: the named stocks' figures shown
-        return _shows_named_figures(screen)
+        return _shows_named_figures(screen) or _ranked_figure_again(tokens, index, screen)
     if token.kind in {"only", "among"}:  # only industries with more than 10 …, among ChiNext stocks
         trailing = token.kind == "only" and index == len(tokens) - 1 and index > 0  # main board only
         if trailing and tokens[index - 1].kind == "cond" and tokens[index - 1].extra.get("scope"):
@@ -276,6 +276,17 @@ def _shows_named_figures(screen: Screen) -> bool:
     only_named = all(isinstance(condition, Scope) and condition.kind == "stock" for condition in screen.where)
     shown = bool(screen.outputs or screen.figures) and screen.order is None and screen.group_by is None
     return _names_stocks(screen) and only_named and shown and not screen.having
+
+
+def _ranked_figure_again(tokens: list[Token], index: int, screen: Screen) -> bool:
+    """…, and how much [in billion yuan] closing a question that ranks groups (months, days, industries)
+    by their aggregate: that figure, shown beside each one already."""
+    ranked = (
+        screen.order is not None and screen.order.metric.startswith("agg:") and screen.group_by is not None
+    )
+    after_ranking = any(token.kind == "orderspec" for token in tokens[:index])
+    trailing = all(token.kind in {"out_unit", "and"} for token in tokens[index + 1 :])
+    return ranked and after_ranking and trailing
 
 
 def _names_several_groups(screen: Screen) -> bool:

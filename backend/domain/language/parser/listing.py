@@ -11,12 +11,16 @@ PERIOD_KINDS = {"year", "date", "month"}
 # "2023 or later", "2019年及以前": the period itself is included
 INCLUSIVE = {"or later", "or after", "and later", "and after", "or earlier", "or before", "and earlier",
              "and before", "onward", "onwards", "及以后", "或以后", "及以前", "或以前"}  # fmt: skip
+ALSO_WORDS = {"and", "和", "与"}  # between A and B: a span; A and B alone: two periods
 # the listing's own periods, a grouping of listings (IPO count by listing year)
 LISTING_PERIODS = {"list_year", "list_quarter", "list_month", "list_month_of_year"}
 
 
 def listing(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     token = tokens[i]
+    span = _span(tokens, i)
+    if span and kind_at(tokens, i + span) == "listed":  # 2019年到2023年上市: from the first through the last
+        return span + 1, [synthetic("cond", _span_scope(tokens, i, span), tokens[i : i + span + 1])]
     if token.kind in PERIOD_KINDS:
         # 2020年以后上市 / 2020年上市 / 2019年之前上市
         j = i + 1
@@ -44,6 +48,9 @@ def listing(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
         j = i + 1
         if kind_at(tokens, j) == "dim" and tokens[j].value == "list_date":
             j += 1
+        span = _span(tokens, j)
+        if span:  # listed from 2019 through 2023, listed between 2019 and 2023, listed 2019–2023
+            return j + span - i, [synthetic("cond", _span_scope(tokens, j, span), tokens[i : j + span])]
         if (
             kind_at(tokens, j) in {"after", "before", "early", "cmp"}
             and kind_at(tokens, j + 1) in PERIOD_KINDS
@@ -57,6 +64,8 @@ def listing(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
             english = word.text.isascii() and word.text != "since"
             scope = _list_date_scope(tokens[j + 1], direction, english=english)
             return j + 2 - i, [synthetic("cond", scope, tokens[i : j + 2])]
+        if kind_at(tokens, j + 1) == "to" and kind_at(tokens, j + 2) in PERIOD_KINDS:
+            return None  # listed in 2019 and 2023: two periods, no span (left to refuse)
         if kind_at(tokens, j) in PERIOD_KINDS:  # listed in 2020 [or later / or earlier]
             inclusive = kind_at(tokens, j + 1) in {"after", "before"} and tokens[j + 1].text in INCLUSIVE
             direction = tokens[j + 1].kind if inclusive else None
@@ -74,6 +83,24 @@ def listing(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
                 scope = Scope("listed_years", op=tokens[j].value, number=years)
                 return j + 3 - i, [synthetic("cond", scope, tokens[i : j + 3])]
     return None
+
+
+def _span(tokens: list[Token], i: int) -> int:
+    """How many tokens a span of periods takes at i ([between/from] A to/through/– B; A and B only
+    after between: 2019 and 2023 alone are two years), 0 when none is said."""
+    k = i + (kind_at(tokens, i) == "between")
+    if kind_at(tokens, k) not in PERIOD_KINDS or kind_at(tokens, k + 2) not in PERIOD_KINDS:
+        return 0
+    if kind_at(tokens, k + 1) != "to" or (tokens[k + 1].text.lower() in ALSO_WORDS and k == i):
+        return 0
+    return k + 3 - i
+
+
+def _span_scope(tokens: list[Token], i: int, span: int) -> Condition:
+    """Listed on or after the first period's first day and on or before the last period's last day."""
+    first, _ = period_bounds(tokens[i + span - 3])
+    _, last = period_bounds(tokens[i + span - 1])
+    return BoolOp("and", (Scope("list_date", op=">=", day=first), Scope("list_date", op="<=", day=last)))
 
 
 def _said_between(tokens: list[Token], j: int) -> bool:

@@ -33,6 +33,9 @@ PRICE_SUPERLATIVES = {"最便宜", "最贵", "cheapest", "least expensive", "mos
 def ordering(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     if tokens[i].kind == "per" and kind_at(tokens, i + 1) == "dir":  # 按从高到低排列
         return 2, [synthetic("dir", tokens[i + 1].value, tokens[i : i + 2])]
+    stock_days = _stock_days_ranked(tokens, i)
+    if stock_days is not None:
+        return stock_days
     if tokens[i].kind == "count" and tokens[i].extra.get("where") is not None:
         return _day_count_then_rank(model, tokens, i)
     if tokens[i].kind in ORDERABLE:
@@ -92,6 +95,23 @@ def _day_count_then_rank(model: SemanticModel, tokens: list[Token], i: int) -> M
     return used, [tokens[i], synthetic("orderspec", by_days, tokens[i : i + used], **order.extra), *times]
 
 
+def _stock_days_ranked(tokens: list[Token], i: int) -> Match | None:
+    """哪个行业涨停家次最多 / the industry with the most limit-up stock-days: the groups ranked by their
+    count of stock-day bars meeting the condition, the first unless a number asks for more."""
+    if kind_at(tokens, i) == "super" and kind_at(tokens, i + 1) == "count":
+        count, superlative = tokens[i + 1], tokens[i]
+    elif kind_at(tokens, i) == "count" and kind_at(tokens, i + 1) == "super":
+        count, superlative = tokens[i], tokens[i + 1]
+    else:
+        return None
+    grouped = any(token.kind in {"dim", "groupby"} for token in tokens)
+    if not count.extra.get("stock_days") or superlative.text not in COUNT_SUPERLATIVES or not grouped:
+        return None
+    said = any(kind_at(tokens, k) == "number" for k in range(max(0, i - 3), i))  # 哪3个行业
+    order = Order("agg:stock_days:", str(superlative.value))
+    return 2, [count, synthetic("orderspec", order, [superlative], limit=None if said else 1)]
+
+
 def _moves_then_rank(tokens: list[Token], i: int) -> Match | None:
     """下跌家数最多 / the most decliners / 上涨家数最少: the rows (days, groups) ranked by how many of their
     stocks rose (fell), the first one unless a number asks for more; the count stays, to be shown."""
@@ -103,7 +123,18 @@ def _moves_then_rank(tokens: list[Token], i: int) -> Match | None:
     if superlative is None or superlative.text not in COUNT_SUPERLATIVES or moves.value not in COUNTED_MOVES:
         return None
     order = Order(f"agg:{moves.value}:pct_chg", str(superlative.value))
-    return 2, [moves, synthetic("orderspec", order, [superlative], limit=1)]
+    said = 2 + _how_many_again(tokens, i + 2)  # …, and how many: that count, shown already
+    return said, [moves, synthetic("orderspec", order, [superlative, *tokens[i + 2 : i + said]], limit=1)]
+
+
+def _how_many_again(tokens: list[Token], j: int) -> int:
+    """[,] [and] how many ending the question, right after a ranking by a count: the count ranked on,
+    asked again (how many tokens it takes; 0 when something else follows)."""
+    k = j
+    while kind_at(tokens, k) in {"and", "to"}:
+        k += 1
+    bare = kind_at(tokens, k) == "count" and tokens[k].extra.get("where") is None and not tokens[k].extra
+    return k + 1 - j if bare and k == len(tokens) - 1 else 0
 
 
 def _bare_move(token: Token) -> bool:

@@ -91,6 +91,9 @@ def time_scope(model: SemanticModel, tokens: list[Token], i: int) -> Match | Non
         if kind_at(tokens, j) == "number" and is_plain_number(tokens[j]):
             n = int(tokens[j].value)
             j += 1
+        if j > i + 1 and _sessions_said_before(tokens, i, j):
+            # which session in the last 20: the unit said with the days asked is the window's
+            return j - i, [synthetic("timespec", TimeSpec("recent_bars", n=n), tokens[i:j])]
         if kind_at(tokens, j) != "tunit" or n < 1:
             return None
         if tokens[j].value not in RECENT_WINDOWS:
@@ -113,6 +116,12 @@ def time_scope(model: SemanticModel, tokens: list[Token], i: int) -> Match | Non
     if spec is None:
         return None
     return used, [synthetic("timespec", spec, tokens[i : i + used])]
+
+
+def _sessions_said_before(tokens: list[Token], i: int, j: int) -> bool:
+    """the last N with no unit after it, right after trading days / sessions (the rows asked): N of them."""
+    said = kind_at(tokens, i - 1) == "tunit" and tokens[i - 1].value == "trading_day"
+    return said and kind_at(tokens, j) != "tunit" and tokens[j - 1].value >= 1
 
 
 def _sessions_ago(tokens: list[Token], i: int) -> bool:

@@ -12,6 +12,7 @@ from backend.domain.language.semantic import SemanticModel
 # a count of the days an event happened (涨停家次, 涨停次数): a figure of each year too
 COUNTED_DAYS = {"stock_days", "occurrence"}
 CONDITION_KINDS = {"cmp", "up", "down", "cond", "concept", "between", "all", "growth"}
+ASKED_AMOUNT = {"out_unit", "how_much"}  # 是多少亿, is how much: the figure asked, not compared
 
 
 def two_years_compared(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
@@ -26,7 +27,7 @@ def two_years_compared(model: SemanticModel, tokens: list[Token], i: int) -> Mat
     if kind_at(tokens, j + 1) in {"to", "and"} and kind_at(tokens, j + 2) == "year":
         return None  # three years or more listed
     figure = _daily_aggregate(model, tokens) or any(token.kind in COUNTED_DAYS for token in tokens)
-    if not figure or any(token.kind in CONDITION_KINDS for token in tokens):
+    if not figure or any(_conditions(tokens, k) for k in range(len(tokens))):
         return None
     source = tokens[i : j + 1]
     window = [
@@ -37,6 +38,15 @@ def two_years_compared(model: SemanticModel, tokens: list[Token], i: int) -> Mat
         synthetic("tunit", "year", source),
     ]
     return j + 1 - i, window
+
+
+def _conditions(tokens: list[Token], k: int) -> bool:
+    """A word of a condition at k; 是 before the amount asked (分别是多少亿, 是多少) compares nothing."""
+    amount = kind_at(tokens, k + 1) in ASKED_AMOUNT or (
+        kind_at(tokens, k + 1) == "agg" and tokens[k + 1].text == "多少"
+    )
+    asked = kind_at(tokens, k) == "cmp" and amount
+    return tokens[k].kind in CONDITION_KINDS and not asked
 
 
 def _daily_aggregate(model: SemanticModel, tokens: list[Token]) -> bool:
