@@ -63,7 +63,7 @@ from backend.domain.language.parser.kept_scopes import refuse_dropped_scopes, sc
 from backend.domain.language.parser.listing import listing
 from backend.domain.language.parser.money_readings import money_reading
 from backend.domain.language.parser.move_fractions import move_by_fraction, move_by_multiple
-from backend.domain.language.parser.ordering import ordering, which_of_named
+from backend.domain.language.parser.ordering import growth_basis_said_again, ordering, which_of_named
 from backend.domain.language.parser.profit_words import cumulative_profit_sign, quarter_swing_from_named_loss
 from backend.domain.language.parser.readings import POINTS, Reading, reread_tokens
 from backend.domain.language.parser.report_windows import (
@@ -170,6 +170,7 @@ GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
     move_by_fraction,
     move_by_multiple,
     compare,
+    growth_basis_said_again,
     streak_each_day,
     each_period,
     elided_subject,

@@ -923,8 +923,37 @@ def versus_group_average(model: SemanticModel, tokens: list[Token], i: int) -> M
             return None
         metric, op = model.metrics[metric.column], FLIPPED[op]
     dimension = dimensions[0] if dimensions else None
-    condition = VersusGroup(metric.key, op, dimension, "avg", time, factor=factor)
+    margin, j, time, op = _margin_after_average(model, tokens, j, metric, op, factor, time)
+    if margin is None:
+        return None
+    condition = VersusGroup(metric.key, op, dimension, "avg", time, factor=factor, margin=margin)
     return j - i, [synthetic("cond", condition, tokens[i:j])]
+
+
+def _margin_after_average(
+    model: SemanticModel,
+    tokens: list[Token],
+    j: int,
+    metric: Metric,
+    op: str,
+    factor: float,
+    time: TimeSpec | None,
+) -> tuple[float | None, int, TimeSpec | None, str]:
+    """[its time] by [more than] N after the average (beat the industry's average move today by more
+    than 5 points): the margin, in the metric's stored unit, its sign the comparison's; (0, j, time)
+    when none is said; None when a margin is said of a multiple (twice the average by 5?). The
+    operator on the margin is inclusive with "at least"."""
+    k = j + (time is None and kind_at(tokens, j) == "timespec")
+    said = kind_at(tokens, k) == "per" and tokens[k].text == "by"
+    threshold, end = _difference(tokens, k) if said else (None, j)
+    if threshold is None:
+        return 0.0, j, time, op
+    if factor != 1.0 or op not in OPS_ORDERED:
+        return None, j, time, op
+    if k > j:
+        time = tokens[j].value
+    margin = _stored_value(metric, threshold) * (-1 if op.startswith("<") else 1)
+    return margin, end, time, _threshold_op(op[0], tokens, k)
 
 
 def _beyond_group_average(

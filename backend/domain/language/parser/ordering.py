@@ -30,6 +30,25 @@ CLAUSE_BREAKS = {",", "，", ";", "；"}
 PRICE_SUPERLATIVES = {"最便宜", "最贵", "cheapest", "least expensive", "most expensive", "priciest"}
 
 
+def growth_basis_said_again(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """sorted by that growth / 按增速排序: the growth rate compared before is the basis, the one rate of
+    the question (two rates compared, or none: which growth? left to refuse)."""
+    english = tokens[i].kind == "order" and tokens[i].text.endswith(" by")
+    if not (english or (tokens[i].kind == "per" and tokens[i].text == "按")):
+        return None
+    said = tokens[i + 1] if i + 1 < len(tokens) else None
+    if said is None or not (said.kind == "growth_rate" or (said.kind == "up" and said.text == "growth")):
+        return None
+    rates = {
+        token.value.metric
+        for token in tokens[:i]
+        if token.kind == "cond" and isinstance(token.value, Compare) and token.value.metric in GROWTH_RATES
+    }
+    if len(rates) != 1:
+        return None
+    return 2, [tokens[i], Token("metric", rates.pop(), said.text, said.start)]
+
+
 def ordering(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     if tokens[i].kind == "per" and kind_at(tokens, i + 1) == "dir":  # 按从高到低排列
         return 2, [synthetic("dir", tokens[i + 1].value, tokens[i : i + 2])]
