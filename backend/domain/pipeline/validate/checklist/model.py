@@ -64,6 +64,7 @@ class Kind(StrEnum):
     BELOW_BOOK = "below_book"
     HAS_VALUE = "has_value"
     COUNT_CONDITION = "count_condition"
+    POLARITY = "polarity"
 
 
 class Outcome(StrEnum):

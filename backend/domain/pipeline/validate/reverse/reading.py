@@ -193,6 +193,7 @@ TREE_ONLY_KINDS = frozenset(
         Kind.WINDOW_END,
         Kind.BELOW_BOOK,  # pb < 1: the reading keeps what it read of the question before this kind
         Kind.COUNT_CONDITION,  # where the count's condition sits in the tree
+        Kind.POLARITY,  # a pattern's direction: the pattern's own kind (or none) carries its condition
     }
 )
 # Kinds the reading turns into the reverse checks' filters, scopes, ranking, aggregate, count, group

@@ -43,6 +43,7 @@ from backend.domain.pipeline.validate.checklist.kinds import (
     percent_shown,
     percentage,
     period_return,
+    polarity,
     price_order,
     profit_sign,
     same_period,
@@ -109,4 +110,5 @@ EXTRACTORS: tuple[Extractor, ...] = (
     below_book.extract,
     has_value.extract,
     count_condition.extract,
+    polarity.extract,
 )

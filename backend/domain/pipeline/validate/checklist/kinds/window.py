@@ -54,7 +54,7 @@ _UNIT_EN = (
 # Each pattern with whether its days are bars whatever the unit says (60日均线, a 250-day high).
 _PATTERNS = (
     (re.compile(rf"(?:近|最近|过去|前|连续)\s*(?P<n>{COUNT})\s*(?P<unit>{_UNIT_ZH})"), False),
-    (re.compile(r"(?P<n>\d+)\s*(?P<unit>日)(?:均线|线|均量|新高|新低)"), True),
+    (re.compile(r"(?P<n>\d+)\s*(?P<unit>日)(?:均线|线|均量|(?:收盘)?新高|(?:收盘)?新低)"), True),
     (
         re.compile(rf"\b(?:last|past|previous|prior|recent)\s+(?P<n>{COUNT})\s+(?P<unit>{_UNIT_EN})\b"),
         False,
@@ -310,11 +310,12 @@ def _short_history(sql: Sql, count: int) -> Finding | None:
 
 
 def _latest_rows_shown(sql: Sql) -> int | None:
-    """L of the answer's ORDER BY trade_date DESC LIMIT L."""
+    """L of the answer's ORDER BY trade_date DESC LIMIT L, or of its WHERE trade_date IN (the latest L
+    days)."""
     tree = sql.tree
     order, limit = tree.args.get("order"), tree.args.get("limit")
     if not isinstance(order, exp.Order) or not isinstance(limit, exp.Limit) or limit.expression is None:
-        return None
+        return _latest_days_kept(tree) if isinstance(tree, exp.Select) else None
     first = order.expressions[0] if order.expressions else None
     if not isinstance(first, exp.Ordered) or not first.args.get("desc"):
         return None
@@ -342,8 +343,30 @@ def _latest_days_kept(select: exp.Select) -> int | None:
 
 
 def _rows_frames(sql: Sql) -> list[tuple[int, bool]]:
-    """(rows, ends at the current row) of each ROWS frame bounded by counts of preceding rows."""
-    return [rows for spec in sql.tree.find_all(exp.WindowSpec) if (rows := frame_rows(spec)) is not None]
+    """(rows, ends at the current row) of each ROWS frame bounded by counts of preceding rows — but
+    not a frame of the previous bar and the current one that only neighbour reads and counts use
+    (lagInFrame(vol) OVER (… ROWS 1 PRECEDING), count() = 2): it steps one bar back, it is no window."""
+    stepping = _previous_bar_frames(sql)
+    return [
+        rows
+        for spec in sql.tree.find_all(exp.WindowSpec)
+        if (rows := frame_rows(spec)) is not None and id(spec) not in stepping
+    ]
+
+
+def _previous_bar_frames(sql: Sql) -> set[int]:
+    """ids of the two-row frames ending at the current row whose every function reads a neighbour
+    row or counts the frame's rows."""
+    uses: dict[int, list[bool]] = {}
+    for window in sql.tree.find_all(exp.Window):
+        function = strip(window.this)
+        if isinstance(function, exp.Identifier):
+            continue  # WINDOW p AS (…): the definition, not a use
+        spec = sql._window_spec(window).args.get("spec")
+        if isinstance(spec, exp.WindowSpec) and frame_rows(spec) == (2, True):
+            stepping = isinstance(function, exp.Count) or function_name(function) in _ROW_NEIGHBOURS
+            uses.setdefault(id(spec), []).append(stepping)
+    return {spec for spec, steps in uses.items() if all(steps)}
 
 
 def _average_frames(sql: Sql) -> list[tuple[int, bool]]:
