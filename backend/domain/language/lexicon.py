@@ -665,7 +665,7 @@ def _mend_phrase_typos(text: str, lexicon: Lexicon) -> str:
 def typo_readings(question: str, lexicon: Lexicon, latest: date | None = None) -> list[tuple[str, str]]:
     """The mistyped words `tokenize` reads as known ones (margn → margin, yeilders → yielders), in
     order, so that the answer can say how it read them."""
-    text = _fortnight_as_weeks(_plus_as_at_least(normalize_text(question)))
+    text = _restated_phrases(_fortnight_as_weeks(_plus_as_at_least(normalize_text(question))))
     readings: list[tuple[str, str]] = []
     for found in _ALPHA_WORD.finditer(text):
         word = found.group(0)
@@ -698,6 +698,54 @@ _FORTNIGHT = re.compile(r"(?<!\d )\b(?:a |one )?fortnight\b")
 
 def _fortnight_as_weeks(text: str) -> str:
     return _FORTNIGHT.sub("2 weeks", text)
+
+
+# closed right at the session high, 正好收在最高价: an emphasis before where a stock closed says nothing more
+# than the close itself, which the candle phrases name (closed at the session high, 收在最高价)
+_CLOSED_RIGHT_AT = re.compile(
+    r"\b(closed|closes|close|closing|finished|finishes|ended|ends) (?:right|squarely|exactly) (at|on)\b"
+    r"|(?:正好|恰好|刚好)(?=收在|收于|收盘在)"
+)
+
+
+def _close_emphasis_dropped(text: str) -> str:
+    return _CLOSED_RIGHT_AT.sub(
+        lambda found: f"{found.group(1)} {found.group(2)}" if found.group(1) else "", text
+    )
+
+
+# since the September 24, 2024 rally [kicked off], 924行情启动以来: a move of the market named by the day it
+# began is that day, as 924行情 is (restates): the words naming the event are no move of the stocks asked
+_EVENT_SINCE = re.compile(
+    r"\b(since|from) the ((?:[a-z]+ \d{1,2}(?:st|nd|rd|th)?(?:,? \d{4})?)|\d{4}-\d{2}-\d{2}) "
+    r"(?:rally|rebound|bull run|sell-off|selloff|crash)"
+    r"(?: (?:kicked off|began|begun|started|took off|got going|got underway|set in))?\b"
+    r"|(?<=行情)(?:启动|开启|开始|爆发|发动)(?=以来)"
+)
+
+
+def _event_day(text: str) -> str:
+    return _EVENT_SINCE.sub(
+        lambda found: f"{found.group(1)} {found.group(2)}" if found.group(1) else "", text
+    )
+
+
+# crossed 100 billion yuan of revenue: went past an amount, as topped says it; only before an amount of money
+# or shares (crossed the 20-day MA, crossed 5% are crossings or rates, read or refused by their own rules)
+_CROSSED_AMOUNT = re.compile(
+    r"\b(?:crossed|crosses|crossing|surpassed|surpasses|surpassing) (?=(?:the )?\d[\d.,]*\s*"
+    r"(?:thousand|million|billion|trillion|bn|mn|tn|b|m|k)\b)"
+)
+
+
+def _crossed_as_topped(text: str) -> str:
+    return _CROSSED_AMOUNT.sub("topped ", text)
+
+
+def _restated_phrases(text: str) -> str:
+    """Phrases said another way than the lexicon's words: an emphasis before a close, an event named by the
+    day it began, crossing an amount."""
+    return _crossed_as_topped(_event_day(_close_emphasis_dropped(text)))
 
 
 # a year said with two digits (25年一季报, 24年12月, 25年上半年): 20xx when a period of that year follows,
@@ -925,7 +973,9 @@ def _currency_first(text: str) -> str:
 
 def _prepared(question: str, lexicon: Lexicon, latest: date | None) -> str:
     """The question's text as the lexicon reads it: typos in phrases mended, dates said in full."""
-    said = _numeral_dates(_fortnight_as_weeks(_plus_as_at_least(_currency_first(normalize_text(question)))))
+    said = _numeral_dates(
+        _restated_phrases(_fortnight_as_weeks(_plus_as_at_least(_currency_first(normalize_text(question)))))
+    )
     text = _years_before_since(_full_years(_mend_phrase_typos(said, lexicon)), latest)
     return _relative_years(_last_weekday(_days_ago(text, latest), latest), latest)
 

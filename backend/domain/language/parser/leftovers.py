@@ -134,6 +134,12 @@ def _restates(tokens: list[Token], index: int, screen: Screen) -> bool:
         )
     if token.kind == "again":  # 昨天涨停、今天接着涨停: the same event read again on a later day
         return _same_event_on_later_day(tokens, index) or _also_another_condition(tokens, index)
+    if token.kind == "between" and token.text == "from":  # BYD's ROE and gross margin from its latest report
+        return _figures_from_report(tokens, index, screen)
+    if token.kind == "then":  # 昨天还跌停，今天就收红: the later condition read with its own day
+        return _later_day_condition(tokens, index)
+    if token.kind == "at_close":  # 今天低开、最后收红: the close said after the open of the same day
+        return _close_after_other_condition(tokens, index)
     if token.kind == "how_much":  # CATL's TTM net profit — how much?: the named stocks' figures shown
         return _shows_named_figures(screen) or _ranked_figure_again(tokens, index, screen)
     if token.kind in {"only", "among"}:  # only industries with more than 10 …, among ChiNext stocks
@@ -187,6 +193,75 @@ def _same_event_on_later_day(tokens: list[Token], index: int) -> bool:
         if tokens[k].kind == "cond" and tokens[k].value == following.value:
             return any(token.kind == "timespec" for token in tokens[k + 1 : index])
     return False
+
+
+# the report periods a figure is taken from (its latest report, the 2024 annual report)
+REPORTS_TAKEN_FROM = {"latest_report", "annual"}
+
+
+def _figures_from_report(tokens: list[Token], index: int, screen: Screen) -> bool:
+    """from + a report period closing a question that only shows figures of the stocks it names (BYD — ROE
+    and gross margin from its most recent report): the period the figures are taken from, as "in" says it;
+    beside a change, a ranking or any condition (increase in ROE from Q2) it may be a base, left to refuse."""
+    following = index + 1
+    period = kind_at(tokens, following) == "timespec" and tokens[following].value.label in REPORTS_TAKEN_FROM
+    closing = all(is_harmless(token) for token in tokens[following + 1 :])
+    shown_only = (
+        screen.order is None and not screen.aggregates and all(isinstance(c, Scope) for c in screen.where)
+    )
+    return period and closing and shown_only and kind_at(tokens, index - 1) == "metric"
+
+
+# between two conditions, what may stand beside 就 / then (昨天跌停，今天就收红; …, then bounced today)
+BESIDE_THEN = {"timespec", "and", "to", "then"}  # and then: "and" is read as `to` first
+
+
+def _later_day_condition(tokens: list[Token], index: int) -> bool:
+    """就 / then between two conditions, each with a day of its own (昨天还跌停，今天就收红; fell yesterday,
+    then rose today): each is read on its day, so the word only restates their order; without a day for
+    each, or the same day for both (涨停，就回落; rose today, then fell: when?), it is left to refuse."""
+    before = _nearest_condition(tokens, index, -1)
+    after = _nearest_condition(tokens, index, 1)
+    if before is None or after is None:
+        return False
+    said_before = [k for k in (before - 1, before + 1) if kind_at(tokens, k) == "timespec"]
+    earlier = getattr(tokens[before].value, "time", None) or (
+        tokens[said_before[0]].value if said_before else None
+    )
+    # the later one's day: its own, said between the two (今天就收红) or right after it (then bounced today)
+    said_after = [
+        k
+        for k in (*range(before + 1, after), after + 1)
+        if kind_at(tokens, k) == "timespec" and k not in said_before
+    ]
+    later = getattr(tokens[after].value, "time", None) or (
+        tokens[said_after[0]].value if said_after else None
+    )
+    return earlier is not None and later is not None and earlier != later
+
+
+def _nearest_condition(tokens: list[Token], index: int, step: int) -> int | None:
+    """The condition next to the word (step −1 before it, +1 after it), only days and connectives between."""
+    k = index + step
+    while 0 <= k < len(tokens) and tokens[k].kind in BESIDE_THEN:
+        k += step
+    return k if 0 <= k < len(tokens) and tokens[k].kind == "cond" else None
+
+
+# the words of a condition of the day's close (收红, 收涨, 收阳, closed up, finished in the green)
+CLOSE_WORD_STARTS = ("收", "closed", "closing", "finished", "ended")
+# the words of a condition of how the day went before its close (低开, 冲高, gapped down, opened lower)
+INTRADAY_MARKS = ("开", "冲高", "盘中", "跳空", "探底", "open", "gap", "intraday")
+
+
+def _close_after_other_condition(tokens: list[Token], index: int) -> bool:
+    """最后 / in the end right before a condition of the close, a condition of how the day opened or went
+    said before it (低开、最后收红): the close is how the day ended anyway, so the word restates it."""
+    following = tokens[index + 1] if index + 1 < len(tokens) else None
+    if following is None or following.kind != "cond" or not following.text.startswith(CLOSE_WORD_STARTS):
+        return False
+    before = _nearest_condition(tokens, index, -1)
+    return before is not None and any(mark in tokens[before].text for mark in INTRADAY_MARKS)
 
 
 def _also_another_condition(tokens: list[Token], index: int) -> bool:

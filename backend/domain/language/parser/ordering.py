@@ -218,28 +218,36 @@ def _metric_then_rank(model: SemanticModel, tokens: list[Token], i: int) -> Matc
     return j - i, [order, *_times_left_out(order, tokens[i:j])]
 
 
+# the ranked groups said with the superlative of the next clause (最便宜的5个行业, 哪5个行业最便宜)
+RANKED_NAMED = {"number", "count_unit", "dim"}
+
+
 def _ranked_in_next_clause(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
-    """各行业平均PE TTM（剔除亏损股），最便宜的5个行业: a superlative opening the next clause with no
-    measure of its own ranks by the one measure the question named before it (its conditions in between
-    stay). 便宜 / 贵 (cheapest, priciest) rank only a valuation multiple or a price: of any other measure
-    they say nothing."""
+    """各行业平均PE TTM（剔除亏损股），最便宜的5个行业 / 哪5个行业最便宜: a superlative opening (or, after the
+    groups it ranks, closing) the next clause with no measure of its own ranks by the one measure the
+    question named before it (its conditions in between stay). 便宜 / 贵 (cheapest, priciest) rank only a
+    valuation multiple or a price: of any other measure they say nothing."""
     j = i + 1
     while kind_at(tokens, j) in {"cond", "not", "and"}:
         j += 1
-    superlative = tokens[j] if kind_at(tokens, j) == "super" else None
-    if superlative is None or superlative.text in COUNT_SUPERLATIVES:
-        return None
     if tokens[j - 1].text not in CLAUSE_BREAKS:
         return None
-    k = j + 1
-    while kind_at(tokens, k) in {"number", "count_unit", "dim"}:
+    # 最便宜的5个行业, or the groups named first: 哪5个行业最便宜 (哪 is filler)
+    s = j
+    while kind_at(tokens, s) in RANKED_NAMED:
+        s += 1
+    superlative = tokens[s] if kind_at(tokens, s) == "super" else None
+    if superlative is None or superlative.text in COUNT_SUPERLATIVES:
+        return None
+    k = s + 1
+    while s == j and kind_at(tokens, k) in RANKED_NAMED:
         k += 1
     if not _ends_phrase(tokens, k) or sum(token.kind in ORDERABLE for token in tokens) != 1:
         return None
     if superlative.text in PRICE_SUPERLATIVES and not _priced(model, tokens[i]):
         return None
     order = _order_token(model, tokens[i], str(superlative.value), 1, None, [tokens[i], superlative])
-    return j + 1 - i, [order, *tokens[i + 1 : j]]
+    return s + 1 - i, [order, *tokens[i + 1 : j], *tokens[j:s]]
 
 
 def _priced(model: SemanticModel, token: Token) -> bool:
@@ -433,6 +441,11 @@ def _order_token(
         return synthetic("orderspec", Order("agg:count:", direction), source, limit=limit)
     if metric_token.kind == "aggmetric":
         fn, metric_key = metric_token.value
+        if (
+            model.metrics[metric_key].negated and fn in ORDER_REVERSING
+        ):  # 平均跌幅最大: the lowest average change
+            direction = "asc" if direction == "desc" else "desc"
+            metric_key = model.metrics[metric_key].column
         time = time or metric_token.extra.get("time")
         if time is not None and not time.is_single_day and model.metrics[metric_key].kind == "daily":
             # 近20日日均成交额最大: each stock's own average over the window
@@ -452,6 +465,10 @@ def _order_token(
         direction = "asc" if direction == "desc" else "desc"
         metric_key = metric.column
     return synthetic("orderspec", Order(metric_key, direction, time=time), source, limit=limit)
+
+
+# aggregates of a negated figure (跌幅 = −change) that rank the figure itself the other way round
+ORDER_REVERSING = {"avg", "sum", "median"}
 
 
 COMPARATIVE_MOVES = {"higher": "desc", "lower": "asc"}  # `up` / `down` words that compare two things

@@ -161,8 +161,30 @@ def scope_lists(model: SemanticModel, tokens: list[Token], i: int) -> Match | No
     # the words of one restated word (两市 = 沪市和深市) all start where it does: one set, not a list
     if len({token.start for token in tokens[i:j]}) == 1:
         merged = replace(merged, one_word=True)
+    together = _said_together(tokens, j)
+    if together:  # Shanghai and Shenzhen combined, 沪市和深市合计成交额: one set too
+        merged = replace(merged, one_word=True)
+        j += together == "read"
     j += _size_restated(merged, tokens, j)
     return j - i, [synthetic("scope", merged, tokens[i:j])]
+
+
+# a sum word right after a list joins it into one set (Shanghai and Shenzhen combined - how many
+# advancers); before a figure it is that figure's total too (沪市和深市合计成交额: one total, not one each)
+TOGETHER_SUMS = {"combined", "合计", "加起来", "加在一起", "合起来"}
+
+
+def _said_together(tokens: list[Token], j: int) -> str:
+    """The list right before `j` said as one set: "read" when the word says only that (together, 整体,
+    combined - how many …), "summed" when it is the total of the figure after it too (合计成交额, left to
+    the aggregate rules), "" when not said."""
+    if kind_at(tokens, j) == "together":
+        return "read"
+    if kind_at(tokens, j) != "agg" or tokens[j].text not in TOGETHER_SUMS:
+        return ""
+    figure = kind_at(tokens, j + 1) in {"metric", "aggmetric"}
+    figure = figure or (kind_at(tokens, j + 1) == "agg" and tokens[j + 1].value != "count")  # not "how many"
+    return "summed" if figure else "read"
 
 
 # set side by side (CSI 300 members vs CSI 500 members): filler elsewhere (a P/E versus the average)

@@ -31,15 +31,26 @@ def value_before_figure(model: SemanticModel, tokens: list[Token], i: int) -> Ma
         if kind_at(tokens, i + 3) in COMPARED_AFTER:
             return None
         return 3, [tokens[i + 2], tokens[i], tokens[i + 1]]  # 500亿以上市值
-    # 超过千亿市值 (a Chinese word before the number; English forms such as sub-1x P/S on a TTM basis are
-    # read by the rules of multiples, with the window said after the figure)
+    # 超过千亿市值, more than 100 billion yuan of revenue (other English forms such as sub-1x P/S on a TTM
+    # basis are read by the rules of multiples, with the window said after the figure)
     before = kind_at(tokens, i) == "cmp" and tokens[i].value in ORDERED and tokens[i].text not in AFTER_NUMBER
-    before = before and not tokens[i].text.isascii()
-    if before and kind_at(tokens, i + 1) == "number" and _fits(model, tokens[i + 1], tokens, i + 2):
+    # in English only an amount (more than 100 billion yuan of revenue): a money figure has no multiple
+    english = tokens[i].text.isascii() and not _amount(tokens, i + 1)
+    if (
+        before
+        and not english
+        and kind_at(tokens, i + 1) == "number"
+        and _fits(model, tokens[i + 1], tokens, i + 2)
+    ):
         if kind_at(tokens, i + 3) in COMPARED_AFTER:
             return None
         return 3, [tokens[i + 2], tokens[i], tokens[i + 1]]  # 过千亿市值
     return None
+
+
+def _amount(tokens: list[Token], k: int) -> bool:
+    """A number said with a unit of money or shares (100 billion yuan, 1亿股)."""
+    return kind_at(tokens, k) == "number" and tokens[k].extra.get("unit") in {"money", "shares"}
 
 
 def _after(tokens: list[Token], k: int) -> bool:

@@ -53,7 +53,7 @@ def _days(tokens: list[Token], j: int) -> bool:
 
 
 # the words for trading that name the volume until a basis is said (most traded stocks by value)
-TRADE_WORDS = {"traded", "actively traded"}
+TRADE_WORDS = {"traded", "actively traded", "heavily traded"}
 # what may stand between the word for trading and its basis: whose trading (the most traded banks by value)
 TRADED_OF = {"count_unit", "industry", "group", "index", "exchange", "board", "area", "constituent"}
 
