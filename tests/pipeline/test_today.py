@@ -1,11 +1,13 @@
 """今天 / today / the latest trading day is the latest trading day alone: a SQL that picks the day
-before it, counts days back from it or reads every day fails; what the tree cannot tell (a day written
-out, a range, the latest day picked too, another day named) is no check."""
+before it, counts days back from it or reads every day fails; a day written out that is not the data's
+newest fails (judged on the demo store); what the tree cannot tell (a range, the latest day picked too,
+another day named) is no check."""
 
 from __future__ import annotations
 
 import pytest
 
+from backend.domain.market.store import MarketStore
 from backend.domain.pipeline.validate.checklist.sqltree import parse_sql
 from backend.domain.pipeline.validate.today import today_check
 
@@ -114,3 +116,23 @@ SNAPSHOT = f"(SELECT max(trade_date) FROM market.index_weight WHERE trade_date <
 def test_today_is_the_latest_trading_day(question: str, sql: str, verdict: str | None) -> None:
     check = today_check(question, parse_sql(sql), "zh")
     assert (check.verdict if check is not None else None) == verdict
+
+
+def test_a_day_written_out_is_judged_on_the_data(demo_store: MarketStore) -> None:
+    """Today written as a day: the newest bar's day passes, another day (mid-year) fails; without the
+    data, no check."""
+    newest = demo_store.query("SELECT max(trade_date) FROM market.daily").rows[0][0]
+    question = "Rank the 10 largest stocks by float market cap today, largest first."
+    template = "SELECT ts_code, circ_mv FROM market.daily_basic WHERE trade_date = '{}' ORDER BY circ_mv DESC"
+
+    def verdict(day: object, with_data: bool = True) -> str | None:
+        reader = demo_store if with_data else None
+        check = today_check(question, parse_sql(template.format(day)), "en", reader, demo_store.database)
+        return check.verdict if check is not None else None
+
+    assert verdict(newest) is None
+    assert verdict("2000-06-30") == "fail"
+    assert verdict("2000-06-30", with_data=False) is None
+    # a day written on another date column is not the trading day's to judge
+    listed = "SELECT ts_code FROM market.stock_basic WHERE list_date = '2000-06-30'"
+    assert today_check("今天上市的股票", parse_sql(listed), "zh", demo_store, demo_store.database) is None

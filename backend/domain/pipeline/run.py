@@ -246,7 +246,7 @@ class _Run:
             unit = money_unit_check(self.question, parsed, self.lang)
             scale = answer_scale_check(self.question, parsed, self.ports.vocabulary, self.lang)
             total = answer_total_check(self.question, parsed, self.ports.vocabulary, self.lang)
-            today = today_check(self.question, parsed, self.lang)
+            today = today_check(self.question, parsed, self.lang, self.ports.reader, self.ports.database)
             period = latest_period_check(
                 self.question, parsed, self.ports.reader, self.ports.database, self.lang
             )

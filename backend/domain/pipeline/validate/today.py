@@ -8,21 +8,27 @@ Judged on the SQL tree, and only a failure becomes a check:
 - **a span up to it**: `trade_date >= (SELECT max(trade_date) …) - 7` reads the last days, not the day;
 - **every day**: a daily table (daily, daily_basic) whose trade_date its query never mentions reads
   the whole history.
-A day written as a literal, a list of days, the latest day picked beside the earlier one (today's gain
-over yesterday's close), or a question naming another day or span (昨日, a date, a window, a 60-day
-high) leave it unjudged (no check), never guessed.
+- **another day written out** (with the data, today said outright): trade_date = '2025-06-30' when the
+  newest bar of daily (or daily_basic) is another day.
+A list of days, the latest day picked beside the earlier one (today's gain over yesterday's close), a
+day written on another date column, or a question naming another day or span (昨日, a date, a window, a
+60-day high) leave it unjudged (no check), never guessed.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from datetime import date
 
 from sqlglot import exp
 
+from backend.domain.pipeline.ports import MarketReader
 from backend.domain.pipeline.text import Lang, says
 from backend.domain.pipeline.validate.checklist import Attribution
 from backend.domain.pipeline.validate.checklist.sqltree import Sql, date_value, is_date_column, strip
-from backend.domain.pipeline.validate.outcome import CheckResult, tree_rule_check
+from backend.domain.pipeline.validate.outcome import CheckResult, own_rows, tree_rule_check
+from backend.domain.pipeline.validate.reverse.subject import day_of
 
 _TODAY = re.compile(
     r"今天|今日|最新(?:一个|的)?交易日|最近一个交易日"
@@ -123,9 +129,11 @@ def unmentioned_tables(sql: Sql, names: set[str], column: str) -> list[str]:
     return found
 
 
-def _finding(sql: Sql) -> str | None:
-    """Why the SQL does not read the latest day alone, or None when the tree cannot tell or it does."""
+def _finding(sql: Sql, newest: Callable[[], set[date]] | None = None) -> str | None:
+    """Why the SQL does not read the latest day alone, or None when the tree cannot tell or it does.
+    `newest`: the latest trading days of the data (daily's, daily_basic's), to judge a day written out."""
     picks: list[str | None] = []
+    written: list[date] = []
     for node in sql.nodes():
         if isinstance(node, exp.EQ | exp.In | exp.GT | exp.GTE | exp.LT | exp.LTE | exp.Between):
             if not _date_column(strip(node.this)) or _inside_pick(node):
@@ -139,15 +147,38 @@ def _finding(sql: Sql) -> str | None:
                 return "the SQL reads a span of days counted back from the latest; the question asks one day"
             if not isinstance(node, exp.EQ):
                 return None  # a range or list of days: not this check's to read
-            if date_value(node.expression) is not None:
-                return None  # a day written out: the latest day or not, only the data says
+            day = date_value(node.expression)
+            if day is not None:
+                if not trading_days or newest is None:
+                    return None  # a day written out: the latest day or not, only the data says
+                written.append(day)
+                continue
             picks.append(_latest_pick(node.expression))
     unrestricted = unmentioned_tables(sql, _DAY_TABLES, "trade_date")
     if unrestricted:
         return f"the SQL reads every trading day of {', '.join(unrestricted)}; the question asks one day"
+    if written and newest is not None and not picks:
+        latest = newest()
+        if not latest or latest & set(written):
+            return None  # the data could not tell, or the day written is the latest
+        shown = ", ".join(sorted(day.isoformat() for day in set(written)))
+        return f"the SQL reads {shown}; the latest trading day is {max(latest).isoformat()}"
     if not picks or "latest" in picks or None in picks:
         return None
     return "the SQL picks a trading day before the latest one; the question asks for the latest"
+
+
+def _newest_days(reader: MarketReader, database: str) -> set[date]:
+    """The newest trade_date of each daily table; empty when they could not be read."""
+    days: set[date] = set()
+    for table in sorted(_DAY_TABLES):
+        rows = own_rows(reader, f"SELECT max(trade_date) FROM {database}.{table}")
+        if isinstance(rows, str):
+            return set()
+        day = day_of(rows[0][0]) if rows else None
+        if day is not None:
+            days.add(day)
+    return days
 
 
 def _asks_latest_day(question: str) -> bool:
@@ -157,9 +188,16 @@ def _asks_latest_day(question: str) -> bool:
     return _TODAY.search(question) is not None or _HISTORY.search(question) is None
 
 
-def today_check(question: str, sql: Sql, lang: Lang) -> CheckResult | None:
+def today_check(
+    question: str, sql: Sql, lang: Lang, reader: MarketReader | None = None, database: str = ""
+) -> CheckResult | None:
+    """`reader` (and its `database`): the data a day written out is judged on; without it, no check."""
     if not _asks_latest_day(question):
         return None
+    # a day written out is judged only when today is said outright: a question naming no day may still
+    # name one the patterns miss (上周, on Dec 15)
+    said = _TODAY.search(question) is not None
+    newest = (lambda: _newest_days(reader, database)) if reader is not None and said else None
     return tree_rule_check(
         "today",
         text=says(lang, "“今天 / 最新交易日”是最新的一个交易日", "“today” is the latest trading day alone"),
@@ -167,5 +205,5 @@ def today_check(question: str, sql: Sql, lang: Lang) -> CheckResult | None:
             lang, "SQL 只读取最新的一个交易日", "the SQL reads the latest trading day and no other"
         ),
         blames=Attribution.TIME_SCOPE,
-        finding=lambda: _finding(sql),
+        finding=lambda: _finding(sql, newest),
     )
