@@ -36,6 +36,7 @@ from backend.domain.language.parser.composition import (
     take_share_and_averages_over_scope,
 )
 from backend.domain.language.parser.errors import NotUnderstood
+from backend.domain.language.parser.later_direction import direction_after_ranking
 from backend.domain.language.parser.leftovers import RUN_LENGTHS, is_harmless, refuse_leftovers
 from backend.domain.language.parser.loss_makers import date_losses_by_valuation
 from backend.domain.language.parser.readings import Reading
@@ -287,6 +288,8 @@ def _collect(model: SemanticModel, tokens: list[Token]) -> _Collected:
             found.number_indexes.append(index)
         elif kind == "dir" and screen.order is None:
             found.pending_direction = token.value
+        elif kind == "dir":
+            screen.order = direction_after_ranking(tokens[found.order_index], token)
         elif not is_harmless(token):
             found.leftovers.append(index)
     if pending_not:

@@ -119,6 +119,49 @@ def doubled_between_periods(model: SemanticModel, tokens: list[Token], i: int) -
     ]
 
 
+def doubled_from_period(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """FY2024 net profit more than doubled from a profitable FY2023 / 2024年净利润比2023年翻倍以上: the
+    figure's later period said with it, the earlier after from / 比 (a base said profitable restates
+    the doubling's own positive base; a loss-making one is left to refuse)."""
+    k = i + (kind_at(tokens, i) == "timespec")
+    if kind_at(tokens, k) != "metric" or model.metrics[str(tokens[k].value)].kind != "report":
+        return None
+    later_at = i if k > i else k + 1
+    j = k + 1 + (later_at == k + 1)
+    if kind_at(tokens, later_at) != "timespec":
+        return None
+    said_op = kind_at(tokens, j) == "cmp" and tokens[j].value in {">", ">="}
+    doubled_at = j + said_op
+    if kind_at(tokens, doubled_at) == "doubled" and kind_at(tokens, doubled_at + 1) in {"between", "than"}:
+        # …doubled from [a profitable] FY2023
+        earlier_at = doubled_at + 2 + _profitable_base(tokens, doubled_at + 2)
+        end = earlier_at + 1
+    elif not said_op and kind_at(tokens, j) == "than":  # 比[盈利的]2023年翻倍[以上]
+        earlier_at = j + 1 + _profitable_base(tokens, j + 1)
+        doubled_at = earlier_at + 1
+        end = doubled_at + 1 + _at_least_after(tokens, doubled_at + 1)
+    else:
+        return None
+    if kind_at(tokens, earlier_at) != "timespec" or kind_at(tokens, doubled_at) != "doubled":
+        return None
+    metric, op = str(tokens[k].value), (str(tokens[j].value) if said_op else ">=")
+    earlier = _as_annual(tokens[earlier_at].value)
+    later = _as_annual(tokens[later_at].value)
+    factor = 100 + float(tokens[doubled_at].value)  # doubled: 200% of the earlier figure
+    grown = Compare(metric, op, factor, other=metric, ratio=True, time=later, other_time=earlier,
+                    text=tokens[doubled_at].text)  # fmt: skip
+    base = Compare(metric, ">", 0.0, time=earlier, text="0")
+    return end - i, [
+        synthetic("cond", grown, tokens[i:end]),
+        synthetic("cond", base, tokens[earlier_at : earlier_at + 1]),
+    ]
+
+
+def _profitable_base(tokens: list[Token], k: int) -> bool:
+    """a profitable FY2023 / 盈利的2023年: the base said positive (a loss-making one is not skipped)."""
+    return kind_at(tokens, k) == "profitable" and tokens[k].value == ">"
+
+
 def _as_annual(time: TimeSpec) -> TimeSpec:
     """A bare year beside a report figure is that year's annual report (2024 vs 2023: FY2024, FY2023)."""
     return TimeSpec("annual", year=time.year) if time.label == "year" else time

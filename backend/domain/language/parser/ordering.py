@@ -176,7 +176,8 @@ def _move_then_rank(model: SemanticModel, tokens: list[Token], i: int) -> Match 
     used, [order, *times] = ranked
     if move.op == "<":  # 跌得最多: the most negative change first
         order = synthetic("orderspec", replace(order.value, direction=FLIPPED_ORDER[order.value.direction]),
-                          tokens[i : i + used], limit=order.extra.get("limit"))  # fmt: skip
+                          tokens[i : i + used], limit=order.extra.get("limit"),
+                          said_direction=order.extra.get("said_direction"))  # fmt: skip
     return used, [order, *times]
 
 
@@ -190,6 +191,7 @@ def _metric_then_rank(model: SemanticModel, tokens: list[Token], i: int) -> Matc
             time = tokens[j].value
         j += 1
     direction: str | None = None
+    said = True  # the direction said in words (最高, 前10, 从低到高), not only the ranking (排名)
     limit: int | None = None
     if kind_at(tokens, j) == "super":
         if _names_its_own_subject(tokens, j, time):
@@ -208,13 +210,13 @@ def _metric_then_rank(model: SemanticModel, tokens: list[Token], i: int) -> Matc
         direction = tokens[j].value
         j += 1
     elif tokens[j - 1].kind == "order":
-        direction = "desc"
+        direction, said = "desc", False
     if direction is None:
         return None
     if kind_at(tokens, j) == "order":
         j += 1
     limit, j = _limit_after(tokens, j, limit)
-    order = _order_token(model, token, direction, limit, time, tokens[i:j])
+    order = _order_token(model, token, direction, limit, time, tokens[i:j], said=said)
     return j - i, [order, *_times_left_out(order, tokens[i:j])]
 
 
@@ -288,6 +290,7 @@ def _rank_then_metric(model: SemanticModel, tokens: list[Token], i: int) -> Matc
     j = i
     ranked_dimension: Token | None = None
     direction = None
+    said = True  # as in _metric_then_rank: 按涨幅排序 says no direction of its own
     limit = None
     if token.kind == "super":
         direction, limit = token.value, 1
@@ -316,7 +319,7 @@ def _rank_then_metric(model: SemanticModel, tokens: list[Token], i: int) -> Matc
         token.kind == "per" and token.text not in EACH_ONES and _metric_follows(tokens, i + 1)
     ):
         j += 1
-        direction = "desc"
+        direction, said = "desc", False
         if token.kind == "order" and kind_at(tokens, j) == "dim":
             ranked_dimension = tokens[j]  # "Rank industries by …": the industries are the groups
             j += 1
@@ -364,12 +367,12 @@ def _rank_then_metric(model: SemanticModel, tokens: list[Token], i: int) -> Matc
         time = tokens[j].value  # "gain over the last 20 days"; a single day stays the question's day
         j += 1
     if kind_at(tokens, j) == "dir":
-        direction = tokens[j].value
+        direction, said = tokens[j].value, True
         j += 1
     if kind_at(tokens, j) == "order":
         j += 1
     limit, j = _limit_after(tokens, j, limit)
-    order = _order_token(model, metric_token, direction, limit, time, tokens[i:j])
+    order = _order_token(model, metric_token, direction, limit, time, tokens[i:j], said=said)
     produced = [*skipped, order, *_times_left_out(order, tokens[i:j])]
     return j - i, produced if ranked_dimension is None else [*produced, ranked_dimension]
 
@@ -436,9 +439,18 @@ def _order_token(
     limit: int | None,
     time: TimeSpec | None,
     source: list[Token],
+    said: bool = True,
 ) -> Token:
+    """The ranking's orderspec; `said_direction` keeps the direction as the words said it of the figure
+    named (跌幅最大: desc, though pct_chg is ranked lowest first), None when only the ranking was said
+    (按涨幅排名): a direction said after it (，从低到高) is read against it in assembly."""
+    order = _ranking_order(model, metric_token, direction, time)
+    return synthetic("orderspec", order, source, limit=limit, said_direction=direction if said else None)
+
+
+def _ranking_order(model: SemanticModel, metric_token: Token, direction: str, time: TimeSpec | None) -> Order:
     if metric_token.kind == "count":  # 上市公司数量最多的地区: the groups ranked by their count of stocks
-        return synthetic("orderspec", Order("agg:count:", direction), source, limit=limit)
+        return Order("agg:count:", direction)
     if metric_token.kind == "aggmetric":
         fn, metric_key = metric_token.value
         if (
@@ -449,22 +461,15 @@ def _order_token(
         time = time or metric_token.extra.get("time")
         if time is not None and not time.is_single_day and model.metrics[metric_key].kind == "daily":
             # 近20日日均成交额最大: each stock's own average over the window
-            order = Order(metric_key, direction, time=time, agg=fn)
-            return synthetic("orderspec", order, source, limit=limit)
-        return synthetic("orderspec", Order(f"agg:{fn}:{metric_key}", direction), source, limit=limit)
+            return Order(metric_key, direction, time=time, agg=fn)
+        return Order(f"agg:{fn}:{metric_key}", direction)
     metric_key = metric_of(metric_token)
     if metric_token.kind == "report_figure":  # TTM净利润最高: ranked by the derived figure
-        return synthetic(
-            "orderspec",
-            Order(metric_key, direction, time=time, agg=metric_token.extra["window"]),
-            source,
-            limit=limit,
-        )
+        return Order(metric_key, direction, time=time, agg=metric_token.extra["window"])
     metric = model.metrics[metric_key]
     if metric.negated:  # 跌幅最大 = the lowest pct_chg
-        direction = "asc" if direction == "desc" else "desc"
-        metric_key = metric.column
-    return synthetic("orderspec", Order(metric_key, direction, time=time), source, limit=limit)
+        return Order(metric.column, "asc" if direction == "desc" else "desc", time=time)
+    return Order(metric_key, direction, time=time)
 
 
 # aggregates of a negated figure (跌幅 = −change) that rank the figure itself the other way round

@@ -167,6 +167,8 @@ def place_times(model: SemanticModel, screen: Screen, times: list[Token]) -> Non
     kinds = {
         metrics[c.metric].kind for c in compares_in(screen.where) if c.metric in metrics and c.time is None
     }
+    if _ranks_a_day_figure(screen, metrics):
+        kinds.add("daily")  # 2024年每股收益超过2块的股票里，市盈率最低的10只: P/E ranked on a day
     if report_specs and (daily_specs or ("daily" in kinds and "report" in kinds)):
         # 2025年9月8日 … 2024年净利润 / "PE below 30 or 2024 revenue growth": the year belongs to the
         # fundamentals, the trading day (latest unless given) to the market data
@@ -174,6 +176,17 @@ def place_times(model: SemanticModel, screen: Screen, times: list[Token]) -> Non
         screen.where = [_with_report_time(condition, report_specs[0], metrics) for condition in screen.where]
         return
     screen.time = specs[0]
+
+
+def _ranks_a_day_figure(screen: Screen, metrics: dict[str, Metric]) -> bool:
+    """A day's level figure ranked with no time of its own (P/E, market cap): beside a report figure
+    its year is the report's, the ranking is on the day. A move ranked (涨幅最大) is left out: its
+    change may be the year's own."""
+    order = screen.order
+    if order is None or order.time is not None or order.other_time is not None or order.agg is not None:
+        return False
+    metric = metrics.get(order.metric)
+    return metric is not None and metric.kind == "daily" and metric.column != "pct_chg"
 
 
 def compares_in(conditions: list[Condition]) -> list[Compare]:
