@@ -8,6 +8,7 @@ semantic_model.yaml. README.md lists the steps in the order they run and the mod
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any
 
@@ -27,6 +28,7 @@ from backend.domain.language.compiler.time_resolution import (
 )
 from backend.domain.language.context import LanguageContext
 from backend.domain.language.ir import (
+    REPORT_TIME_LABELS,
     BoolOp,
     Compare,
     Condition,
@@ -65,6 +67,8 @@ class Compiler:
         by_day = screen.group_by in DAY_GROUPINGS  # rows are stock-days: by day, or counting days
         by_day = by_day or any(aggregate.fn in DAY_COUNTS for aggregate in screen.aggregates)
         build.per_day = (by_day or screen.daily_values) and window is not None
+        # 最新一期净利率最高、流通市值不到20亿的: the period dates the reports; a market value is today's
+        build.report_time = spec.label in REPORT_TIME_LABELS and _reads_any_report(self.model, screen)
         if spec.label in REPORT_PERIOD_LABELS and _reads_reports_only(self.model, screen):
             # 2025年一季度…的沪深300成分股: the period dates the report, not the index's membership
             build.membership_day = context.latest_trade_date
@@ -90,31 +94,46 @@ class Compiler:
 
 def _reads_reports_only(model: SemanticModel, screen: Screen) -> bool:
     """Whether every figure the screen reads comes from the report tables (none from market days)."""
+    return _reads_reports(model, screen, all)
+
+
+def _reads_any_report(model: SemanticModel, screen: Screen) -> bool:
+    """Whether the screen reads a report figure at all (its report period then dates that figure)."""
+    return _reads_reports(model, screen, any, dimension=False)
+
+
+def _reads_reports(
+    model: SemanticModel, screen: Screen, combine: Callable[[Iterable[bool]], bool], *, dimension: bool = True
+) -> bool:
+    """The screen's figures, each whether it comes from the report tables, combined (all or any);
+    `dimension`: what a dimension, a scope or no figure counts as."""
 
     def report(key: str | None) -> bool:
         if key is None or key in model.dimensions:
-            return True
+            return dimension
         return key in model.metrics and model.metrics[key].kind == "report"
 
     def condition(item: Condition) -> bool:
         if isinstance(item, Compare):
-            return report(item.metric) and (item.other is None or report(item.other))
+            return combine([report(item.metric), dimension if item.other is None else report(item.other)])
         if isinstance(item, Sustained):
             return condition(item.compare)
         if isinstance(item, GrowthStreak | LossToProfit):
             return report(item.metric)
         if isinstance(item, BoolOp):
-            return all(condition(part) for part in item.items)
+            return combine(condition(part) for part in item.items)
         if isinstance(item, Not):
             return condition(item.item)
-        return isinstance(item, Scope)
+        return dimension and isinstance(item, Scope)
 
     order = screen.order
-    return (
-        all(condition(item) for item in screen.where)
-        and all(report(name) for name in screen.outputs)
-        and all(report(aggregate.metric) for aggregate in screen.aggregates)
-        and (order is None or report(order.metric.rsplit(":", 1)[-1]))
+    return combine(
+        [
+            combine(condition(item) for item in screen.where),
+            combine(report(name) for name in screen.outputs),
+            combine(report(aggregate.metric) for aggregate in screen.aggregates),
+            dimension if order is None else report(order.metric.rsplit(":", 1)[-1]),
+        ]
     )
 
 

@@ -31,7 +31,7 @@ from backend.domain.language.compiler.time_resolution import (
     resolve_day,
     resolve_period,
 )
-from backend.domain.language.compiler.values import reading_time, value
+from backend.domain.language.compiler.values import reading_time, refuse_unsaid_level_mean, value
 from backend.domain.language.ir import (
     EVENT_TECHNICALS,
     BoolOp,
@@ -113,6 +113,7 @@ def _compare(build: QueryBuild, condition: Compare, time: TimeSpec) -> exp.Expr:
     if condition.ratio:
         return _ratio(build, condition, time)
     metric_time = reading_time(build, condition.metric, condition.time, time)
+    refuse_unsaid_level_mean(build, condition.metric, condition.agg, metric_time)
     expression, name = value(build, condition.metric, metric_time, condition.agg)
     build.add_column(name, expression)
     if condition.other is not None:

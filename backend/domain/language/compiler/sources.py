@@ -52,6 +52,8 @@ LISTING_GROUPINGS = {
     "list_month_of_year": "toMonth",
 }
 SUM_OVER_WINDOW = {"vol", "amount"}  # flows add up over a window; levels and ratios are averaged
+# read over a window with no aggregate said: a flow's total, a move's gain (any other figure is a level)
+FLOWS_AND_GAINS = SUM_OVER_WINDOW | {"pct_chg"}
 FULL_WINDOW_MEASURES = {"stddevSamp"}
 # measured at the window's last close (below its high, above its low), or a drawdown up to that close
 # (the largest fall of the window): the stock needs a bar that day

@@ -33,6 +33,7 @@ class QueryBuild:
     # grouped by report period: the periods of the year asked, and the one report table read
     report_periods: tuple[date, ...] = ()
     period_table: str | None = None
+    report_time: bool = False  # the question's time is a report period dating its report figures
 
     @property
     def model(self) -> SemanticModel:

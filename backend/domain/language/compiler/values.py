@@ -12,6 +12,7 @@ from sqlglot import exp
 
 from backend.domain.language.compiler.errors import CompileError
 from backend.domain.language.compiler.sources import (
+    FLOWS_AND_GAINS,
     daily_alias,
     index_snapshot_filter,
     metric_expr,
@@ -70,6 +71,14 @@ def _value(
     if build.per_day and agg is None and build.window is not None and same_window:
         alias = series_alias(build, metric.table, build.window)
         return col(metric.column, alias), metric.column
+    if (
+        is_window(spec)
+        and agg is None
+        and metric.key not in FLOWS_AND_GAINS
+        and build.report_time
+        and same_window
+    ):
+        return _latest_level(build, metric)
     if is_window(spec):
         window = resolve_window(context, spec)
         alias, column = window_alias(build, metric_key, agg, window)
@@ -82,6 +91,33 @@ def _value(
     alias = daily_alias(build, metric.table, day)
     name = metric.key if day == build.day else f"{metric.key}_{day.strftime('%Y%m%d')}"
     return metric_expr(metric, alias), name
+
+
+def _latest_level(build: QueryBuild, metric: Metric) -> tuple[exp.Expr, str]:
+    """A level (a price, a market value, a multiple) said with no average word in a question whose
+    report period dates its report figures (最新一期净利率最高、流通市值不到20亿的) is the latest day's,
+    never silently the period's average."""
+    day = build.context.latest_trade_date
+    alias = daily_alias(build, metric.table, day)
+    name = metric.key if day == build.day else f"{metric.key}_{day.strftime('%Y%m%d')}"
+    return metric_expr(metric, alias), name
+
+
+def refuse_unsaid_level_mean(
+    build: QueryBuild, metric_key: str, agg: str | None, time: TimeSpec | None
+) -> None:
+    """A condition on a level over a window of days with no average word (2024年市盈率低于10) is
+    refused, never read as the window's average (a by-day reading compares each day's own value)."""
+    metric = build.model.metrics[metric_key]
+    if metric.kind != "daily" or agg is not None or metric.key in FLOWS_AND_GAINS or not is_window(time):
+        return
+    same_window = time == build.screen_time
+    if (build.per_day or build.report_time) and same_window:
+        return
+    raise CompileError(
+        f"{metric_key} over a window of days is compared as an average only when one is said "
+        "(近20日平均市盈率低于10, average P/E over the last 20 days below 10), else on one day"
+    )
 
 
 def reading_time(build: QueryBuild, metric_key: str, own: TimeSpec | None, time: TimeSpec) -> TimeSpec | None:

@@ -66,6 +66,7 @@ from backend.domain.language.parser.money_readings import money_reading
 from backend.domain.language.parser.move_fractions import move_by_fraction, move_by_multiple
 from backend.domain.language.parser.ordering import growth_basis_said_again, ordering, which_of_named
 from backend.domain.language.parser.profit_words import cumulative_profit_sign, quarter_swing_from_named_loss
+from backend.domain.language.parser.qualifier_scopes import bracket_spans, scope_bracketed_qualifiers
 from backend.domain.language.parser.readings import POINTS, Reading, reread_tokens
 from backend.domain.language.parser.report_windows import (
     from_quarter_before,
@@ -203,6 +204,7 @@ class _Fillers(NamedTuple):
 
     names_stocks: bool
     inside_at: tuple[int, ...]
+    brackets: tuple[tuple[int, int], ...]  # (opening, closing) offsets of each pair of brackets
 
 
 class Parser:
@@ -239,6 +241,7 @@ class Parser:
             tokens = rewrite(self.model, tokens, grammar_pass)
             if grammar_pass is scope_conditions:  # every scope read: none may vanish in a later pass
                 scopes = scopes_read(tokens)
+        tokens = scope_bracketed_qualifiers(tokens, said.brackets)
         screen = assemble(
             self.model, tokens, reading, names_stocks=said.names_stocks, inside_at=said.inside_at
         )
@@ -263,7 +266,7 @@ class Parser:
             raise NotUnderstood(
                 "the question asks for nothing the engine knows (no metric, entity or condition)"
             )
-        return tokens, _Fillers(names_stocks, inside_at)
+        return tokens, _Fillers(names_stocks, inside_at, bracket_spans(every))
 
 
 def _refuse_ambiguous_names(tokens: list[Token], names: dict[str, str]) -> None:

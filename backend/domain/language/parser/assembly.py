@@ -247,7 +247,7 @@ def _collect(model: SemanticModel, tokens: list[Token]) -> _Collected:
             found.group_index = index
         elif kind == "aggmetric":
             fn, metric = token.value
-            screen.aggregates.append(Aggregate(fn, metric))
+            screen.aggregates.append(Aggregate(fn, metric, token.extra.get("where")))
             if token.extra.get("time") is not None:
                 found.times.append(synthetic("timespec", token.extra["time"], [token]))
         elif kind in {"count", "share"}:  # a count (of the stocks where its condition holds), a share

@@ -8,7 +8,16 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from backend.domain.language.ir import REPORT_TIME_LABELS, BoolOp, Compare, Condition, Not, Screen, TimeSpec
+from backend.domain.language.ir import (
+    REPORT_TIME_LABELS,
+    Aggregate,
+    BoolOp,
+    Compare,
+    Condition,
+    Not,
+    Screen,
+    TimeSpec,
+)
 from backend.domain.language.parser.time_placement import compares_in
 
 PROFIT = "n_income_attr_p"
@@ -69,10 +78,20 @@ def _negative_pe_as_loss(condition: Condition) -> Condition:
 
 def date_losses_by_valuation(screen: Screen) -> None:
     """A bare loss beside exactly one kind of P/E reads that P/E's earnings; the question's own report
-    period, when it names one, is left alone (the loss already has it)."""
+    period, when it names one, is left alone (the loss already has it). A loss that restricts one
+    aggregate of a P/E only (平均PE TTM（剔除亏损股）和平均市净率) reads that P/E's earnings."""
     screen.where = [_negative_pe_as_loss(condition) for condition in screen.where]
+    if screen.time.label not in REPORT_TIME_LABELS:
+        screen.aggregates = [_own_loss_dated(aggregate) for aggregate in screen.aggregates]
     valuations = [key for key in EARNINGS_OF if key in _metrics_read(screen)]
     if len(valuations) != 1 or screen.time.label in REPORT_TIME_LABELS:
         return
     time, agg = EARNINGS_OF[valuations[0]]
     screen.where = [_dated(condition, time, agg) for condition in screen.where]
+
+
+def _own_loss_dated(aggregate: Aggregate) -> Aggregate:
+    if aggregate.where is None or aggregate.metric not in EARNINGS_OF:
+        return aggregate
+    time, agg = EARNINGS_OF[aggregate.metric]
+    return replace(aggregate, where=_dated(_negative_pe_as_loss(aggregate.where), time, agg))
