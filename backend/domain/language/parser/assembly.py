@@ -47,6 +47,7 @@ from backend.domain.language.parser.time_placement import (
     attach_second_times,
     place_times,
     rank_on_latest_day,
+    refuse_periods_governing_nothing,
 )
 from backend.domain.language.semantic import Metric, SemanticModel
 
@@ -158,6 +159,7 @@ def assemble(
         tokens, [k for k in found.leftovers if k not in ranked] + unread_days + unread_figures, screen
     )
     _refuse_counts_apart(tokens, found)
+    refuse_periods_governing_nothing(screen, found.times)
     return screen
 
 
@@ -250,6 +252,8 @@ def _collect(model: SemanticModel, tokens: list[Token]) -> _Collected:
             screen.aggregates.append(Aggregate(fn, metric, token.extra.get("where")))
             if token.extra.get("time") is not None:
                 found.times.append(synthetic("timespec", token.extra["time"], [token]))
+        elif kind == "count" and not token.extra and kind_at(tokens, index + 1) == "count_move":
+            continue  # how many advancers: the count word of the count that follows
         elif kind in {"count", "share"}:  # a count (of the stocks where its condition holds), a share
             fn = "trading_days" if token.extra.get("days") else kind  # how many trading days
             fn = "stock_days" if token.extra.get("stock_days") else fn  # 涨停家次: stock-day bars
@@ -260,7 +264,8 @@ def _collect(model: SemanticModel, tokens: list[Token]) -> _Collected:
                 screen.aggregates.append(aggregate)
         elif kind == "count_move":  # 上涨家数 / number of decliners; 涨跌家数: both
             for fn in BOTH_COUNTS.get(str(token.value), (str(token.value),)):
-                screen.aggregates.append(Aggregate(fn, "pct_chg"))
+                if Aggregate(fn, "pct_chg") not in screen.aggregates:  # breadth: how many advancers …
+                    screen.aggregates.append(Aggregate(fn, "pct_chg"))
         elif kind == "having":
             screen.having.append(token.value)
             found.having_indexes.append(index)

@@ -186,6 +186,8 @@ def _after_a_run_of_days(tokens: list[Token], i: int) -> bool:
 def each_period(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     """Years (A和B, A到B每年, every year from A through B) and a condition said of each of them:
     the condition held in each year; "rose every year from A to B", B − A rises in a row."""
+    if kind_at(tokens, i) == "tunit":
+        return None  # which years / 哪几年 before the years: the years asked as rows, not a run's word
     end = i
     while (
         kind_at(tokens, end) in PERIOD_RUN

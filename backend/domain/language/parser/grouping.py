@@ -219,9 +219,14 @@ def listing_periods(model: SemanticModel, tokens: list[Token], i: int) -> Match 
     """2023年每个月新上市多少只 / number of IPOs per year since 2020: listings grouped by the month or
     year of the listing. The grouping moves after the listing phrase, so that the listing pass still
     reads the period said with it (2023年…上市, listed … since 2020)."""
-    if kind_at(tokens, i) == "per" and _period_unit(tokens, i + 1) and kind_at(tokens, i + 2) == "listed":
-        by = synthetic("groupby", f"list_{_period_unit(tokens, i + 1)}", tokens[i : i + 2])
-        return 3, [tokens[i + 2], by]
+    if kind_at(tokens, i) == "per" and _period_unit(tokens, i + 1):
+        # 每年各有多少家公司上市: 各 and the count said between, the count kept after the grouping
+        each = kind_at(tokens, i + 2) == "per" and tokens[i + 2].text == "各"
+        counted = kind_at(tokens, i + 2 + each) == "agg" and tokens[i + 2 + each].value == "count"
+        listed = i + 2 + each + counted
+        if kind_at(tokens, listed) == "listed":
+            by = synthetic("groupby", f"list_{_period_unit(tokens, i + 1)}", tokens[i : i + 2 + each])
+            return listed + 1 - i, [tokens[listed], by, *tokens[listed - counted : listed]]
     # monthly IPO count, monthly count of new listings (the count word said between)
     counted = kind_at(tokens, i + 1) == "agg" and tokens[i + 1].value == "count"
     if kind_at(tokens, i) == "every_period" and kind_at(tokens, i + 1 + counted) == "listed":

@@ -21,6 +21,8 @@ def listing(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     span = _span(tokens, i)
     if span and kind_at(tokens, i + span) == "listed":  # 2019年到2023年上市: from the first through the last
         return span + 1, [synthetic("cond", _span_scope(tokens, i, span), tokens[i : i + span + 1])]
+    if _two_periods(tokens, i) and kind_at(tokens, i + 3) == "listed":  # 2019年和2023年上市的公司
+        return 4, [synthetic("cond", _either_period(tokens, i), tokens[i : i + 4])]
     if token.kind in PERIOD_KINDS:
         # 2020年以后上市 / 2020年上市 / 2019年之前上市
         j = i + 1
@@ -64,8 +66,10 @@ def listing(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
             english = word.text.isascii() and word.text != "since"
             scope = _list_date_scope(tokens[j + 1], direction, english=english)
             return j + 2 - i, [synthetic("cond", scope, tokens[i : j + 2])]
+        if _two_periods(tokens, j):  # listed in 2019 and 2023
+            return j + 3 - i, [synthetic("cond", _either_period(tokens, j), tokens[i : j + 3])]
         if kind_at(tokens, j + 1) == "to" and kind_at(tokens, j + 2) in PERIOD_KINDS:
-            return None  # listed in 2019 and 2023: two periods, no span (left to refuse)
+            return None  # a period, a word of a range, a period: read by the span only
         if kind_at(tokens, j) in PERIOD_KINDS:  # listed in 2020 [or later / or earlier]
             inclusive = kind_at(tokens, j + 1) in {"after", "before"} and tokens[j + 1].text in INCLUSIVE
             direction = tokens[j + 1].kind if inclusive else None
@@ -94,6 +98,17 @@ def _span(tokens: list[Token], i: int) -> int:
     if kind_at(tokens, k + 1) != "to" or (tokens[k + 1].text.lower() in ALSO_WORDS and k == i):
         return 0
     return k + 3 - i
+
+
+def _two_periods(tokens: list[Token], i: int) -> bool:
+    """A and B (2019年和2023年, 2019 and 2023), no between before them: two periods, not a span."""
+    also = kind_at(tokens, i + 1) == "to" and tokens[i + 1].text.lower() in ALSO_WORDS
+    return also and kind_at(tokens, i) in PERIOD_KINDS and kind_at(tokens, i + 2) in PERIOD_KINDS
+
+
+def _either_period(tokens: list[Token], i: int) -> Condition:
+    """Listed in A and B: a company lists once, so the companies listed in either period."""
+    return BoolOp("or", tuple(_list_date_scope(tokens[k], None, english=False) for k in (i, i + 2)))
 
 
 def _span_scope(tokens: list[Token], i: int, span: int) -> Condition:

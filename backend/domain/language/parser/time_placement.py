@@ -189,6 +189,27 @@ def _ranks_a_day_figure(screen: Screen, metrics: dict[str, Metric]) -> bool:
     return metric is not None and metric.kind == "daily" and metric.column != "pct_chg"
 
 
+def refuse_periods_governing_nothing(screen: Screen, times: list[Token]) -> None:
+    """2024年和2025年日均成交额超过1万亿: several years said, none the period of a report figure — a
+    daily figure's average in each year, or the market's — would drop every year and answer for the
+    latest day. With several report periods, one no comparison took is refused, named (run after the
+    leftovers, which name the words no rule read first)."""
+    report_specs = {token.value for token in times if token.value.label in REPORT_LIKE}
+    if len(report_specs) < 2:
+        return
+    taken = [c.time for c in compares_in(screen.where) if c.time is not None]
+
+    def took(spec: TimeSpec) -> bool:  # 2024年四季度…全年: the full year took the named year
+        return any(
+            time == spec or (spec.year is None and time == replace(spec, year=time.year)) for time in taken
+        )
+
+    unused = [token for token in times if token.value in report_specs and not took(token.value)]
+    if unused:
+        words = ", ".join(f"'{token.text}'" for token in unused)
+        raise NotUnderstood(f"could not place: {words} (no figure is read in that period)")
+
+
 def compares_in(conditions: list[Condition]) -> list[Compare]:
     """Every comparison among the conditions, inside and/or/not too."""
     found: list[Compare] = []
