@@ -45,8 +45,8 @@ PERIOD_RUN = {
     "down",
 }
 LONGEST_PERIOD_RUN = 10
-EVENT_WORDS = {"次", "次数", "回"}  # the times a day's condition held (each stock's day counted)
-HOW_MANY = {"多少", "几"}  # 涨停多少次 / 涨停几次: the count asked before its unit
+EVENT_WORDS = {"次", "次数", "回", "times"}  # the times a day's condition held (each stock's day counted)
+HOW_MANY = {"多少", "几", "how many"}  # 涨停多少次 / 涨停几次: the count asked before its unit
 # a limit close counted as boards (3个涨停板: three limit-up days); only these events are counted with 个,
 # and never where groups are named (超过2个涨停的行业 may count the limit-up stocks of each)
 BOARD_EVENTS = {"涨停", "涨停板", "跌停", "跌停板"}
@@ -154,12 +154,15 @@ def every_day(model: SemanticModel, tokens: list[Token], i: int) -> Match | None
 def shown_day_counts(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     """涨停次数 / 上涨天数 / number of limit-up days / 多少次涨停, with no count compared (counted_days read
     those): how many trading days of the window the day's condition held on, shown as a figure."""
-    asked_first = kind_at(tokens, i) == "count" and tokens[i].text in HOW_MANY
-    if asked_first and kind_at(tokens, i + 1) == "occurrence" and tokens[i + 1].text in EVENT_WORDS:
-        condition = _day_condition(model, tokens, i + 2)  # 出现了多少次涨停: the times asked before the event
+    asked_first = kind_at(tokens, i) == "count" and tokens[i].text.lower() in HOW_MANY
+    if asked_first and kind_at(tokens, i + 1) == "occurrence" and tokens[i + 1].text.lower() in EVENT_WORDS:
+        # how many times did Wuliangye close limit up: the stock named between, kept as the scope
+        named = kind_at(tokens, i + 2) == "cond" and tokens[i + 2].extra.get("scope")
+        at = i + 2 + bool(named)
+        condition = _day_condition(model, tokens, at)  # 出现了多少次涨停: the times asked before the event
         if condition is not None:
-            counted = synthetic("count", None, tokens[i : i + 3], where=condition, days=True, events=True)
-            return 3, [counted]
+            counted = synthetic("count", None, tokens[i : at + 1], where=condition, days=True, events=True)
+            return at + 1 - i, [*tokens[i + 2 : at], counted]
     if kind_at(tokens, i) == "count" and not tokens[i].extra:  # number of limit-up days
         condition = _day_condition(model, tokens, i + 1)
         days = kind_at(tokens, i + 2) == "tunit" and tokens[i + 2].value in {"day", "trading_day"}
