@@ -97,6 +97,7 @@ from backend.domain.language.parser.two_periods import two_years_compared
 from backend.domain.language.parser.values_first import value_before_figure
 from backend.domain.language.parser.values_present import values_present
 from backend.domain.language.parser.word_order import (
+    average_word_said_first,
     averaged_move,
     by_amount,
     how_much_moved,
@@ -114,6 +115,7 @@ GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
     asked_unit,
     named_moving_average,
     shared_average_word,
+    average_word_said_first,
     verb_before_figure,
     value_before_figure,
     by_amount,

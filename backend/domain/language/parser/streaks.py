@@ -24,8 +24,8 @@ GROWTH_BASE = {"netprofit_yoy": "n_income_attr_p", "or_yoy": "revenue"}  # growt
 
 
 def streak(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
-    if tokens[i].kind == "recent":  # 最近3天成交量连续放大: the streak's own days, said twice
-        found = streak(model, tokens, i + 1) if kind_at(tokens, i + 1) == "number" else None
+    if tokens[i].kind == "recent":  # 最近3天成交量连续放大, 最近连续3天上涨: the run's days said twice
+        found = streak(model, tokens, i + 1) if kind_at(tokens, i + 1) in {"number", "consecutive"} else None
         return (
             None
             if found is None

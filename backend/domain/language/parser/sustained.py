@@ -52,14 +52,15 @@ def sustained(model: SemanticModel, tokens: list[Token], i: int) -> Match | None
 
 def _consecutive_days_then_condition(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     """连续3天涨幅超过5%: the time pass read 3天 as a window; with 连续 before it, the day's comparison
-    holds on each of those trading days."""
-    days = _days_said(tokens, i + 1)
+    holds on each of those trading days. 最近 before 连续 says the run's own days again."""
+    k = i + (tokens[i].kind == "recent")
+    days = _days_said(tokens, k + 1)
     if days is None:
         return None
-    j = i + (2 if kind_at(tokens, i + 1) == "timespec" else 3)
+    j = k + (2 if kind_at(tokens, k + 1) == "timespec" else 3)
     j += kind_at(tokens, j) == "per_day"  # 连续3天每天涨幅都超过3%: each of them, said again
     j += kind_at(tokens, j) == "quantifier" and tokens[j].value == "all"
-    if tokens[i].kind != "consecutive" or kind_at(tokens, j) != "cond":
+    if kind_at(tokens, k) != "consecutive" or kind_at(tokens, j) != "cond":
         return None
     condition = _on_each_day(model, tokens[j].value, days)
     if condition is None:

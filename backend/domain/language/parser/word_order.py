@@ -44,6 +44,23 @@ def shared_average_word(model: SemanticModel, tokens: list[Token], i: int) -> Ma
     return 3, [*tokens[i : i + 3], Token("ma", said.value, said.text, tokens[i + 2].start)]
 
 
+def average_word_said_first(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """below their 60-day moving average but above their 20-day: the word for a moving average said
+    after the first only; the second N-day, ending the question or its clause, takes it too."""
+    sides = {"cmp", "stand_above"}  # trading above / 站上 the first average
+    first = kind_at(tokens, i) in sides and _plain_number(tokens, i + 1) and kind_at(tokens, i + 2) == "ma"
+    joined = kind_at(tokens, i + 3) == "and" and kind_at(tokens, i + 4) in sides
+    second = joined and _plain_number(tokens, i + 5) and _days(tokens, i + 6)
+    if not (first and second and kind_at(tokens, i + 7) in CLAUSE_ENDS):
+        return None
+    said = tokens[i + 2]
+    return 7, [*tokens[i : i + 7], Token("ma", said.value, said.text, tokens[i + 6].start)]
+
+
+# what may follow an N-day whose measure is elided: the question's end or the next clause
+CLAUSE_ENDS = {"", "and", "time"}
+
+
 def _plain_number(tokens: list[Token], j: int) -> bool:
     return kind_at(tokens, j) == "number" and not tokens[j].extra.get("unit")
 
