@@ -4,6 +4,8 @@ from the loss of an earlier quarter alone that the question names)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from backend.domain.language.ir import REPORT_TIME_LABELS, Compare, LossToProfit, TimeSpec
 from backend.domain.language.lexicon import Token
 from backend.domain.language.parser.rewriting import Match, kind_at, synthetic
@@ -39,10 +41,16 @@ def quarter_swing_from_named_loss(model: SemanticModel, tokens: list[Token], i: 
     if quarter is None or not alone or not isinstance(swing, LossToProfit) or swing.time is not None:
         return None
     losses = [_quarter(tokens, k - 1) for k, token in enumerate(tokens) if _quarter_loss(token)]
-    if len(losses) != 1 or losses[0] is None or not _earlier_in_year(losses[0], quarter):
+    if len(losses) != 1 or losses[0] is None:
+        return None
+    if quarter.year is None and losses[0].year is not None:
+        # 今年一季度单季亏损、二季度单季扭亏为盈: the year said once, with the first quarter, is the second's
+        quarter = replace(quarter, year=losses[0].year)
+    if not _earlier_in_year(losses[0], quarter):
         return None
     profit = Compare(swing.metric, ">", 0.0, agg="single_quarter", text="0")
-    return 3, [tokens[i], synthetic("cond", profit, tokens[i + 1 : i + 3])]
+    period = synthetic("timespec", quarter, [tokens[i]])
+    return 3, [period, synthetic("cond", profit, tokens[i + 1 : i + 3])]
 
 
 def _quarter(tokens: list[Token], k: int) -> TimeSpec | None:
