@@ -1047,7 +1047,7 @@ def versus_other_period(model: SemanticModel, tokens: list[Token], i: int) -> Ma
     named_first = _figure_at(tokens, j)
     if named_first is None:
         return None
-    metric, metric_said = model.metrics[named_first], tokens[j].text
+    metric = model.metrics[named_first]
     j += 1
     if not times and kind_at(tokens, j) == "timespec":
         times.append(tokens[j].value)
@@ -1066,16 +1066,15 @@ def versus_other_period(model: SemanticModel, tokens: list[Token], i: int) -> Ma
     # volume today more than twice yesterday's: a multiple of the other period's figure, only after a
     # comparison word (比昨天多2倍 is left alone: 2 more times, or twice?)
     factor = _factor_at(tokens, j) if op is not None else None
-    factor_said = tokens[j].text if factor is not None else ""
     j += factor is not None
     named_again = _names(tokens, j, metric)  # the figure named again: their 2023 net profit
     j += named_again
     if kind_at(tokens, j) != "timespec":
         return None
-    if factor is not None and metric.key not in NEVER_NEGATIVE:  # 3 times a loss: larger or smaller?
-        raise NotUnderstood(
-            f"'{factor_said}' '{metric_said}': a multiple of a figure that can be negative is not read"
-        )
+    if factor is not None and metric.key not in NEVER_NEGATIVE and metric.kind == "daily":
+        # twice yesterday's move: a day's figure may be a loss of a day too, and no base is said
+        raise NotUnderstood(f"'{tokens[j - 1 - named_again].text}' '{metric.key}': a multiple of a "
+                            "day's figure that can be negative is not read")  # fmt: skip
     times.append(tokens[j].value)
     j += 1
     other = metric
@@ -1099,7 +1098,12 @@ def versus_other_period(model: SemanticModel, tokens: list[Token], i: int) -> Ma
     if factor is not None:  # 100 × this period's ÷ the other's, against the multiple in percent
         multiple = Compare(metric.key, op, 100 * factor, other=other.key, time=times[0],
                            text=tokens[i:j][-1].text, other_time=times[1], ratio=True)  # fmt: skip
-        return j - i, [synthetic("cond", multiple, tokens[i:j])]
+        if metric.key in NEVER_NEGATIVE:
+            return j - i, [synthetic("cond", multiple, tokens[i:j])]
+        # FY2024 EPS more than double FY2023's: a multiple of a loss has no direction (3 times −1 is
+        # larger or smaller?), so only a report's base above zero is one; a loss base is out
+        base = Compare(other.key, ">", 0.0, time=times[1], text="0")
+        return j - i, [synthetic("cond", multiple, tokens[i:j]), synthetic("cond", base, tokens[j - 1 : j])]
     if other == metric:  # 比2023年增长50%以上: relative, for a figure that is no rate
         relative = relative_change(model, tokens, j, metric.key, op, times)
         if relative is not None:
