@@ -85,6 +85,12 @@ class Compare:
 WINDOW_MEASURES = frozenset(
     {"stddevSamp", "drawdown", "max_drawdown", "rebound", "longest_up_streak", "longest_down_streak"}
 )
+# 历史新高 / all-time high (low) of the close, the volume, the traded value: over all the stock's bars
+# up to the day, so their length n is 0 (no window)
+ALL_TIME_TECHNICALS = frozenset({
+    "all_time_high", "all_time_low", "volume_all_time_high", "volume_all_time_low", "amount_all_time_high",
+    "amount_all_time_low",
+})  # fmt: skip
 # technical tests a day's own bars decide, so they can hold (or be counted) on each day of a window:
 # a price limit, the close or a short average against a moving average, a crossing, a volume surge,
 # an N-day high/low; streaks and gaps are runs over the market's days and are not among them
@@ -103,7 +109,7 @@ EVENT_TECHNICALS = frozenset({
 @dataclass(frozen=True)
 class Technical:
     """kind: ma_above, ma_below, ma_cross_above, ma_cross_below, n_day_high, n_day_low, up_streak,
-    down_streak, volume_surge."""
+    down_streak, volume_surge, ma_rising / ma_falling (the N-day MA against itself a bar before)…"""
 
     kind: str
     n: int

@@ -14,6 +14,7 @@ import zss
 
 from backend.domain.labelled_tree import Node, QstError
 from backend.domain.language.ir import (
+    ALL_TIME_TECHNICALS,
     HALF_YEAR_ENDS,
     TIME_LABELS,
     WINDOW_MEASURES,
@@ -52,6 +53,7 @@ TECHNICAL_KINDS = (
     "volume_up_streak", "volume_down_streak", "ma_bull_stack", "ma_bear_stack", "ma_over_ma", "ma_under_ma",
     "gap_up", "gap_down", "gap_up_unfilled", "gap_down_unfilled", "ma_gap", "volume_n_day_high",
     "volume_n_day_low", "amount_n_day_high", "amount_n_day_low", "n_day_high_gap", "n_day_low_gap",
+    "ma_rising", "ma_falling", *sorted(ALL_TIME_TECHNICALS),
 )  # fmt: skip
 # kinds compared with a percent by their operator: an MA's gap, the distance below (above) an N-day high (low)
 PERCENT_GAP_KINDS = ("ma_gap", "n_day_high_gap", "n_day_low_gap")
@@ -408,7 +410,7 @@ def condition_from_node(node: Node) -> Condition:
         if kind not in TECHNICAL_KINDS:
             raise QstError(f"unknown technical condition {kind!r}")
         numbers = [_as_number(value, node["label"]) for value in _values(node, "value:number")]
-        if not numbers or numbers[0] < 1:
+        if not numbers or numbers[0] < (0 if kind in ALL_TIME_TECHNICALS else 1):
             raise QstError(f"technical:{kind} needs a positive window length")
         factor = numbers[1] if len(numbers) > 1 else None
         gap_op = _optional(node, "operator")

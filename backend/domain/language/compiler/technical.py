@@ -32,6 +32,16 @@ MEASURE_EXTREMES = {
     "amount_n_day_high": ("amount", True),
     "amount_n_day_low": ("amount", False),
 }
+# 历史新高 / an all-time high (ir.ALL_TIME_TECHNICALS): (the bar column, high or low) over every bar
+# of the stock up to the day
+ALL_TIME_EXTREMES = {
+    "all_time_high": ("close", True),
+    "all_time_low": ("close", False),
+    "volume_all_time_high": ("vol", True),
+    "volume_all_time_low": ("vol", False),
+    "amount_all_time_high": ("amount", True),
+    "amount_all_time_low": ("amount", False),
+}
 # gaps: (the day's price that must clear the gap, the previous bar's price it clears, above or below)
 GAPS = {
     "gap_up": ("open", "high", True),
@@ -43,7 +53,10 @@ GAPS = {
 # a day without a bar breaks them; the other tests read the stock's own last N bars
 CALENDAR_WINDOW_KINDS = {"up_streak", "down_streak", "volume_up_streak", "volume_down_streak", *GAPS}
 # tests that compare the day with the bar before it read one bar more than their length
-ONE_MORE_BAR = {"ma_cross_above", "ma_cross_below", "volume_surge", "volume_up_streak", "volume_down_streak"}
+ONE_MORE_BAR = {
+    "ma_cross_above", "ma_cross_below", "volume_surge", "volume_up_streak", "volume_down_streak", "ma_rising",
+    "ma_falling",
+}  # fmt: skip
 # MAs / N-day highs read N + RECENT_SLACK_DAYS trading days for every stock and the whole history
 # only for a stock short of N bars there (measured faster than a wider slice for everyone)
 RECENT_SLACK_DAYS = 20
@@ -53,6 +66,8 @@ STACK_AVERAGES = (5, 10, 20)
 
 def technical_stocks(build: QueryBuild, technical: Technical) -> exp.Query:
     """Per stock: its last bars ending at the day (rn = 1 is the day itself), then a HAVING test."""
+    if technical.kind in ALL_TIME_EXTREMES:
+        return _all_time_extreme(build, *ALL_TIME_EXTREMES[technical.kind])
     n = technical.n
     bars = n + 1 if technical.kind in ONE_MORE_BAR else n
     if technical.kind in {"ma_golden_cross", "ma_death_cross"}:
@@ -113,6 +128,9 @@ def technical_stocks(build: QueryBuild, technical: Technical) -> exp.Query:
         tests += _crossing(
             short_today, long_today, short_before, long_before, upward=kind == "ma_golden_cross"
         )
+    elif kind in {"ma_rising", "ma_falling"}:  # 60日线拐头向上: the MA on the day against the bar before
+        compare = exp.GT if kind == "ma_rising" else exp.LT
+        tests.append(compare(this=mean_close(rn_le(n)), expression=mean_close(rn_between(2, n + 1))))
     elif kind in {"ma_over_ma", "ma_under_ma"}:
         # 20日线在60日线上方: the two averages on the day, each over the stock's own last bars
         short, long = mean_close(rn_le(n)), mean_close(rn_le(int(technical.factor or n)))
@@ -177,6 +195,21 @@ def technical_stocks(build: QueryBuild, technical: Technical) -> exp.Query:
         .where(rn_le(bars))
         .group_by(col("ts_code"))
         .having(exp.and_(*tests))
+    )
+
+
+def _all_time_extreme(build: QueryBuild, column: str, high: bool) -> exp.Query:
+    """The day's value is the highest (lowest) of all the stock's bars up to the day; no length needed."""
+    today = call("argMax", col(column), col("trade_date"))
+    extreme = call("max" if high else "min", col(column))
+    at_extreme = exp.GTE(this=today, expression=extreme) if high else exp.LTE(this=today, expression=extreme)
+    day = date_literal(build.day)
+    return (
+        exp.select(col("ts_code"))
+        .from_(table(build.context, "daily"))
+        .where(exp.LTE(this=col("trade_date"), expression=day))
+        .group_by(col("ts_code"))
+        .having(exp.and_(exp.EQ(this=call("max", col("trade_date")), expression=day.copy()), at_extreme))
     )
 
 

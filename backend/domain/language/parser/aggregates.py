@@ -160,6 +160,9 @@ def _share_taken(tokens: list[Token], i: int) -> Match | None:
 
 def aggregate_metric(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     token = tokens[i]
+    if token.kind == "volatility" and kind_at(tokens, i + 1) == "volatility_definition":
+        # 20-day volatility (std dev of daily % changes) above 5: the definition said inline restates it
+        return 2, [synthetic("aggmetric", WINDOW_MEASURES[token.kind], tokens[i : i + 2])]
     total = _total_of_group(tokens, i) or _share_taken(tokens, i)
     if total is not None:
         return total

@@ -48,6 +48,7 @@ from backend.domain.language.parser.time_placement import (
     place_times,
     rank_on_latest_day,
     refuse_periods_governing_nothing,
+    repeat_on_joined_day,
 )
 from backend.domain.language.semantic import Metric, SemanticModel
 
@@ -115,7 +116,8 @@ def assemble(
     _refuse_group_filters_without_groups(tokens, found)
     _order_each_stock_by_window_aggregate(model, screen)
     _place_limit(screen, found.limit_numbers, found.has_count_unit)
-    conditions = attach_second_times(found.conditions, found.condition_starts, found.times)
+    conditions = attach_second_times(found.conditions, found.condition_starts, found.times, tokens)
+    conditions = repeat_on_joined_day(conditions, found.condition_starts, tokens)
     conditions = attach_report_times(model, conditions, found.condition_starts, found.times)
     if found.order_index >= 0:
         rank_on_latest_day(model, screen, tokens, found.order_index, found.times)

@@ -430,7 +430,16 @@ def compare(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     if kind_at(tokens, end) == "qoq" and model.metrics[metric_key].table == "income":
         metric, agg = model.metrics[metric_key], "qoq"  # grew 20% quarter on quarter
         end += 1
-    moved = direction and first.extra.get("unit") == "percent" and not yoy
+    percent = first.extra.get("unit") == "percent"
+    if (
+        not direction
+        and percent
+        and kind_at(tokens, end) in {"up", "down"}
+        and metric.key in VS_PREVIOUS_CLOSE
+    ):
+        direction = tokens[end].kind  # opened more than 3% higher: the direction said after the size
+        end += 1
+    moved = direction and percent and not yoy
     if kind_at(tokens, end) == "vs_prev_close" and metric.key in VS_PREVIOUS_CLOSE:
         metric = model.metrics[VS_PREVIOUS_CLOSE[metric.key]]  # opened 5% above the previous close
         end += 1
@@ -609,7 +618,8 @@ def price_move(model: SemanticModel, tokens: list[Token], i: int) -> Match | Non
         return None
     direction = tokens[j].kind
     j += 1
-    if kind_at(tokens, j) == "timespec":
+    if kind_at(tokens, j) == "timespec" and time is None:
+        # a time after the move is its own only when none came before: 昨天上涨今天下跌 (today the fall's)
         time = tokens[j].value
         j += 1
     if kind_at(tokens, j) == "per" and kind_at(tokens, j + 1) in {"cmp", "number"}:  # fell by more than 9%

@@ -152,18 +152,18 @@ def _days_when(tokens: list[Token], i: int) -> bool:
     """days / trading days / sessions (no count before it) [a window] + when / on which + a condition;
     or asked first, with nothing but a window and the stocks before it and the test right after them
     (Which days this month did Moutai close above its 20-day MA?, 本月茅台哪些交易日收盘价高于20日均线:
-    'which', 'did', 哪些 are filler); or said last, after nothing but a window, the stocks and the test."""
+    'which', 'did', 哪些 are filler; On which days in the last 20 sessions did CATL close below …: the
+    days named with their 'when'); or said last, after nothing but a window, the stocks and the test."""
+    if i == 0 and kind_at(tokens, i) == "when" and tokens[i].text.endswith("days"):
+        return _test_after_stocks(tokens, 1 + (kind_at(tokens, 1) == "timespec"))
     if kind_at(tokens, i) != "tunit" or tokens[i].value not in {"trading_day", "day"}:
         return False
     if kind_at(tokens, i - 1) == "number":
         return False
     j = i + 1 + (kind_at(tokens, i + 1) == "timespec")
-    if all(kind_at(tokens, k) == "timespec" or _is_scope(tokens[k]) for k in range(i)):  # asked first
-        k = j
-        while k < len(tokens) and _is_scope(tokens[k]):
-            k += 1
-        if kind_at(tokens, k) == "cond":  # the days' test, right after the window and the stocks
-            return True
+    asked_first = all(kind_at(tokens, k) == "timespec" or _is_scope(tokens[k]) for k in range(i))
+    if asked_first and _test_after_stocks(tokens, j):
+        return True
     if i == len(tokens) - 1 and i > 0:  # 2025年茅台涨幅超过3%的交易日: the days said last, after their test
         said = all(kind_at(tokens, k) in {"timespec", "cond"} for k in range(i))
         return said and any(token.kind == "cond" and not _is_scope(token) for token in tokens[:i])
@@ -183,6 +183,14 @@ def _periods_asked(tokens: list[Token], i: int) -> bool:
     ranked = any(t.kind == "orderspec" and t.value.metric.split(":")[0] == "agg" for t in tokens)
     counted = any(t.kind == "orderspec" and t.value.metric.startswith("agg:count:") for t in tokens)
     return window and ranked and not counted
+
+
+def _test_after_stocks(tokens: list[Token], j: int) -> bool:
+    """From j: the stocks, then the days' test (a condition) right after them."""
+    k = j
+    while k < len(tokens) and _is_scope(tokens[k]):
+        k += 1
+    return kind_at(tokens, k) == "cond"
 
 
 def _is_scope(token: Token) -> bool:

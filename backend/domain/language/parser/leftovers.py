@@ -28,6 +28,7 @@ from backend.domain.language.lexicon import Token
 from backend.domain.language.parser.composition import LIST_DIMENSIONS
 from backend.domain.language.parser.errors import NotUnderstood
 from backend.domain.language.parser.rewriting import kind_at
+from backend.domain.language.parser.time_placement import joined_days, joined_to_said_day
 
 # kinds that never carry a condition of their own ("and", 只/家, 之间, 成分股, 上市, 年报, 排名)
 HARMLESS = {"count_unit", "betw_end", "constituent", "listed", "annual", "order", "and", "dir"}
@@ -101,6 +102,8 @@ def _restates(tokens: list[Token], index: int, screen: Screen) -> bool:
         several = several or (asked and _names_stocks(screen) and _several_figures(screen))
         several = several or (asked and _ranks_several_stocks(screen))  # 权重最大的5只，权重各是多少
         return several and _next_kind(tokens, index) != "dim"
+    if token.kind == "quantifier" and _said_of_joined_days(tokens, index):  # 昨天和今天都涨停, both … and
+        return True
     if token.kind == "quantifier":  # 连续三年ROE都在15%以上
         return any(_held_over_periods(condition) for condition in screen.where)
     if token.kind == "latest_period":  # 最近一期年报 (alone it is the time scope latest_report)
@@ -133,7 +136,12 @@ def _restates(tokens: list[Token], index: int, screen: Screen) -> bool:
             _compared_on_side(screen.where, metric, ops) for metric, ops in RESTATED_BY_CONDITIONS[token.text]
         )
     if token.kind == "again":  # 昨天涨停、今天接着涨停: the same event read again on a later day
-        return _same_event_on_later_day(tokens, index) or _also_another_condition(tokens, index)
+        # limit-up yesterday and again today, rose yesterday and again today
+        following = index + 1 < len(tokens)
+        joined = following and (
+            joined_days(tokens, index + 1) or joined_to_said_day(tokens, index + 1) is not None
+        )
+        return joined or _same_event_on_later_day(tokens, index) or _also_another_condition(tokens, index)
     if token.kind == "between" and token.text == "from":  # BYD's ROE and gross margin from its latest report
         return _figures_from_report(tokens, index, screen)
     if token.kind == "then":  # 昨天还跌停，今天就收红: the later condition read with its own day
@@ -262,6 +270,15 @@ def _close_after_other_condition(tokens: list[Token], index: int) -> bool:
         return False
     before = _nearest_condition(tokens, index, -1)
     return before is not None and any(mark in tokens[before].text for mark in INTRADAY_MARKS)
+
+
+def _said_of_joined_days(tokens: list[Token], index: int) -> bool:
+    """都 right after two days joined by and (昨天和今天都涨停), or both right before them (limit-up
+    both yesterday and today): the condition on each day, as `attach_second_times` reads it."""
+    if tokens[index].value != "all":
+        return False
+    after = index + 3 < len(tokens) and joined_days(tokens, index + 3)
+    return joined_days(tokens, index - 1) or (tokens[index].text == "both" and after)
 
 
 def _also_another_condition(tokens: list[Token], index: int) -> bool:

@@ -34,9 +34,10 @@ def gap_details(model: SemanticModel, tokens: list[Token], i: int) -> Match | No
         return (2, [synthetic("cond", gap, tokens[i : i + 2])]) if restated else None
     if not isinstance(gap, Technical) or gap.kind not in UNFILLED_GAPS:
         return None
-    size = _gap_size(tokens, i + 1, upward=gap.kind == "gap_up")
-    if size is not None:
-        return 3, [synthetic("cond", size, tokens[i : i + 3])]
+    sized = _gap_size(tokens, i + 1, upward=gap.kind == "gap_up")
+    if sized is not None:
+        size, end = sized
+        return end - i, [synthetic("cond", size, tokens[i:end])]
     j = i + 1
     said_when = [token for token in tokens[j : j + 1] if token.kind == "time"]  # gapped up today and…
     j += len(said_when)
@@ -47,8 +48,9 @@ def gap_details(model: SemanticModel, tokens: list[Token], i: int) -> Match | No
     return j + 1 - i, [synthetic("cond", unfilled, tokens[i : j + 1]), *said_when]
 
 
-def _gap_size(tokens: list[Token], j: int, *, upward: bool) -> Compare | None:
-    """cmp N% after a gap: the opening change against the previous close (open_pct), signed."""
+def _gap_size(tokens: list[Token], j: int, *, upward: bool) -> tuple[Compare, int] | None:
+    """[by] cmp N% after a gap: the opening change against the previous close (open_pct), signed."""
+    j += kind_at(tokens, j) == "per" and tokens[j].text == "by"  # gapped up by more than 5%
     if kind_at(tokens, j) != "cmp" or tokens[j].value not in FLIPPED_OPS:
         return None
     if kind_at(tokens, j + 1) != "number":
@@ -57,8 +59,8 @@ def _gap_size(tokens: list[Token], j: int, *, upward: bool) -> Compare | None:
     if size.extra.get("unit") != "percent":
         return None
     if upward:
-        return Compare("open_pct", tokens[j].value, float(size.value), text=size.text)
-    return Compare("open_pct", FLIPPED_OPS[tokens[j].value], -float(size.value), text=size.text)
+        return Compare("open_pct", tokens[j].value, float(size.value), text=size.text), j + 2
+    return Compare("open_pct", FLIPPED_OPS[tokens[j].value], -float(size.value), text=size.text), j + 2
 
 
 def ma_cross_ma(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
@@ -332,45 +334,50 @@ def new_high_low(model: SemanticModel, tokens: list[Token], i: int) -> Match | N
 def highest_of_window(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     """volume today was the highest of the last 120 trading days / close today is the lowest in 60 days:
     the day's own figure against its last N bars, as an N-day high (low). Only with the day said before
-    the superlative: without it (whose volume is the highest in 120 sessions) the words rank stocks."""
-    if (
-        kind_at(tokens, i) != "metric"
-        or kind_at(tokens, i + 1) != "time"
-        or kind_at(tokens, i + 2) != "super"
-    ):
+    the superlative, or right after the window (closed at their lowest level in 120 sessions today):
+    without it (whose volume is the highest in 120 sessions) the words rank stocks."""
+    if kind_at(tokens, i) != "metric":
         return None
     measure = tokens[i].value
     if measure != "close" and measure not in BAR_MEASURES:
         return None
-    if tokens[i + 1].value != "latest":
-        return None  # another day's own high is not what n_day_high tests
-    j = i + 3
-    if kind_at(tokens, j) == "recent":
-        j += 1
+    day_first = kind_at(tokens, i + 1) == "time"
+    said = i + 2 if day_first else i + 1  # the superlative
+    if kind_at(tokens, said) != "super":
+        return None
+    j = said + 1 + (kind_at(tokens, said + 1) == "recent")
     length = _window_length(tokens, j)
     if length is None:
         return None
     n, used = length
-    side = "n_day_high" if tokens[i + 2].value == "desc" else "n_day_low"
+    end = j + used
+    day = i + 1 if day_first else end
+    if kind_at(tokens, day) != "time" or tokens[day].value != "latest":
+        return None  # another day's own high is not what n_day_high tests
+    side = "n_day_high" if tokens[said].value == "desc" else "n_day_low"
     kind = side if measure == "close" else f"{BAR_MEASURES[measure]}_{side}"
-    test = synthetic("cond", Technical(kind, n), [tokens[i], *tokens[i + 2 : j + used]])
-    return j + used - i, [tokens[i + 1], test]
+    test = synthetic("cond", Technical(kind, n), [tokens[i], *tokens[said:end]])
+    return end + (not day_first) - i, [tokens[day], test]
 
 
 def _high_or_low(tokens: list[Token], i: int) -> tuple[int, str, int] | None:
-    """[近] N日 [收盘] 新高/新低 from `i`: (where it ends, n_day_high or n_day_low, N)."""
+    """[近] N日 [收盘] 新高/新低 from `i`: (where it ends, n_day_high or n_day_low, N); 历史新高 / an
+    all-time high: all_time_high (low) over all the stock's bars, N 0."""
     if kind_at(tokens, i) == "recent":
         i += 1
-    length = _window_length(tokens, i)
-    if length is None:
-        return None
-    n, used = length
+    if kind_at(tokens, i) == "all_time":
+        n, used, prefix = 0, 1, "all_time"
+    else:
+        length = _window_length(tokens, i)
+        if length is None:
+            return None
+        (n, used), prefix = length, "n_day"
     j = i + used
     if kind_at(tokens, j) == "metric" and tokens[j].value == "close":  # a new 20-day closing high
         j += 1
     if kind_at(tokens, j) not in {"new_high", "new_low"}:
         return None
-    return j + 1, "n_day_high" if tokens[j].kind == "new_high" else "n_day_low", n
+    return j + 1, f"{prefix}_high" if tokens[j].kind == "new_high" else f"{prefix}_low", n
 
 
 def names_volume(token: Token) -> bool:
@@ -386,6 +393,10 @@ def volume_surge(model: SemanticModel, tokens: list[Token], i: int) -> Match | N
     if token.kind == "surge" or (token.kind == "shrink" and names_volume(token)):
         surged = token.kind == "surge"
         n, multiple, end = _surge_details(tokens, i + 1, DEFAULT_SURGE_FACTOR if surged else 1.0)
+        sides = {">", ">="} if surged else LOWER_SIDES
+        said_side = kind_at(tokens, end) == "cmp" and tokens[end].value in sides
+        # 放量3倍以上 / 缩量一半以下: the side of the multiple said again (never before a number: a count)
+        end += said_side and _is_times_number(tokens, end - 1) and kind_at(tokens, end + 1) != "number"
         technical = Technical("volume_surge", n, multiple, op=None if surged else "<")
         return end - i, [synthetic("cond", technical, tokens[i:end])]
     if token.kind == "metric" and token.value == "vol":
@@ -513,6 +524,17 @@ def _listed_averages(tokens: list[Token], j: int) -> tuple[list[int], int] | Non
     if last is None:
         return None
     return [*lengths, last[0]], last[1]
+
+
+def ma_turning(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """60日线拐头向上 / the 20-day moving average is turning down: the average on the day above (below)
+    the same average on the bar before (ma_rising / ma_falling); the price is not compared."""
+    window = moving_average_window(tokens, i)
+    if window is None or kind_at(tokens, window[1]) != "ma_turn":
+        return None
+    n, end = window
+    kind = "ma_rising" if tokens[end].value == "up" else "ma_falling"
+    return end + 1 - i, [synthetic("cond", Technical(kind, n), tokens[i : end + 1])]
 
 
 def moving_average_window(tokens: list[Token], j: int) -> tuple[int, int] | None:

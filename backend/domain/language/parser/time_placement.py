@@ -22,16 +22,19 @@ from backend.domain.language.semantic import Metric, SemanticModel
 
 PlacedCondition = tuple[Condition, bool, str]  # (condition, is an entity scope, connector before it)
 REPORT_LIKE = REPORT_TIME_LABELS
+AND_BETWEEN_DAYS = frozenset({"and", "和", "与", "、"})
 
 
 def attach_second_times(
-    conditions: list[PlacedCondition], starts: list[int], times: list[Token]
+    conditions: list[PlacedCondition], starts: list[int], times: list[Token], tokens: list[Token]
 ) -> list[PlacedCondition]:
     """近10个交易日涨幅超过20%且今日换手率大于10%: the first market time is the question's; a later,
     different one belongs to the comparisons it governs — in Chinese those written after it (今天收阳
     并且涨幅超过5%) up to the next time, in English those written before it (closed up and gained
     5% today) back to the previous time; if none, the comparison written next to it. A day's test
-    (涨停, 站上20日均线) takes a later single day the same way (昨天涨停、今天跌停)."""
+    (涨停, 站上20日均线) takes a later single day the same way (昨天涨停、今天跌停). Two days joined by
+    "and" with nothing between (limit-up yesterday and today, 昨天和今天都涨停) are both the condition's:
+    it holds on each, never on the later day alone."""
     market_times = [token for token in times if token.value.label not in REPORT_LIKE]
     if not market_times:
         return conditions
@@ -49,11 +52,67 @@ def attach_second_times(
             continue
         governed = _governed(candidates, starts, bounds, position, token)
         nearest = min(candidates, key=lambda k: (abs(starts[k] - token.start), starts[k] < token.start))
+        both = position == 1 and joined_days(tokens, tokens.index(token))
         for k in governed or [nearest]:
             condition, is_scope, connector = result[k]
             assert isinstance(condition, Compare | Technical)
-            result[k] = (replace(condition, time=token.value), is_scope, connector)
+            later: Condition = replace(condition, time=token.value)
+            result[k] = (BoolOp("and", (condition, later)) if both else later, is_scope, connector)
     return result
+
+
+def joined_days(tokens: list[Token], index: int) -> bool:
+    """tokens[index] is a single day joined by "and" [again] to the single day right before it
+    (yesterday and today, yesterday and again today, 昨天和今天): the two days said of one condition."""
+    before = _joined_before(tokens, index)
+    return before is not None and _single_market_day(tokens[before])
+
+
+def joined_to_said_day(tokens: list[Token], index: int) -> int | None:
+    """tokens[index] is a single day joined by "and" [again] to a condition read with a single day of
+    its own (rose yesterday and today: the move took yesterday): that condition's index, else None."""
+    before = _joined_before(tokens, index)
+    if before is None or tokens[before].kind != "cond":
+        return None
+    said = tokens[before].value
+    own = said.time if isinstance(said, Compare | Technical) else None
+    return before if own is not None and own.is_single_day and own != tokens[index].value else None
+
+
+def repeat_on_joined_day(
+    conditions: list[PlacedCondition], starts: list[int], tokens: list[Token]
+) -> list[PlacedCondition]:
+    """rose yesterday and [again] today / 涨停 yesterday and today, the first day read into the
+    condition: it holds on the later day too (never on the first alone, the later one dropped)."""
+    result = list(conditions)
+    for index, token in enumerate(tokens):
+        said = joined_to_said_day(tokens, index) if _single_market_day(token) else None
+        if said is None or tokens[said].start not in starts:
+            continue
+        k = starts.index(tokens[said].start)
+        condition, is_scope, connector = result[k]
+        if isinstance(condition, Compare | Technical) and condition == tokens[said].value:
+            later = replace(condition, time=token.value)
+            result[k] = (BoolOp("and", (condition, later)), is_scope, connector)
+    return result
+
+
+def _joined_before(tokens: list[Token], index: int) -> int | None:
+    """The token an "and" [again] right before tokens[index] joins it to, if any."""
+    if not _single_market_day(tokens[index]):
+        return None
+    joint = index - 1 - (index > 0 and tokens[index - 1].kind == "again")
+    return joint - 1 if joint >= 1 and _and_word(tokens[joint]) else None
+
+
+def _and_word(token: Token) -> bool:
+    # 和 / and between two days is lexed as a range's end (between A and B); 到 / to / through never joins
+    return token.kind == "and" or (token.kind == "to" and token.text in AND_BETWEEN_DAYS)
+
+
+def _single_market_day(token: Token) -> bool:
+    spec = token.value
+    return token.kind == "timespec" and isinstance(spec, TimeSpec) and spec.is_single_day
 
 
 def _takes_time(condition: Condition, spec: TimeSpec) -> bool:

@@ -106,7 +106,8 @@ def time_scope(model: SemanticModel, tokens: list[Token], i: int) -> Match | Non
     elif token.kind == "number" and is_plain_number(token) and kind_at(tokens, i + 1) == "tunit":
         # "5日涨幅", "20-day average turnover", "5个交易日": N bars in technical style
         unit = tokens[i + 1].value
-        follows_metric = kind_at(tokens, i + 2) in {"metric", "agg", "change_word", "gainers"}
+        # a window's own measure too (20-day volatility, 20日波动率): the window it is measured over
+        follows_metric = kind_at(tokens, i + 2) in {"metric", "agg", "change_word", "gainers", "volatility"}
         if unit == "trading_day" or (unit == "day" and follows_metric):
             spec = TimeSpec("recent_bars", n=int(token.value))
             used = 2
