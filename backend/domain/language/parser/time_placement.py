@@ -72,7 +72,7 @@ def joined_to_said_day(tokens: list[Token], index: int) -> int | None:
     """tokens[index] is a single day joined by "and" [again] to a condition read with a single day of
     its own (rose yesterday and today: the move took yesterday): that condition's index, else None."""
     before = _joined_before(tokens, index)
-    if before is None or tokens[before].kind != "cond":
+    if before is None or tokens[before].kind != "cond" or _opens_own_condition(tokens, index):
         return None
     said = tokens[before].value
     own = said.time if isinstance(said, Compare | Technical) else None
@@ -95,6 +95,19 @@ def repeat_on_joined_day(
             later = replace(condition, time=token.value)
             result[k] = (BoolOp("and", (condition, later)), is_scope, connector)
     return result
+
+
+# between a later day and the condition it governs (昨天下跌，今天就上涨: 就 / then)
+BEFORE_OWN_CONDITION = frozenset({"then"})
+
+
+def _opens_own_condition(tokens: list[Token], index: int) -> bool:
+    """The day at tokens[index] opens a condition of its own (昨天涨停，今天跌停; 昨天下跌，今天就上涨): it
+    is that condition's day, not a second day of the condition before it."""
+    k = index + 1
+    while k < len(tokens) and tokens[k].kind in BEFORE_OWN_CONDITION:
+        k += 1
+    return k < len(tokens) and tokens[k].kind == "cond"
 
 
 def _joined_before(tokens: list[Token], index: int) -> int | None:
