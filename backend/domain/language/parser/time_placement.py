@@ -65,7 +65,11 @@ def joined_days(tokens: list[Token], index: int) -> bool:
     """tokens[index] is a single day joined by "and" [again] to the single day right before it
     (yesterday and today, yesterday and again today, 昨天和今天): the two days said of one condition."""
     before = _joined_before(tokens, index)
-    return before is not None and _single_market_day(tokens[before])
+    if before is None or not _single_market_day(tokens[before]):
+        return False
+    # each day with a condition of its own (below book six months ago but now above 1x book): two conditions
+    first_said_after_condition = before > 0 and tokens[before - 1].kind == "cond"
+    return not (first_said_after_condition and _opens_own_condition(tokens, index))
 
 
 def joined_to_said_day(tokens: list[Token], index: int) -> int | None:
