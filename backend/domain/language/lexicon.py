@@ -708,10 +708,13 @@ _CLOSED_RIGHT_AT = re.compile(
 )
 
 
+def _english_pair_kept(found: re.Match[str]) -> str:
+    """The two English words a rewrite keeps (closed … at, since … the day); a Chinese match goes whole."""
+    return f"{found.group(1)} {found.group(2)}" if found.group(1) else ""
+
+
 def _close_emphasis_dropped(text: str) -> str:
-    return _CLOSED_RIGHT_AT.sub(
-        lambda found: f"{found.group(1)} {found.group(2)}" if found.group(1) else "", text
-    )
+    return _CLOSED_RIGHT_AT.sub(_english_pair_kept, text)
 
 
 # since the September 24, 2024 rally [kicked off], 924行情启动以来: a move of the market named by the day it
@@ -725,9 +728,7 @@ _EVENT_SINCE = re.compile(
 
 
 def _event_day(text: str) -> str:
-    return _EVENT_SINCE.sub(
-        lambda found: f"{found.group(1)} {found.group(2)}" if found.group(1) else "", text
-    )
+    return _EVENT_SINCE.sub(_english_pair_kept, text)
 
 
 # crossed 100 billion yuan of revenue: went past an amount, as topped says it; only before an amount of money
