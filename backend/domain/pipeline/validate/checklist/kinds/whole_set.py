@@ -2,10 +2,12 @@
 figure: an answer that groups by a dimension the question never names (industry, exchange, board,
 region, not even loosely: 沪深, sector) splits it into one figure per group. A count of a dimension's
 own values (几个行业, how many industries) grouped by that dimension counts inside each value instead
-of counting the values. Only the answer's own SELECT is judged (inner groupings may build the figure);
-a SQL made of several queries is undecidable. Things set side by side (Zhejiang vs Jiangsu, 沪市对比深市)
-or a figure asked for each of them (… how many each?, 各自) ask one figure per thing, of a dimension
-this reading may not know (provinces): a split is then undecidable, not unasked. So do names listed
+of counting the values; one that groups by another dimension (boards) and never reads the counted one
+counts that dimension's values instead. Only the answer's own SELECT is judged for a split (inner
+groupings may build the figure); a SQL made of several queries is undecidable. Things set side by
+side (Zhejiang vs Jiangsu, 沪市对比深市) or a figure asked for each of them (… how many each?, 各自)
+ask one figure per thing, of a dimension this reading may not know (provinces): a split is then
+undecidable, not unasked. So do names listed
 side by side that the vocabulary does not know (For Guangdong, Zhejiang and Jiangsu, how many …).
 """
 
@@ -86,6 +88,14 @@ class WholeSetDetail:
                 Attribution.GROUPING,
                 f"the answer counts inside each {self.counted}; the question counts {self.counted} values",
             )
+        if self.counted and self.counted not in columns_of(sql.tree):
+            other = sorted(_grouped_anywhere(sql) & _SPLITTING - {self.counted})
+            if other:
+                return failed(
+                    Attribution.GROUPING,
+                    f"the SQL groups by {', '.join(other)} and never reads {self.counted}: "
+                    f"it counts {other[0]} values, not {self.counted} values",
+                )
         unasked = sorted(keys & _SPLITTING - self.named)
         if unasked and self.contrasted:
             return undecided(
@@ -97,6 +107,11 @@ class WholeSetDetail:
                 f"the answer is split by {', '.join(unasked)}, which the question never names",
             )
         return passed("the answer is not split by a dimension the question does not name")
+
+
+def _grouped_anywhere(sql: Sql) -> set[str]:
+    """The columns every grouping of the SQL (inner queries too) reads."""
+    return set().union(*(columns_of(key) for key in per_group.grouping_expressions(sql)))
 
 
 def extract(question: Question) -> list[Constraint]:
