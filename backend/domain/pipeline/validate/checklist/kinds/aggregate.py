@@ -10,6 +10,8 @@ How a group's figure is defined is asked of the SQL too, and what the question d
 left undecided: an average of averages (each stock weighing the same, not each bar) where one average
 was asked; a daily average of a flow (日均成交额) taken over the stock-days of a group rather than per
 stock or over the group's daily totals; a group's average only filtered on (HAVING) and not shown.
+An average of a valuation multiple whose missing values are filled with zero (avg(ifNull(pe_ttm, 0)):
+loss-makers have no P/E) averages in a multiple nobody has, unless the question says to count them as 0.
 """
 
 from __future__ import annotations
@@ -70,6 +72,9 @@ _NAMED_STATISTICS = (
 )
 _MEDIAN_PREFIXES = ("median", "quantile")
 _UNIT_DIVISOR = 1000  # from 千元 up: a power of ten this large converts a unit, it counts no days
+# Valuation multiples: missing (a loss, no sales) is no multiple, and zero is not one either.
+_MULTIPLES = frozenset({"pe", "pe_ttm", "pb", "ps", "ps_ttm"})
+_ZERO_SAID = re.compile(r"(?:按|记为|算作|当作|视为|计为)\s*(?:0|零)|\b(?:as|at) (?:0|zero)\b", re.IGNORECASE)
 _STDDEV_NAMES = {"stddev", "stddevsamp", "stddevpop", "std", "stddevsampstable", "stddevpopstable"}
 
 
@@ -81,6 +86,7 @@ class AggregateDetail:
     over_top: int  # 0, or k when the aggregate must run over the top-k rows
     daily_flow: bool = False  # 日均成交额, daily average volume: a flow averaged over days
     single: bool = True  # the only average asked of this metric (not 平均…的日均…)
+    zero_said: bool = False  # missing values to be counted as zero (按0计)
 
     def check(self, sql: Sql) -> Finding:
         computed = [node for node in sql.nodes() if self._computes(node)]
@@ -105,6 +111,15 @@ class AggregateDetail:
     def _definition(self, sql: Sql, on_metric: list[exp.Expr]) -> Finding:
         """Which rows the average weighs, and whether a group's figure is shown."""
         if self.function is Function.AVERAGE:
+            filled = next(
+                (column for node in on_metric if (column := _multiple_filled_with_zero(node))), None
+            )
+            if filled and not self.zero_said:
+                return failed(
+                    Attribution.AGGREGATION,
+                    f"the average fills a missing {filled} with 0: stocks with no multiple (loss-makers) "
+                    "are averaged in as zero instead of left out",
+                )
             if self.single and any(_nested_average(sql, node) for node in on_metric):
                 return undecided(
                     "an average of averages: each stock weighs the same, not each bar; the question "
@@ -155,6 +170,15 @@ class AggregateDetail:
             divisor = number_value(node.expression)
             return divisor is None or not (divisor >= _UNIT_DIVISOR and is_power_of_ten(divisor))
         return isinstance(node, exp.Sum) or name in _TOTAL_NAMES
+
+
+def _multiple_filled_with_zero(node: exp.Expr) -> str | None:
+    """The multiple of ifNull(pe_ttm, 0) / coalesce(pb, 0) inside an aggregate."""
+    for filled in node.find_all(exp.Coalesce):
+        multiples = columns_of(filled.this) & _MULTIPLES
+        if multiples and any(number_value(value) == 0 for value in filled.expressions):
+            return min(multiples)
+    return None
 
 
 def _counts_rows(node: exp.Expr) -> bool:
@@ -341,7 +365,14 @@ def extract(question: Question) -> list[Constraint]:
             if f is function and (c == columns or not columns) and cue is not match
         ]
         over_top = _over_top(question, match, same_cues)
-        detail = AggregateDetail(function, columns, over_top, daily_flow=daily_flow, single=averages <= 1)
+        detail = AggregateDetail(
+            function,
+            columns,
+            over_top,
+            daily_flow=daily_flow,
+            single=averages <= 1,
+            zero_said=_ZERO_SAID.search(question.text) is not None,
+        )
         span = question.span(match.start(), match.end())
         what_zh = _WHAT_ZH[function]
         over_zh = f"（在前 {detail.over_top} 名之内计算）" if detail.over_top else ""
