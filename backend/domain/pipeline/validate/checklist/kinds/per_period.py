@@ -7,7 +7,8 @@ the whole span. Month of the year (toMonth) for each month passes when the SQL s
 year, and a date key read through a function this module does not know is undecidable. Quantifiers
 (每年都增长, revenue grew every year) are the every_period kind's, not a grouping. The SELECT grouped by
 the period must not split it by a dimension the question never names (每年新上市的股票各有多少只 grouped
-by year and board as well).
+by year and board as well). A period's highest or lowest price (每个月的最高价和最低价, the highest and
+lowest prices in each month) is a statistic of the period too, unless stocks are listed (哪些, which).
 """
 
 from __future__ import annotations
@@ -53,6 +54,9 @@ _RANKED_EN = re.compile(
 _RANKED_ZH = re.compile(
     rf"哪(?:{COUNT})?个?(?P<which>季度|月|周|年)[^，,。；;？?]{{0,20}}?(?:最高|最大|最多|最低|最小|最少)"
 )
+# A period's extreme price asked with no stock listed: one figure per period, though no statistic word.
+_EXTREME_PRICE = re.compile(r"最高价|最低价|\b(?:highest|lowest) (?:prices?|closes?)\b|\bhighs? and lows?\b")
+_LISTS_STOCKS = re.compile(r"哪|列出|股票|\b(?:which|list|stocks?|companies)\b")
 # 每年净利润都增长: the cue quantifies a condition in its clause.
 _QUANTIFIED = re.compile(r"[^，,。；;？?]*?(?:都|(?<![日平])均(?![值线价额量]))")
 # What a date grouping key splits by: a period, or a period of the year (toMonth: January of any year).
@@ -183,7 +187,8 @@ def _period_of(key: exp.Expr) -> str | None:
 
 
 def extract(question: Question) -> list[Constraint]:
-    if not question.asks_statistic() or every_period.extract(question):
+    extreme = _EXTREME_PRICE.search(question.text) and not _LISTS_STOCKS.search(question.text)
+    if not (question.asks_statistic() or extreme) or every_period.extract(question):
         return []  # a condition on every period (每年都增长) is a quantifier, not a grouping
     zh = question.lang is Lang.ZH
     found: dict[str, Constraint] = {}
