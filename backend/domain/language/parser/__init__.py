@@ -29,6 +29,7 @@ from backend.domain.language.parser.comparisons import (
     compare,
     doubled_between_periods,
     doubled_from_period,
+    elided_counted_subject,
     elided_subject,
     multiple_of_measure,
     part_of,
@@ -99,6 +100,7 @@ from backend.domain.language.parser.values_first import value_before_figure
 from backend.domain.language.parser.values_present import values_present
 from backend.domain.language.parser.word_order import (
     average_word_said_first,
+    averaged_most_per_day,
     averaged_move,
     by_amount,
     how_much_moved,
@@ -122,6 +124,7 @@ GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
     by_amount,
     how_much_moved,
     averaged_move,
+    averaged_most_per_day,
     priced_at_multiple,
     traded_by,
     cap_size,
@@ -181,6 +184,7 @@ GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
     streak_each_day,
     each_period,
     elided_subject,
+    elided_counted_subject,
     counted_days,
     every_day,
     shown_day_counts,

@@ -368,21 +368,42 @@ def counts_each(model: SemanticModel, tokens: list[Token], i: int) -> Match | No
         second = again + 1 + (kind_at(tokens, again + 1) == "count_unit")
         pair = again > joined and kind_at(tokens, again) == "count"
         if _counted(tokens, first) and pair and _counted(tokens, second):
-            return second + 1 - i, [*scopes, *_counts((tokens[first], tokens[second])), *said_on]
+            counted, end = [tokens[first], tokens[second]], second + 1
+            while (later := _how_many_more(tokens, end)) is not None:  # , and how many above 50
+                counted.append(tokens[later])
+                end = later + 1
+            return end - i, [*scopes, *_counts(tuple(counted)), *said_on]
     return None
 
 
 def _count_after_each(tokens: list[Token], i: int) -> Match | None:
     """涨的有多少家，跌的有多少家 / 涨停的几只、跌停的几只: each condition followed by its own how-many, one
-    count each (never both conditions AND-ed under one count)."""
-    if not (_counted(tokens, i) and kind_at(tokens, i + 1) == "count" and not tokens[i + 1].extra):
+    count each (never both conditions AND-ed under one count); a third and more the same way."""
+    if not (_counted(tokens, i) and _how_many_at(tokens, i + 1)):
         return None
-    j = i + 2
-    while kind_at(tokens, j) in {"and", "to"}:
-        j += 1
-    if j == i + 2 or not _counted(tokens, j) or kind_at(tokens, j + 1) != "count" or tokens[j + 1].extra:
-        return None
-    return j + 2 - i, _counts((tokens[i], tokens[j]))
+    counted, end = [tokens[i]], i + 2
+    while True:
+        j = end
+        while kind_at(tokens, j) in {"and", "to"}:
+            j += 1
+        if j == end or not _counted(tokens, j) or not _how_many_at(tokens, j + 1):
+            break
+        counted.append(tokens[j])
+        end = j + 2
+    return (end - i, _counts(tuple(counted))) if len(counted) > 1 else None
+
+
+def _how_many_more(tokens: list[Token], end: int) -> int | None:
+    """Where the condition of one more ', and how many [stocks] …' after `end` stands, if said."""
+    again = end
+    while kind_at(tokens, again) in {"and", "to"}:
+        again += 1
+    counted = again + 1 + (kind_at(tokens, again + 1) == "count_unit")
+    return counted if again > end and _how_many_at(tokens, again) and _counted(tokens, counted) else None
+
+
+def _how_many_at(tokens: list[Token], j: int) -> bool:
+    return kind_at(tokens, j) == "count" and not tokens[j].extra
 
 
 def _count_listed_after_figure(tokens: list[Token], i: int) -> Match | None:
@@ -415,7 +436,7 @@ def _restates_each(tokens: list[Token], j: int) -> bool:
     return kind_at(tokens, j) in {"per", "quantifier"}
 
 
-def _counts(conditions: tuple[Token, Token]) -> list[Token]:
+def _counts(conditions: tuple[Token, ...]) -> list[Token]:
     """One count per condition; the one day they were said on (2025年9月8日上涨和下跌…) becomes the
     question's day, so that both counts read it."""
     compares = [c.value for c in conditions if isinstance(c.value, Compare)]

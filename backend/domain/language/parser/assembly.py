@@ -84,7 +84,8 @@ class _Collected:
     per_day: bool = False
     counts_events: bool = False  # 涨停多少次: each time counted (a stock's days; a group's stock-days)
     all_of: bool = False
-    has_count_unit: bool = False
+    has_count_unit: bool = False  # a count word (只, 个, 家) was said
+    counts_stocks: bool = False  # one that counts stocks (3个行业 counts groups)
     names_stocks: bool = False  # a word for stocks was said (股票, stocks, 只): the rows are stocks
     leftovers: list[int] = field(default_factory=list)  # indexes of the tokens no rule consumed
     figure_indexes: list[int] = field(default_factory=list)  # report figures shown (单季净利润)
@@ -104,14 +105,15 @@ def assemble(
     `inside_at`: where 里/中 (in, among) were said, dropped as filler."""
     reading = reading or Reading()
     found = _collect(model, tokens)
-    found.names_stocks = names_stocks or found.has_count_unit
+    found.names_stocks = names_stocks or found.counts_stocks
     screen = found.screen
     _order_by_direction_alone(model, screen, found.pending_direction)
     _whole_set_aggregates(model, found)
     _nest_first_ranking(found)
     _order_groups_by_window_aggregate(screen, found)
-    _order_groups_by_own_figure(model, screen, found)
+    _order_groups_by_own_figure(model, tokens, screen, found)
     _choose_group(model, screen, found, reading)
+    _count_distribution(tokens, screen)
     _refuse_periods_without_aggregate(tokens, found)
     _refuse_group_filters_without_groups(tokens, found)
     _order_each_stock_by_window_aggregate(model, screen)
@@ -202,7 +204,10 @@ def _among_ranked(tokens: list[Token], index: int, screen: Screen) -> bool:
 
 
 def _collect(model: SemanticModel, tokens: list[Token]) -> _Collected:
-    found = _Collected(has_count_unit=any(token.kind == "count_unit" for token in tokens))
+    found = _Collected(
+        has_count_unit=any(token.kind == "count_unit" for token in tokens),
+        counts_stocks=any(_counts_stocks(tokens, k) for k in range(len(tokens))),
+    )
     screen = found.screen
     connector = "and"
     pending_not = ""  # the word of a negation waiting for its condition
@@ -228,6 +233,20 @@ def _collect(model: SemanticModel, tokens: list[Token]) -> _Collected:
                 raise NotUnderstood(f"three orderings in one question: '{token.text}'")
             if _restates_order(screen.order, token.value) and token.extra.get("limit") in {None, 1}:
                 continue  # 数量最多的5个地区，按数量从多到少排: the same ranking said again
+            first = screen.order
+            if (
+                first
+                and not found.counts_stocks
+                and _basis_then_direction(first, tokens[found.order_index], token.value)
+            ):
+                # 按平均涨跌幅算，今天跌得最狠的3个行业: the basis said first with no direction, the
+                # move's superlative after it says only which end (its day is the question's)
+                screen.order = replace(first, direction=token.value.direction)
+                if token.value.time is not None:
+                    found.times.append(Token("timespec", token.value.time, "", index))
+                if screen.limit is None and token.extra.get("limit") is not None:
+                    screen.limit = token.extra["limit"]  # 跌得最狠的行业: the first one
+                continue
             if screen.order is not None and screen.order.metric.startswith("agg:"):
                 # 平均市盈率最低的5个行业，按市盈率从高到低排: groups were picked, never stocks
                 raise NotUnderstood(
@@ -304,6 +323,12 @@ def _collect(model: SemanticModel, tokens: list[Token]) -> _Collected:
     return found
 
 
+def _counts_stocks(tokens: list[Token], k: int) -> bool:
+    """A count word (只, 个, 家) says the rows are stocks, unless a dimension word follows it: the
+    3 industries (3个行业) are groups counted."""
+    return tokens[k].kind == "count_unit" and kind_at(tokens, k + 1) != "dim"
+
+
 def _restates_order(first: Order | None, again: Order) -> bool:
     """The same ranking said again: the same order, or the measure of a ranking of groups by its
     aggregate said alone (平均涨幅最高的5个行业，按涨幅排: the groups' rows hold only their average)."""
@@ -312,6 +337,16 @@ def _restates_order(first: Order | None, again: Order) -> bool:
     if first is None or not first.metric.startswith("agg:") or again.time or again.other_time or again.agg:
         return False
     return first.metric.split(":")[-1] == again.metric and first.direction == again.direction
+
+
+def _basis_then_direction(first: Order, first_token: Token, again: Order) -> bool:
+    """A ranking of groups by an aggregate said with no direction (按平均涨跌幅), then a superlative of
+    the same measure alone (跌得最狠): one ranking, the later words giving its direction."""
+    if not first.metric.startswith("agg:") or first_token.extra.get("said_direction"):
+        return False
+    if first_token.extra.get("limit") is not None or again.agg or again.other_time:
+        return False
+    return first.metric.split(":")[-1] == again.metric
 
 
 def _says_each(token: Token) -> bool:
@@ -353,8 +388,8 @@ def _ranked_per_group(tokens: list[Token], found: _Collected, inside_at: tuple[i
     ranking or right after it in the same phrase; after a break (市值前100的公司里，各行业…), or 里/中
     closing the ranked set (市值前100的公司里各行业有几家), it groups what the ranking picked."""
     order, group = found.order_index, found.group_index
-    if group < 0 or order < 0:
-        return False
+    if group < 0 or order < 0 or any(token.kind == "distribution" for token in tokens):
+        return False  # 成交额前50的股票按板块分布: how the 50 spread over the boards
     if group < order:
         return True
     same_phrase = all(tokens[k].kind in {"timespec", "count_unit"} for k in range(order + 1, group))
@@ -453,21 +488,23 @@ def _order_groups_by_window_aggregate(screen: Screen, found: _Collected) -> None
     """Which industry had the highest average turnover over the last 10 days: with a dimension word
     and no word for stocks, the groups are ranked by the aggregate (its window is the question's)."""
     order = screen.order
-    if order is None or order.agg is None or not found.dims or found.has_count_unit or screen.group_by:
+    if order is None or order.agg is None or not found.dims or found.counts_stocks or screen.group_by:
         return
     if order.time is not None:
         found.times.append(Token("timespec", order.time, "", found.order_index))
     screen.order = Order(f"agg:{order.agg}:{order.metric}", order.direction)
 
 
-def _order_groups_by_own_figure(model: SemanticModel, screen: Screen, found: _Collected) -> None:
+def _order_groups_by_own_figure(
+    model: SemanticModel, tokens: list[Token], screen: Screen, found: _Collected
+) -> None:
     """今天成交额最大的行业是哪个 / the region with the most listed companies: a ranking written right
     next to a dimension word, with no word for stocks, ranks the groups by their own figure — a
     money or share amount's total, any other figure's average (a count stays a count)."""
     order = screen.order
     if order is None or order.agg is not None or found.names_stocks or screen.group_by:
         return
-    beside = {found.order_index - 1, found.order_index + 1}
+    beside = _dimension_places_beside(tokens, found.order_index)
     if not any(index in beside for index in found.dim_indexes):
         return
     if _orders_by_aggregate(screen):
@@ -478,6 +515,17 @@ def _order_groups_by_own_figure(model: SemanticModel, screen: Screen, found: _Co
     if order.time is not None:
         found.times.append(Token("timespec", order.time, "", found.order_index))
     screen.order = Order(f"agg:{_group_figure(metric)}:{order.metric}", order.direction)
+
+
+def _dimension_places_beside(tokens: list[Token], k: int) -> set[int]:
+    """Where a dimension word said with the ranking at k stands: right next to it, after the number
+    of groups (成交额最大的3个行业), or before 'with' (the board with the largest traded value)."""
+    places = {k - 1, k + 1}
+    if kind_at(tokens, k + 1) == "number" and kind_at(tokens, k + 2) == "count_unit":
+        places.add(k + 3)
+    if k > 0 and tokens[k - 1].text == "with":
+        places.add(k - 2)
+    return places
 
 
 def _window_measures_per_stock(screen: Screen) -> None:
@@ -562,6 +610,14 @@ def _choose_group(model: SemanticModel, screen: Screen, found: _Collected, readi
             screen.group_by = dim
         elif dim not in screen.outputs and dim != screen.group_by:
             screen.outputs.append(dim)
+
+
+def _count_distribution(tokens: list[Token], screen: Screen) -> None:
+    """按行业分布 / break down … by industry with nothing computed: how many stocks fall in each group
+    (so that a ranking said before it picks the stocks counted, never ranks within each group)."""
+    said = any(token.kind == "distribution" for token in tokens)
+    if said and screen.group_by is not None and not screen.aggregates:
+        screen.aggregates.append(Aggregate("count", None, None))
 
 
 def _refuse_periods_without_aggregate(tokens: list[Token], found: _Collected) -> None:

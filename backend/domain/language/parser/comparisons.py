@@ -545,6 +545,36 @@ def elided_subject(model: SemanticModel, tokens: list[Token], i: int) -> Match |
     return end - i, [tokens[i], tokens[i + 1], synthetic("cond", condition, tokens[i + 2 : end])]
 
 
+# what stands between a count said after the first and the figure compared (its elided comparisons)
+COUNTED_COMPARISON_WORDS = {"and", "to", "count", "cmp", "number", "between", "betw_end"}
+
+
+def elided_counted_subject(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """How many have a P/E under 10, how many between 10 and 20, and how many above 50 / 市盈率低于10的
+    有多少家，高于50的有多少家: each count after the first says its comparison of the same figure."""
+    english = kind_at(tokens, i) == "count" and not tokens[i].extra
+    chinese = kind_at(tokens, i) == "and" and kind_at(tokens, i - 1) == "count"
+    if not english and not chinese:
+        return None
+    k = i - 1
+    while (
+        kind_at(tokens, k) in COUNTED_COMPARISON_WORDS
+    ):  # over the counts said before it, back to the figure
+        k -= 1
+    parsed = comparison_tail(tokens, i + 1)
+    if k < 0 or kind_at(tokens, k) != "cond" or parsed is None:
+        return None
+    metric_key, own_time = _subject(tokens[k].value)
+    op, first, second, end = parsed
+    if metric_key is None or metric_key not in model.metrics or (chinese and kind_at(tokens, end) != "count"):
+        return None
+    metric = model.metrics[metric_key]
+    if not _unit_fits(metric, first):
+        return None
+    condition = _make_compare(metric, op, first, second, own_time, None)
+    return end - i, [tokens[i], synthetic("cond", condition, tokens[i + 1 : end])]
+
+
 def _subject(condition: object) -> tuple[str | None, TimeSpec | None]:
     if isinstance(condition, Compare) and condition.other is None and condition.agg is None:
         return condition.metric, condition.time

@@ -57,6 +57,8 @@ def scope(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
         return 2, [synthetic("scope", found_area, tokens[i : i + 2])]
     if token.kind == "area_marker" and kind_at(tokens, i + 1) == "dim" and tokens[i + 1].value == "area":
         return 2, [tokens[i + 1]]  # 注册地在哪些地区: the marker restates the dimension
+    if token.kind == "area_marker" and token.text == "注册地" and kind_at(tokens, i - 1) == "per":
+        return 1, [synthetic("dim", "area", [token])]  # 按注册地 / 各注册地: the noun names the dimension
     trailing_marker = kind_at(tokens, i + 1) == "area_marker" and tokens[i + 1].text in TRAILING_AREA_MARKERS
     if _area_in_list_before_marker(tokens, i):  # 北京、上海、深圳注册的: each area, not the exchange
         found_area = Scope("area", values=(str(_area_named(tokens, i)),))

@@ -164,6 +164,17 @@ def averaged_move(model: SemanticModel, tokens: list[Token], i: int) -> Match | 
     return j + 1 - i, [*tokens[i:j], change]
 
 
+def averaged_most_per_day(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """[industries that] averaged the most traded value per day: the superlative of the average daily
+    flow, said as 'the highest average daily traded value' is (a flow alone: per day says its days)."""
+    if kind_at(tokens, i) != "agg" or tokens[i].value != "avg" or kind_at(tokens, i + 1) != "super":
+        return None
+    if not traded_flow(model, tokens, i + 2) or kind_at(tokens, i + 3) != "per_day":
+        return None
+    daily = Token("daily_values", "daily", tokens[i + 3].text, tokens[i + 3].start)
+    return 4, [tokens[i + 1], tokens[i], daily, tokens[i + 2]]
+
+
 def traded_flow(model: SemanticModel, tokens: list[Token], j: int) -> bool:
     """A day's traded flow (the traded value, the volume), which adds up over stocks and days."""
     if kind_at(tokens, j) != "metric":
