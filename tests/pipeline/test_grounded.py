@@ -135,3 +135,30 @@ def test_an_n_day_high_written_as_days_needs_each_stock_to_have_those_bars(demo_
     assert check.verdict == ("undecidable" if short else "pass"), check.reason
     [plain] = [c for c in _checks(demo_store, "近5个交易日涨幅超过30%的股票", sql) if c.kind == "window"]
     assert plain.verdict == "pass"
+
+
+STREAK_SQL = """
+SELECT ts_code FROM market.daily
+WHERE trade_date IN (SELECT DISTINCT trade_date FROM market.daily ORDER BY trade_date DESC LIMIT {n})
+  AND ts_code IN (SELECT ts_code FROM market.daily WHERE trade_date =
+                  (SELECT trade_date FROM (SELECT DISTINCT trade_date FROM market.daily
+                                           ORDER BY trade_date DESC LIMIT 1 OFFSET {offset})))
+GROUP BY ts_code HAVING countIf(close < pre_close) = {n}
+"""
+
+
+@pytest.mark.parametrize(
+    ("question", "offset", "verdict"),
+    [
+        ("连续3个交易日收跌的股票", 3, "pass"),  # the base day right before the streak: one of the N + 1
+        ("Stocks that closed lower for 3 consecutive trading days", 3, "pass"),
+        ("连续3个交易日收跌的股票", 5, "fail"),  # a day before the window's base: another span
+        ("Stocks that closed lower for 3 consecutive trading days", 5, "fail"),
+    ],
+)
+def test_a_single_day_picked_by_offset_must_lie_in_the_window(
+    demo_store: MarketStore, question: str, offset: int, verdict: str
+) -> None:
+    sql = STREAK_SQL.format(n=3, offset=offset)
+    checks = [c for c in _checks(demo_store, question, sql) if c.check_id.endswith("-calendar")]
+    assert [c.verdict for c in checks] == [verdict]

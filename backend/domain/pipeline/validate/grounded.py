@@ -285,8 +285,10 @@ def _window_result(
 _DAY_TABLES = {"daily", "daily_basic"}  # one row per stock and trading day: a day list from them repeats
 
 
-def _calendar_subqueries(sql: Sql, count: int) -> list[str]:
-    """`SELECT [DISTINCT] trade_date FROM daily … ORDER BY … LIMIT n` with n near the window's count."""
+def _calendar_subqueries(sql: Sql, count: int) -> list[tuple[str, bool]]:
+    """`SELECT [DISTINCT] trade_date FROM daily … ORDER BY … LIMIT n` with n near the window's count, each
+    with whether it picks single days (an OFFSET or LIMIT 1: the base day before a streak, LIMIT 1
+    OFFSET 3 for three days in a row) rather than the window's days."""
     found = []
     for select in sql.selects:
         projections = select.expressions
@@ -306,8 +308,17 @@ def _calendar_subqueries(sql: Sql, count: int) -> list[str]:
             continue
         size = number_value(limit.expression)
         if size is not None and count - 2 <= size <= count + 2:
-            found.append(select.sql(dialect=DIALECT))
+            picks_days = size == 1 or select.args.get("offset") is not None
+            found.append((select.sql(dialect=DIALECT), picks_days))
     return found
+
+
+def _within(
+    cell: list[object], latest: list[date | None], picks_days: bool, accepted: tuple[list[date | None], ...]
+) -> bool:
+    """A window's days are the last N (or N + 1); single days picked are some of those N + 1."""
+    days = [day_of(day) for day in cell]
+    return (bool(days) and set(days) <= set(latest)) if picks_days else days in accepted
 
 
 def calendar_window_check(
@@ -336,7 +347,9 @@ def calendar_window_check(
         f"SELECT arraySort(groupArray(trade_date)) FROM (SELECT DISTINCT trade_date FROM {database}.daily "
         f"WHERE trade_date <= {end} ORDER BY trade_date DESC LIMIT {count + 1})"
     )
-    windows = ", ".join(f"(SELECT arraySort(groupUniqArray(trade_date)) FROM ({sub}))" for sub in subqueries)
+    windows = ", ".join(
+        f"(SELECT arraySort(groupUniqArray(trade_date)) FROM ({sub}))" for sub, _ in subqueries
+    )
     query = f"SELECT ({calendar}), {windows}"
     try:
         rows = reader.query(query).rows
@@ -349,8 +362,8 @@ def calendar_window_check(
     accepted = (latest, latest[1:])  # N + 1 days (the base day of a gain) or N days
     bad = [
         cell
-        for cell in cells[1:]
-        if not isinstance(cell, list) or [day_of(day) for day in cell] not in accepted
+        for cell, (_, picks_days) in zip(cells[1:], subqueries, strict=False)
+        if not isinstance(cell, list) or not _within(cell, latest, picks_days, accepted)
     ]
     if bad:
         reason = f"a calendar subquery of the SQL picks other days than the last {count} trading days"

@@ -122,9 +122,11 @@ _SUBSET_BEFORE = re.compile(r"\b(?:among|of|within|from)\s+(?:the\s+|these\s+|th
 _SUBSET_AFTER = re.compile(r"[^，,。；;]{0,12}?(?:之中|当中|其中|中|里)")
 # A ranking said per day (每天…最大的股票, on each of the last 5 days … the biggest): one pick per day.
 _PER_DAY = re.compile(r"每(?:天|日|个交易日)(?!都)|\b(?:on each|for each|each|every|per) (?:trading )?day\b")
-# …最高的20只，其中…; the top 20 …, which of them …: a later clause picks among the k
+# …最高的20只，其中…; the top 20 …, which of them …: a later clause picks among the k. "Those" given a
+# condition of its own (among those with, of those companies whose) names the pool the k are taken from.
 _SUBSET_LATER = re.compile(
-    r"[，,；;]\s*(?:其中|这其中|它们中|这些股票中)|\b(?:of|among) (?:them|these|those)\b"
+    r"[，,；;]\s*(?:其中|这其中|它们中|这些股票中)|\b(?:of|among) (?:them|these)\b"
+    r"|\b(?:of|among) those\b(?!\s+(?:[a-z]+\s+)?(?:with|that|which|who|whose|having|where)\b)"
 )
 # …最大的50只股票，市盈率平均是多少（亏损的不算）: an exclusion in brackets after the statistic asked
 # of the k leaves rows out of the statistic, not out of the ranking
