@@ -1111,16 +1111,22 @@ def versus_other_period(model: SemanticModel, tokens: list[Token], i: int) -> Ma
     j += named_again
     if kind_at(tokens, j) != "timespec":
         return None
-    if factor is not None and metric.key not in NEVER_NEGATIVE and metric.kind == "daily":
-        # twice yesterday's move: a day's figure may be a loss of a day too, and no base is said
-        raise NotUnderstood(f"'{tokens[j - 1 - named_again].text}' '{metric.key}': a multiple of a "
-                            "day's figure that can be negative is not read")  # fmt: skip
+    if factor is not None:
+        _refuse_daily_multiple(tokens[j - 1 - named_again], metric)
     times.append(tokens[j].value)
     j += 1
     other = metric
     if not named_again:
         other = _other_price(model, tokens, j, metric) or metric  # 今日最低价高于昨日最高价
         j += _names(tokens, j, other)
+    if factor is None and op is not None and _factor_at(tokens, j) is not None:
+        # 高于2023年每股收益2倍[以上]: the multiple said after the other period's figure is still a
+        # multiple of it (a ratio), never a difference of N in the figure's unit
+        factor = _factor_at(tokens, j)
+        _refuse_daily_multiple(tokens[j], metric)
+        j += 1
+        if kind_at(tokens, j) == "cmp" and tokens[j].value == {">": ">=", "<": "<="}.get(op):
+            op, j = tokens[j].value, j + 1  # 2倍以上: the multiple itself included
     if op is None:
         if kind_at(tokens, j) in {"comparative", "cmp"} and tokens[j].value in OPS_ORDERED:
             op = tokens[j].value
@@ -1157,6 +1163,13 @@ def versus_other_period(model: SemanticModel, tokens: list[Token], i: int) -> Ma
     text = threshold.text if threshold is not None else ""
     condition = Compare(metric.key, op, value, other=other.key, time=times[0], text=text, other_time=times[1])
     return end - i, [synthetic("cond", condition, tokens[i:end])]
+
+
+def _refuse_daily_multiple(said: Token, metric: Metric) -> None:
+    """twice yesterday's move: a day's figure may be a loss of a day too, and no base is said."""
+    if metric.key not in NEVER_NEGATIVE and metric.kind == "daily":
+        raise NotUnderstood(f"'{said.text}' '{metric.key}': a multiple of a day's figure that can be "
+                            "negative is not read")  # fmt: skip
 
 
 # figures a multiple of another period's value reads plainly (a price, a volume, a size, sales)
