@@ -79,6 +79,7 @@ from backend.domain.language.parser.rewriting import GrammarPass, rewrite
 from backend.domain.language.parser.scopes import scope, scope_conditions, scope_lists, scopes_side_by_side
 from backend.domain.language.parser.signed_figures import signed_figure
 from backend.domain.language.parser.sizes import cap_size
+from backend.domain.language.parser.span_years import each_year_after_figure, span_count_said_again
 from backend.domain.language.parser.streaks import streak, streak_each_day, streak_total, streak_volume
 from backend.domain.language.parser.sustained import sustained
 from backend.domain.language.parser.technical import (
@@ -148,7 +149,9 @@ GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
     volume_surge,
     from_quarter_before,
     two_years_compared,
+    span_count_said_again,
     time_scope,
+    each_year_after_figure,
     scope,
     scope_lists,
     scope_conditions,
