@@ -45,6 +45,7 @@ from backend.domain.language.parser.comparisons import (
 )
 from backend.domain.language.parser.concepts import concepts
 from backend.domain.language.parser.defined_labels import defined_label, profit_after_loss
+from backend.domain.language.parser.direction_with_periods import direction_with_periods
 from backend.domain.language.parser.distances import distance_from_level
 from backend.domain.language.parser.elided_aggregates import elided_aggregate_measure
 from backend.domain.language.parser.errors import NotUnderstood
@@ -152,6 +153,7 @@ GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
     span_count_said_again,
     time_scope,
     each_year_after_figure,
+    direction_with_periods,
     scope,
     scope_lists,
     scope_conditions,

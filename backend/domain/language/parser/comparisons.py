@@ -399,12 +399,14 @@ def compare(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     if kind_at(tokens, j + said_op) == "doubled" and (metric.key in GROWTH_RATES or metric.key in YOY_OF):
         # 净利润同比翻倍 / net profit doubled in 2024 / more than doubled YoY: its year-on-year growth
         # >= 100% (> 100% for "more than"); a YoY said after it restates the growth
-        grown = YOY_OF.get(metric.key, metric.key)
         op, doubled = (tokens[j].value if said_op else ">="), tokens[j + said_op]
-        condition = Compare(grown, op, float(doubled.value), time=time, text=doubled.text)
         end = j + said_op + 1
         end += not said_op and _at_least_after(tokens, end)  # 翻倍以上: the >= already read
-        end += kind_at(tokens, end) == "yoy"
+        said_after = kind_at(tokens, end)  # more than doubled from Q2 / year on year
+        against = _doubled_against(token, doubled, agg or window, said_after)
+        grown = metric_key if against else YOY_OF.get(metric.key, metric.key)
+        condition = Compare(grown, op, float(doubled.value), time=time, text=doubled.text, agg=against)
+        end += said_after == "yoy" or (said_after == "qoq" and against == "qoq")
         return end - i, [synthetic("cond", condition, tokens[i:end])]
     if kind_at(tokens, j + 1) == "number" and is_break_word(tokens[j]):  # 市净率破1, 股价跌破10元
         broken = break_operator(tokens[j], metric.key, tokens[j + 1])
@@ -697,6 +699,20 @@ def _measure_since_yesterday(model: SemanticModel, tokens: list[Token], i: int) 
     condition = Compare(measure.key, op, 0.0, other=measure.key, time=TimeSpec("latest"),
                         other_time=TimeSpec("yesterday"), text="0")  # fmt: skip
     return j - i, [synthetic("cond", condition, tokens[i:j])]
+
+
+def _doubled_against(figure: Token, doubled: Token, agg: str | None, said_after: str) -> str | None:
+    """单季净利润比二季度翻倍 / standalone net profit doubled from Q2 / 单季营收同比翻倍: a quarter's own
+    figure doubled against the quarter before (qoq) or the same quarter a year before (single_yoy), a growth
+    of that derived figure, never the year-to-date YoY; None for a figure said as stored (its YoY)."""
+    if figure.kind != "report_figure":
+        return None
+    qoq = agg == "qoq" or said_after == "qoq"
+    yoy = agg == "single_yoy" or said_after == "yoy"
+    if figure.extra["window"] != "single_quarter" or qoq == yoy:  # TTM, or against which period?
+        raise NotUnderstood(f"'{figure.text}' '{doubled.text}': doubled against which period? say 环比 / "
+                            "比上季度 or 同比 of a quarter alone")  # fmt: skip
+    return "qoq" if qoq else "single_yoy"
 
 
 def _times_as_percent(number: Token) -> Token:

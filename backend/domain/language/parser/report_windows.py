@@ -73,7 +73,7 @@ def from_quarter_before(model: SemanticModel, tokens: list[Token], i: int) -> Ma
     (环比), its year may be left unsaid; against the same quarter of the year before, its year said (fell
     more than 50% from Q3 2024 after Q3 2025), year on year (同比)."""
     # from standalone Q2: the window said again, of a figure said single-quarter before
-    again = kind_at(tokens, i + 1) == "single_quarter" and any(t.kind == "single_quarter" for t in tokens[:i])
+    again = kind_at(tokens, i + 1) == "single_quarter" and _window_said(tokens[:i])
     said = _quarter_said(tokens, i + 1 + again)
     against = (kind_at(tokens, i) == "between" and tokens[i].text == "from") or kind_at(tokens, i) == "than"
     if not against or said is None:
@@ -84,6 +84,8 @@ def from_quarter_before(model: SemanticModel, tokens: list[Token], i: int) -> Ma
     year, quarter = named[0]["year"], named[0]["quarter"]
     before = (year, quarter - 1) if quarter > 1 else (year - 1, 4)
     said_year, said_quarter, used = said
+    # 比二季度单季: the window said again after the quarter instead
+    again = again or (kind_at(tokens, i + 1 + used) == "single_quarter" and _window_said(tokens[:i]))
     used += again
     text = " ".join(token.text for token in tokens[i : i + 1 + used])
     if (said_year, said_quarter) == (year - 1, quarter):  # from Q3 2024 after Q3 2025: year on year
@@ -91,6 +93,10 @@ def from_quarter_before(model: SemanticModel, tokens: list[Token], i: int) -> Ma
     if (said_year or before[0], said_quarter) != before:
         return None
     return 1 + used, [Token("qoq", "qoq", text, tokens[i].start)]
+
+
+def _window_said(tokens: list[Token]) -> bool:
+    return any(token.kind == "single_quarter" for token in tokens)
 
 
 def _quarter_said(tokens: list[Token], j: int) -> tuple[int | None, int, int] | None:
