@@ -137,7 +137,7 @@ HALF_ENDS = {"上": 6, "下": 12, "1": 6, "2": 12, "first": 6, "second": 12}  # 
 _YEAR_PATTERNS = [
     (re.compile(r"(\d{4})\s*年(?!\s*\d)"), "y"),
     # a bare year, never a count said with its unit (超过2000家, 1999只: a number of stocks or days)
-    (re.compile(r"(?<![\d.-])(20[0-4]\d|19[89]\d)(?![\d.%-])(?!\s*(?:家|只|支|个|次|天))"), "y"),
+    (re.compile(r"(?<![\d.-])(20[0-4]\d|19[89]\d)(?![\d%-])(?!\.\d)(?!\s*(?:家|只|支|个|次|天))"), "y"),
 ]
 _CODE_RE = re.compile(r"(?<![\d.])(\d{6})(?:\.(sh|sz|bj))?(?![\d])")
 # MA20 / 20MA, also between Chinese words (今天MA10死叉MA30): the caller checks the character before

@@ -200,6 +200,9 @@ def periods_asked(context: LanguageContext, spec: TimeSpec, day: date) -> tuple[
     question anyone means)."""
     if spec.label == "recent_reports" and spec.n:
         return tuple(recent_periods(context, day, spec.n))
+    if spec.label == "annual" and spec.year and spec.n:  # for each fiscal year from 2021 to 2024
+        ends = {date(spec.year - k, 12, 31) for k in range(spec.n)}
+        return tuple(p for p in context.report_periods if p in ends and p <= day)
     if spec.label not in {"year", "annual"} or not spec.year:
         raise CompileError("a breakdown by report period needs its year (2025年各报告期)")
     periods = tuple(p for p in context.report_periods if p.year == spec.year and p <= day)

@@ -70,6 +70,7 @@ from backend.domain.language.parser.ordering import growth_basis_said_again, ord
 from backend.domain.language.parser.profit_words import cumulative_profit_sign, quarter_swing_from_named_loss
 from backend.domain.language.parser.qualifier_scopes import bracket_spans, scope_bracketed_qualifiers
 from backend.domain.language.parser.readings import POINTS, Reading, reread_tokens
+from backend.domain.language.parser.report_rows import annual_report_rows, year_report_rows
 from backend.domain.language.parser.report_windows import (
     from_quarter_before,
     quarter_compared_before,
@@ -203,6 +204,8 @@ GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
     sustained,
     counts_each,
     ordering,
+    annual_report_rows,
+    year_report_rows,
     group,
     count_of_groups,
 )
