@@ -15,7 +15,7 @@ from backend.domain.language.compiler.changes import change_value
 from backend.domain.language.compiler.conditions import condition_expr
 from backend.domain.language.compiler.errors import CompileError
 from backend.domain.language.compiler.sources import daily_alias, join_all, periods_alias, series_alias
-from backend.domain.language.compiler.sql import col, conjunction, number, ordered, table
+from backend.domain.language.compiler.sql import call, col, conjunction, number, ordered, table
 from backend.domain.language.compiler.state import QueryBuild
 from backend.domain.language.compiler.time_resolution import is_window
 from backend.domain.language.compiler.top_k import top_per_group
@@ -70,6 +70,9 @@ def build_query(screen: Screen, build: QueryBuild) -> exp.Query:
         if build.period_table is None or daily:  # a day's figure has no value per report period
             raise CompileError("a breakdown by report period needs a report figure (毛利率, 每股收益…)")
         build.date_column = ("end_date", col("end_date", periods_alias(build, build.period_table)))
+        if len(build.report_periods) > 1 and all(period.month == 12 for period in build.report_periods):
+            # for each fiscal year from 2021 to 2024: the rows are years, each labelled by its own
+            build.add_column("fiscal_year", call("toYear", build.date_column[1]))
     needs_bar = not build.joins and not series
     if needs_bar and window is None and not screen.where and not screen.outputs:
         daily_alias(build, "daily", build.day)  # a bare list of stocks on a day: those with a bar

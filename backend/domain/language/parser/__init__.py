@@ -44,7 +44,7 @@ from backend.domain.language.parser.comparisons import (
     versus_other_period,
 )
 from backend.domain.language.parser.concepts import concepts
-from backend.domain.language.parser.defined_labels import defined_label, profit_after_loss
+from backend.domain.language.parser.defined_labels import defined_label, profit_after_loss, term_defined_after
 from backend.domain.language.parser.direction_with_periods import direction_with_periods
 from backend.domain.language.parser.distances import distance_from_level
 from backend.domain.language.parser.elided_aggregates import elided_aggregate_measure
@@ -116,6 +116,7 @@ from backend.domain.language.parser.word_order import (
 # Phrases that hold dates or numbers of their own (上市日期, N日均线, 连续N天) go before the time and
 # comparison passes, which would otherwise read those dates and numbers as times and values.
 GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
+    term_defined_after,
     improvement,
     signed_figure,
     asked_unit,

@@ -11,7 +11,9 @@ style word anywhere else (high dividend stocks with PE below 8, high dividend, P
 before it (lost money in FY23, back in the black in FY24; loss-makers in 2024 back in the black in
 2025); with no loss said it is left to refuse, the period of the loss unknown.
 
-Both run on the tokens with their filler still in (the colon is filler).
+Both run on the tokens with their filler still in (the colon is filler). A catalogue term followed by 就是 /
+i.e. and a definition (2024年扭亏为盈的，就是2023年年报亏损、2024年年报盈利的) is read by the grammar pass
+`term_defined_after`: the definition is screened, the term dropped.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from dataclasses import replace
 
 from backend.domain.language.context import DASH_PAUSE
 from backend.domain.language.lexicon import Token
+from backend.domain.language.parser.rewriting import Match, kind_at
+from backend.domain.language.semantic import SemanticModel
 
 # what may stand beside the label before its definition: filler (screen, plays), a scope (pharma, the CSI 300)
 LABEL_COMPANIONS = {"filler", "group", "industry", "index", "exchange", "board", "area"}
@@ -69,3 +73,31 @@ def profit_after_loss(tokens: list[Token]) -> list[Token]:
             token = replace(token, kind="profitable", value=">")
         result.append(token)
     return result
+
+
+# a time said with the term (2024年扭亏为盈): the definition says the periods again
+TERM_TIMES = {"year", "period", "month", "date"}
+TERM_KINDS = {"concept", "undefined"}  # a catalogue term (扭亏为盈, 破净) or a style word (turnaround)
+TERM_COMPANIONS = LABEL_COMPANIONS - {"filler"} | {"count_unit"}
+
+
+def term_defined_after(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """[time] + a catalogue term + 就是 / i.e. + its definition (2024年扭亏为盈的公司？就是2023年年报亏损、
+    2024年年报盈利的; turnaround stocks in 2024, i.e. a loss in FY2023 and a profit in FY2024): the asker's
+    definition is what is screened, the term and its time dropped (the definition must read on its own,
+    or the question is refused)."""
+    kept: list[Token] = []  # a scope said with the term (破净的银行) stays the question's
+    j, terms = i, 0
+    while kind_at(tokens, j) in TERM_TIMES | TERM_KINDS | TERM_COMPANIONS | {"and"}:
+        terms += kind_at(tokens, j) in TERM_KINDS
+        if kind_at(tokens, j) in TERM_COMPANIONS:
+            kept.append(tokens[j])
+        j += 1
+    if terms != 1 or kind_at(tokens, i) not in TERM_TIMES | TERM_KINDS:
+        return None
+    if kind_at(tokens, j) != "defined_as" or j + 1 >= len(tokens):
+        return None
+    timed = any(token.kind in TERM_TIMES for token in tokens[i:j])
+    if timed and not any(token.kind in TERM_TIMES for token in tokens[j + 1 :]):
+        return None  # 2025年破净的，就是市净率低于1的: the year said of the term only, never dropped
+    return j + 1 - i, kept
