@@ -69,6 +69,7 @@ from backend.domain.language.parser.move_fractions import move_by_fraction, move
 from backend.domain.language.parser.ordering import growth_basis_said_again, ordering, which_of_named
 from backend.domain.language.parser.profit_words import cumulative_profit_sign, quarter_swing_from_named_loss
 from backend.domain.language.parser.qualifier_scopes import bracket_spans, scope_bracketed_qualifiers
+from backend.domain.language.parser.quarter_words import quarter_on_its_own, year_to_date_denied
 from backend.domain.language.parser.readings import POINTS, Reading, reread_tokens
 from backend.domain.language.parser.report_rows import annual_report_rows, year_report_rows
 from backend.domain.language.parser.report_windows import (
@@ -97,7 +98,7 @@ from backend.domain.language.parser.technical import (
     volume_surge,
 )
 from backend.domain.language.parser.time_scopes import time_scope
-from backend.domain.language.parser.totals import totals_asked
+from backend.domain.language.parser.totals import total_after_group_ranking, totals_asked
 from backend.domain.language.parser.two_periods import two_years_compared
 from backend.domain.language.parser.values_first import value_before_figure
 from backend.domain.language.parser.values_present import values_present
@@ -156,6 +157,8 @@ GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
     time_scope,
     each_year_after_figure,
     direction_with_periods,
+    quarter_on_its_own,
+    year_to_date_denied,
     scope,
     scope_lists,
     scope_conditions,
@@ -205,6 +208,7 @@ GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
     sustained,
     counts_each,
     ordering,
+    total_after_group_ranking,
     annual_report_rows,
     year_report_rows,
     group,

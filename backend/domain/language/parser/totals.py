@@ -6,7 +6,10 @@ filler, so the phrase is read before filler is dropped; anywhere else they stay 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from backend.domain.language.lexicon import Token
+from backend.domain.language.parser.rewriting import Match, kind_at
 from backend.domain.language.parser.word_order import traded_flow
 from backend.domain.language.semantic import SemanticModel
 
@@ -44,3 +47,19 @@ def _asked_at(tokens: list[Token], j: int | None) -> bool:
     if j is None:
         return True
     return tokens[j].kind == "out_unit" or (tokens[j].kind == "agg" and tokens[j].text in ASKED_WORDS)
+
+
+def total_after_group_ranking(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """industries that earned the most in total / 合计: after groups ranked by a money or share amount,
+    the total said again is the groups' sum (what such a ranking reads anyway); of any other figure (a
+    ratio has no total) it is left to refuse."""
+    order = tokens[i].value if tokens[i].kind == "orderspec" else None
+    at = i + 1 + (kind_at(tokens, i + 1) == "and")  # 净利润最高，合计多少亿
+    said = kind_at(tokens, at) == "agg" and tokens[at].value == "sum"
+    grouped = any(token.kind == "dim" for token in tokens[:i])
+    if order is None or not said or not grouped or order.metric not in model.metrics:
+        return None
+    if model.metrics[order.metric].unit_kind not in {"money", "shares"}:
+        return None
+    summed = replace(order, metric=f"agg:sum:{order.metric}")
+    return at + 1 - i, [replace(tokens[i], value=summed, text=f"{tokens[i].text} {tokens[at].text}")]
