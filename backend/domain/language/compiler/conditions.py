@@ -19,6 +19,7 @@ from backend.domain.language.compiler.sql import (
     derived,
     in_query,
     number,
+    operand,
     string,
 )
 from backend.domain.language.compiler.state import QueryBuild
@@ -129,7 +130,7 @@ def _compare(build: QueryBuild, condition: Compare, time: TimeSpec) -> exp.Expr:
         if not condition.value:
             return OPS[condition.op](this=comparable(expression), expression=comparable(other))
         # 比2023年多10亿以上: the difference of the two values against the threshold
-        difference = derived(exp.Paren(this=exp.Sub(this=expression.copy(), expression=other.copy())))
+        difference = derived(exp.Paren(this=exp.Sub(this=expression.copy(), expression=operand(other))))
         return comparison(difference, condition)
     return comparison(expression, condition)
 
@@ -166,7 +167,7 @@ def _ratio(build: QueryBuild, condition: Compare, time: TimeSpec) -> exp.Expr:
     whole, whole_name = value(build, condition.other, whole_time, aggs[1])
     build.add_column(part_name, part)
     build.add_column(whole_name, whole)
-    share = exp.Div(this=exp.Mul(this=number(100), expression=part.copy()),
+    share = exp.Div(this=exp.Mul(this=number(100), expression=operand(part)),
                     expression=call("nullIf", whole.copy(), number(0)))  # fmt: skip
     return comparison(derived(share), condition)
 

@@ -94,6 +94,13 @@ def derived(expression: exp.Expr) -> exp.Expr:
     return expression
 
 
+def operand(expression: exp.Expr) -> exp.Expr:
+    """A copy of a value to stand inside an operation: bracketed when it is an operation itself (a
+    formula such as least(open, close) - low), so that 100 × it keeps its order."""
+    copied = expression.copy()
+    return exp.Paren(this=copied) if isinstance(copied, exp.Binary) else copied
+
+
 def comparable(expression: exp.Expr) -> exp.Expr:
     return settled(expression) if expression.meta.get("derived") else expression
 

@@ -44,7 +44,12 @@ from backend.domain.language.parser.comparisons import (
     versus_other_period,
 )
 from backend.domain.language.parser.concepts import concepts
-from backend.domain.language.parser.defined_labels import defined_label, profit_after_loss, term_defined_after
+from backend.domain.language.parser.defined_labels import (
+    defined_candle,
+    defined_label,
+    profit_after_loss,
+    term_defined_after,
+)
 from backend.domain.language.parser.direction_with_periods import direction_with_periods
 from backend.domain.language.parser.distances import distance_from_level
 from backend.domain.language.parser.elided_aggregates import elided_aggregate_measure
@@ -62,11 +67,13 @@ from backend.domain.language.parser.grouping import count_of_groups, group, list
 from backend.domain.language.parser.growth_words import growth_rate_named
 from backend.domain.language.parser.improvement import improvement
 from backend.domain.language.parser.index_changes import index_membership
+from backend.domain.language.parser.intraday_extremes import move_at_extreme
 from backend.domain.language.parser.kept_scopes import refuse_dropped_scopes, scopes_read
 from backend.domain.language.parser.listing import listing
 from backend.domain.language.parser.money_readings import money_reading
 from backend.domain.language.parser.move_fractions import move_by_fraction, move_by_multiple
 from backend.domain.language.parser.ordering import growth_basis_said_again, ordering, which_of_named
+from backend.domain.language.parser.other_multiples import multiple_of_other
 from backend.domain.language.parser.profit_words import cumulative_profit_sign, quarter_swing_from_named_loss
 from backend.domain.language.parser.qualifier_scopes import bracket_spans, scope_bracketed_qualifiers
 from backend.domain.language.parser.quarter_words import quarter_on_its_own, year_to_date_denied
@@ -127,6 +134,7 @@ GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
     verb_before_figure,
     value_before_figure,
     by_amount,
+    move_at_extreme,
     how_much_moved,
     averaged_move,
     averaged_most_per_day,
@@ -179,6 +187,7 @@ GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
     english_change_ranking,
     versus_other_period,
     same_periods_again,
+    multiple_of_other,
     multiple_of_measure,
     shared_comparison,
     swing,
@@ -275,7 +284,8 @@ class Parser:
         every = tokenize(question, self.context.lexicon, self.codes, self.context.latest_trade_date)
         every = values_present(every)  # 有市盈率的: read with its filler words, before they are dropped
         every = totals_asked(self.model, every)  # 一共成交了多少亿: a total word is filler elsewhere
-        every = profit_after_loss(defined_label(every, question))  # a label's colon is filler
+        # a label's colon is filler, and a candle's label before its definition
+        every = profit_after_loss(defined_candle(defined_label(every, question), question))
         names_stocks = any(token.kind == "filler" and token.text in STOCK_NOUNS for token in every)
         inside_at = tuple(t.start for t in every if t.kind == "filler" and t.text in INSIDE_WORDS)
         tokens = [token for token in scopes_side_by_side(every) if token.kind != "filler"]

@@ -372,7 +372,8 @@ def compare(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
         # 单季营收环比为负 / 单季净利润同比为正: the sign of the derived figure, never the net profit's
         condition = Compare(metric_key, tokens[j].value, 0.0, time=time, agg=agg or window, text="0")
         return j + 1 - i, [synthetic("cond", condition, tokens[i : j + 1]), *kept]
-    if kind_at(tokens, j) == "profitable" and token.kind == "metric" and agg is None and not direction:
+    said_sign = kind_at(tokens, j) in {"profitable", "nonzero"}  # body non-zero: other than zero
+    if said_sign and token.kind == "metric" and agg is None and not direction:
         # 净利润同比为正 / gross margin positive: the measure's own sign (its growth when 同比 is said),
         # never the net profit's that the sign word alone would name
         condition = Compare(metric.key, tokens[j].value, 0.0, time=time, text="0")
@@ -1121,7 +1122,7 @@ def versus_other_period(model: SemanticModel, tokens: list[Token], i: int) -> Ma
     j += 1
     # volume today more than twice yesterday's: a multiple of the other period's figure, only after a
     # comparison word (比昨天多2倍 is left alone: 2 more times, or twice?)
-    factor = _factor_at(tokens, j) if op is not None else None
+    factor = factor_at(tokens, j) if op is not None else None
     j += factor is not None
     named_again = _names(tokens, j, metric)  # the figure named again: their 2023 net profit
     j += named_again
@@ -1135,10 +1136,10 @@ def versus_other_period(model: SemanticModel, tokens: list[Token], i: int) -> Ma
     if not named_again:
         other = _other_price(model, tokens, j, metric) or metric  # 今日最低价高于昨日最高价
         j += _names(tokens, j, other)
-    if factor is None and op is not None and _factor_at(tokens, j) is not None:
+    if factor is None and op is not None and factor_at(tokens, j) is not None:
         # 高于2023年每股收益2倍[以上]: the multiple said after the other period's figure is still a
         # multiple of it (a ratio), never a difference of N in the figure's unit
-        factor = _factor_at(tokens, j)
+        factor = factor_at(tokens, j)
         _refuse_daily_multiple(tokens[j], metric)
         j += 1
         if kind_at(tokens, j) == "cmp" and tokens[j].value == {">": ">=", "<": "<="}.get(op):
@@ -1195,7 +1196,7 @@ NEVER_NEGATIVE = frozenset(
 )  # fmt: skip
 
 
-def _factor_at(tokens: list[Token], j: int) -> float | None:
+def factor_at(tokens: list[Token], j: int) -> float | None:
     """twice / double / 3 times / 3x at j: a multiple of what follows."""
     if kind_at(tokens, j) == "twice":
         return float(tokens[j].value)

@@ -7,6 +7,12 @@ what is screened. Only a label said first (before it nothing but filler and scop
 GARP screen in the CSI 300 -), ended by a colon or a dash, with a comparison after it, is read so; a
 style word anywhere else (high dividend stocks with PE below 8, high dividend, PE below 8) still refuses.
 
+A candle or an intraday shape named by a label whose conventions differ (`candle_label`: a hammer,
+a doji, 十字星, 锤子线) is filler when the question defines it: after the label (and only a day, a scope
+or filler between: 今天收出锤子线的沪深300成分股（…）) a colon, a dash or an opening bracket, then a
+measure or a condition (Hammers today: lower wick at least 2x the body…). A label said with no
+definition stays and refuses naming it.
+
 "Back in the black" (back to profit) is a profit after a loss: read as profitable when a loss is said
 before it (lost money in FY23, back in the black in FY24; loss-makers in 2024 back in the black in
 2025); with no loss said it is left to refuse, the period of the loss unknown.
@@ -51,6 +57,33 @@ def defined_label(tokens: list[Token], question: str) -> list[Token]:
         for token in tokens[:end]
     ]
     return label + tokens[end:]
+
+
+# what opens a definition after a candle label: a colon or an opening bracket (a dash is read as a comma)
+OPENINGS = {":", "("}
+# what may stand between a candle label and its definition: a day, a scope, a word for stocks
+CANDLE_COMPANIONS = LABEL_COMPANIONS | {"time", "index", "constituent", "count_unit"}
+# what a definition starts with: a measure (a high or a low of a day too) or a condition said in a word
+DEFINITION_STARTS = {"metric", "concept", "new_high", "new_low"}  # the day's low: a price
+
+
+def defined_candle(tokens: list[Token], question: str) -> list[Token]:
+    """The tokens with each `candle_label` made filler when a definition follows it."""
+    result = list(tokens)
+    for k, token in enumerate(tokens):
+        if token.kind == "candle_label" and _definition_follows(tokens, k + 1, question):
+            result[k] = replace(token, kind="filler", value=None)
+    return result
+
+
+def _definition_follows(tokens: list[Token], j: int, question: str) -> bool:
+    while j < len(tokens) and tokens[j].kind in CANDLE_COMPANIONS and tokens[j].text not in OPENINGS:
+        j += 1
+    if j >= len(tokens):
+        return False
+    opening = tokens[j].text in OPENINGS or (tokens[j].text == "," and _pauses_with_dash(question))
+    said = next((token for token in tokens[j + 1 :] if token.kind != "filler"), None)  # the day's low
+    return opening and said is not None and said.kind in DEFINITION_STARTS
 
 
 def _ends_label(token: Token) -> bool:
