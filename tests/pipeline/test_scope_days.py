@@ -10,7 +10,7 @@ from backend.domain.pipeline.validate.checklist import default_vocabulary, extra
 from backend.domain.pipeline.validate.checklist.sqltree import parse_sql
 from backend.domain.pipeline.validate.index_lists import ANY_TIME
 from backend.domain.pipeline.validate.outcome import CheckResult
-from backend.domain.pipeline.validate.scope_days import base_day_check, membership_checks
+from backend.domain.pipeline.validate.scope_days import base_day_check, end_day_check, membership_checks
 
 LIST = "SELECT con_code FROM market.index_weight WHERE index_code = '000300.SH'{day}"
 MEMBERS_SQL = """
@@ -166,3 +166,64 @@ def test_lists_of_a_span_asked_at_any_time(demo_store: MarketStore, question: st
     any_time = ANY_TIME.search(question) is not None
     [check] = membership_checks(constraints, sql, demo_store, "market", "en", any_time=any_time)
     assert check.verdict == verdict
+
+
+YEAR_GAIN_SQL = """
+SELECT countIf(last / base > 1.5) / count() FROM (
+  SELECT ts_code, argMaxIf(close, trade_date, toYear(trade_date) = {year}) AS last,
+         argMaxIf(close, trade_date, toYear(trade_date) = {year} - 1) AS base
+  FROM market.daily WHERE toYear(trade_date) IN ({year} - 1, {year}) GROUP BY ts_code
+  HAVING countIf(trade_date = '{end}') = 1 AND base > 0)
+"""
+
+
+def _year_end(store: MarketStore, year: int) -> tuple[str, int]:
+    """The year's last trading day and the stocks that traded in the year but not on it."""
+    end = str(
+        store.query(f"SELECT max(trade_date) FROM market.daily WHERE toYear(trade_date) = {year}").rows[0][0]
+    )
+    missing = store.query(
+        f"SELECT count() FROM (SELECT ts_code FROM market.daily WHERE toYear(trade_date) = {year} "
+        f"GROUP BY ts_code HAVING countIf(trade_date = '{end[:10]}') = 0)"
+    ).rows[0][0]
+    return end[:10], int(missing)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_finished_year_read_as_the_stocks_with_a_bar_on_its_last_day(
+    demo_store: MarketStore, lang: str
+) -> None:
+    latest = str(demo_store.query("SELECT max(trade_date) FROM market.daily").rows[0][0])[:10]
+    year = int(latest[:4]) - 1  # held to its end
+    end, missing = _year_end(demo_store, year)
+    question = {
+        "zh": f"{year}年全年涨超50%的股票占比",
+        "en": f"Share of stocks up by more than half over {year}?",
+    }
+    constraints = extract_constraints(question[lang], default_vocabulary())
+    sql = parse_sql(YEAR_GAIN_SQL.format(year=year, end=end))
+    check = end_day_check(constraints, sql, demo_store, "market", "zh", question[lang])
+    assert check is not None and check.check_id == "grounded-end-day"
+    assert check.verdict == ("undecidable" if missing else "pass")
+    # a figure of the latest day asks for a bar that day
+    now = f"Stocks now more than half below their {year} high"
+    assert (
+        end_day_check(extract_constraints(now, default_vocabulary()), sql, demo_store, "market", "zh", now)
+        is None
+    )
+
+
+def test_no_bar_required_or_a_year_under_way_is_not_this_check(demo_store: MarketStore) -> None:
+    latest = str(demo_store.query("SELECT max(trade_date) FROM market.daily").rows[0][0])[:10]
+    year = int(latest[:4])
+    question = f"{year - 1}年涨幅超过50%的股票占比"
+    constraints = extract_constraints(question, default_vocabulary())
+    no_bar = YEAR_GAIN_SQL.format(year=year - 1, end="2000-01-01").replace(
+        "countIf(trade_date = '2000-01-01') = 1 AND ", ""
+    )
+    assert end_day_check(constraints, parse_sql(no_bar), demo_store, "market", "zh", question) is None
+    if latest[5:] != "12-31":
+        question = f"{year}年涨幅超过50%的股票占比"
+        constraints = extract_constraints(question, default_vocabulary())
+        sql = parse_sql(YEAR_GAIN_SQL.format(year=year, end=latest))
+        assert end_day_check(constraints, sql, demo_store, "market", "zh", question) is None

@@ -39,7 +39,7 @@ from backend.domain.pipeline.validate.checklist.sqltree import Sql, number_value
 from backend.domain.pipeline.validate.index_lists import ANY_TIME
 from backend.domain.pipeline.validate.outcome import CheckResult, constraint_check
 from backend.domain.pipeline.validate.reverse.subject import day_of
-from backend.domain.pipeline.validate.scope_days import base_day_check, membership_checks
+from backend.domain.pipeline.validate.scope_days import base_day_check, end_day_check, membership_checks
 
 # Windows over the stock's own bars (moving averages, N-day highs, average volumes) are not calendar
 # windows: a SQL may read a longer calendar stretch to compute them.
@@ -401,5 +401,8 @@ def grounded_checks(
         results += [result for result in found if result is not None]
     any_time = ANY_TIME.search(question) is not None
     results += membership_checks(constraints, sql, reader, database, lang, any_time=any_time)
-    base_day = base_day_check(constraints, sql, reader, database, lang)
-    return results + ([base_day] if base_day is not None else [])
+    day_checks = (
+        base_day_check(constraints, sql, reader, database, lang),
+        end_day_check(constraints, sql, reader, database, lang, question),
+    )
+    return results + [check for check in day_checks if check is not None]

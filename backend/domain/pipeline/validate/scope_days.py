@@ -9,12 +9,19 @@
   trade_date IN (B, E)) has no base for a stock that did not trade on B but traded before it (a
   suspension): its base close is its last one before B. When such stocks trade on the end day, the
   answer may leave them out or count them wrongly: undecidable, with their number.
+- **end day of a finished year**: a figure of a named year (gained more than 50% in 2025) that the data
+  holds to its end is each stock's last close of the year. A SQL that keeps only stocks with a bar on
+  one fixed day of it (HAVING countIf(trade_date = E) = 1, max(trade_date) = E) drops the stocks
+  suspended that day — the reading of a year still under way. When such stocks exist: undecidable,
+  with their number; a year the data does not hold to its end is not judged, nor a question about the
+  latest day (now, 目前: more than 50% below their 2025 high now), which asks for a bar that day.
 
 Both read only the question's constraints, the candidate's tree and the data — never another check.
 """
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Sequence
 from datetime import date, timedelta
@@ -30,7 +37,7 @@ from backend.domain.pipeline.validate.checklist.kinds.date import DateDetail
 from backend.domain.pipeline.validate.checklist.kinds.entity import EntityDetail
 from backend.domain.pipeline.validate.checklist.kinds.open_range import OpenRangeDetail, Way
 from backend.domain.pipeline.validate.checklist.kinds.period_return import PeriodReturnDetail
-from backend.domain.pipeline.validate.checklist.sqltree import Sql, date_value
+from backend.domain.pipeline.validate.checklist.sqltree import Sql, date_value, number_value
 from backend.domain.pipeline.validate.checklist.vocabulary import Category
 from backend.domain.pipeline.validate.outcome import CheckResult, constraint_check
 from backend.domain.pipeline.validate.reverse.subject import day_of
@@ -224,6 +231,99 @@ def _fixed_days(sql: Sql) -> list[date]:
         ):
             days |= {d for value in node.expressions if (d := date_value(value)) is not None}
     return sorted(days)
+
+
+def _required_days(sql: Sql) -> list[date]:
+    """Days a HAVING requires a stock's bar on: countIf(trade_date = E) = 1 (> 0, >= 1),
+    max(trade_date) = E."""
+    days: set[date] = set()
+    for having in sql.tree.find_all(exp.Having):
+        for node in having.find_all(exp.EQ, exp.GT, exp.GTE):
+            sides = (node.this, node.expression)
+            for side, other in (sides, sides[::-1]):
+                bound = number_value(other)
+                if isinstance(side, exp.CountIf) and isinstance(side.this, exp.EQ) and bound in (0, 1):
+                    day = _pinned(side.this)
+                    required = isinstance(node, exp.GT) == (bound == 0)
+                elif isinstance(side, exp.Max) and isinstance(node, exp.EQ):
+                    day = date_value(other) if _is_trade_date(side.this) else None
+                    required = True
+                else:
+                    continue
+                days |= {day} if day is not None and required else set()
+    return sorted(days)
+
+
+def _is_trade_date(node: exp.Expr) -> bool:
+    return isinstance(node, exp.Column) and node.name in _DATE_COLUMNS
+
+
+def _pinned(condition: exp.EQ) -> date | None:
+    """The day of trade_date = 'D' (either way round)."""
+    if _is_trade_date(condition.this):
+        return date_value(condition.expression)
+    return date_value(condition.this) if _is_trade_date(condition.expression) else None
+
+
+_NOW = re.compile(r"现在|目前|当前|今天|今日|最新|\b(?:now|today|currently|current|latest)\b", re.IGNORECASE)
+
+
+def end_day_check(
+    constraints: Sequence[Constraint],
+    sql: Sql,
+    reader: MarketReader,
+    database: str,
+    lang: Lang,
+    question: str,
+) -> CheckResult | None:
+    # a year (2025, 全年: read as the year's period too), not a day nor a year since which
+    years = {
+        c.detail.year
+        for c in constraints
+        if isinstance(c.detail, DateDetail)
+        and not c.detail.since
+        and (c.detail.day is None or (c.detail.period and (c.detail.day.month, c.detail.day.day) == (12, 31)))
+    }
+    required = _required_days(sql)
+    if len(years) != 1 or len(required) != 1 or required[0].year not in years or _NOW.search(question):
+        return None
+    end, year = required[0], required[0].year
+    started = time.perf_counter()
+    query = (
+        f"SELECT (SELECT max(trade_date) FROM {database}.daily), count() FROM (SELECT ts_code "
+        f"FROM {database}.daily WHERE toYear(trade_date) = {year} GROUP BY ts_code "
+        f"HAVING countIf(trade_date = toDate('{end.isoformat()}')) = 0)"
+    )
+    text = says(
+        lang,
+        f"{year}年的数字取每只股票当年最后一个收盘价：{end.isoformat()} 停牌的股票不被剔除",
+        f"a figure of {year} reads each stock's last close of the year: stocks suspended on "
+        f"{end.isoformat()} are not left out",
+    )
+    criterion = says(
+        lang,
+        f"{year}年有行情的股票在 {end.isoformat()} 都有行情",
+        f"every stock trading in {year} has a bar on {end.isoformat()}",
+    )
+    try:
+        rows = reader.query(query).rows
+    except StoreBusy:
+        raise
+    except MarketError as error:
+        reason = f"the stocks with no bar that day could not be counted: {error}"
+        return _result("grounded-end-day", "date", text, criterion, query, "undecidable", reason, started)
+    latest = day_of(rows[0][0]) if rows else None
+    if latest is None or latest < date(year, 12, 31):
+        return None  # the year is under way: a bar on its latest day is the usual reading
+    missing = rows[0][1] if isinstance(rows[0][1], int) else 0
+    if missing == 0:
+        reason = f"every stock trading in {year} has a bar on {end.isoformat()}"
+        return _result("grounded-end-day", "date", text, criterion, query, "pass", reason, started)
+    reason = (
+        f"the SQL keeps only stocks with a bar on {end.isoformat()}: {missing} stocks traded in {year} "
+        "but not that day (suspended); the finished year's figure reads their last close"
+    )
+    return _result("grounded-end-day", "date", text, criterion, query, "undecidable", reason, started)
 
 
 def base_day_check(
