@@ -17,6 +17,14 @@ BILLION_DAILY = "What was the whole market's average daily turnover in each mont
 IN_BRACKETS = "总市值最大的10家银行，列出名称和总市值（亿元）。"
 AFTER_UNIT = "各行业总市值合计，单位：亿元"
 WRITTEN_IN_EN = "Show Kweichow Moutai's revenue for each annual report, in 亿 (100 million CNY)."
+HUNDRED_MILLION = "Mean total market value of STAR Market shares on the last session, in 100 million yuan?"
+QUARTER_ALONE = "宁德时代2024年第二季度单季营业收入有多少亿元"
+QUARTER_ALONE_EN = "CATL's revenue in Q2 2024 alone, in hundreds of millions of yuan"
+QUARTER_SQL = """
+SELECT ((SELECT revenue FROM market.income WHERE ts_code = '300750.SZ' AND end_date = '2024-06-30')
+      - (SELECT revenue FROM market.income WHERE ts_code = '300750.SZ' AND end_date = '2024-03-31'))
+      / {scale} AS q2
+"""
 
 
 @pytest.mark.parametrize(
@@ -59,6 +67,14 @@ WRITTEN_IN_EN = "Show Kweichow Moutai's revenue for each annual report, in 亿 (
         ),
         (WRITTEN_IN_EN, "SELECT end_date, round(revenue / 1e8, 2) FROM market.income", "pass"),
         (WRITTEN_IN_EN, "SELECT end_date, round(revenue / 1e4, 2) FROM market.income", "fail"),
+        # a count of the English scale word (100 million: 亿); total_mv in 万元 takes 1e4
+        (HUNDRED_MILLION, "SELECT avg(total_mv) / 1e4 FROM market.daily_basic", "pass"),
+        (HUNDRED_MILLION, "SELECT avg(total_mv) / 1e8 FROM market.daily_basic", "fail"),
+        # a figure of one quarter alone, two periods' values subtracted in scalar subqueries (income in 元)
+        (QUARTER_ALONE, QUARTER_SQL.format(scale="1e8"), "pass"),
+        (QUARTER_ALONE, QUARTER_SQL.format(scale="1e4"), "fail"),
+        (QUARTER_ALONE_EN, QUARTER_SQL.format(scale="1e8"), "pass"),
+        (QUARTER_ALONE_EN, QUARTER_SQL.format(scale="1e12"), "fail"),
     ],
 )
 def test_scale_of_a_shown_amount(question: str, sql: str, verdict: str) -> None:

@@ -38,9 +38,12 @@ _ASKED = re.compile(
     rf"|[（(]\s*(?:单位[:：]?\s*)?(?P<bracket>{_SCALE_ZH})\s*元\s*[)）]"
     rf"|(?:单位[为是:：]?\s*|以)(?P<unit>{_SCALE_ZH})元"
     rf"|\bin\s+(?P<written>{_SCALE_ZH})(?:\s*元)?"
-    r"|\bin\s+(?:(?P<en>trillion|billion|million|thousand|bn|mn)s?\s+(?:of\s+)?)?(?:yuan|cny|rmb)\b",
+    r"|\bin\s+(?:(?P<times>10|100|ten|a hundred|hundreds of|tens of)\s+)?"
+    r"(?:(?P<en>trillion|billion|million|thousand|bn|mn)s?\s+(?:of\s+)?)?(?:yuan|cny|rmb)\b",
     re.IGNORECASE,
 )
+# in 100 million yuan, in tens of thousands of yuan: a count of the scale word (亿, 万 said in English)
+_TIMES = {"10": 10.0, "ten": 10.0, "tens of": 10.0, "100": 100.0, "a hundred": 100.0, "hundreds of": 100.0}
 
 
 @dataclass(frozen=True)
@@ -63,7 +66,8 @@ def asked_unit(question: str, vocabulary: Vocabulary) -> tuple[str, float] | Non
     if scale is None:
         return match.group(), 1.0
     factor = vocabulary.scale_units.get(scale.lower())
-    return None if factor is None else (match.group(), factor)
+    times = _TIMES[match.group("times").lower()] if match.group("times") else 1.0
+    return None if factor is None else (match.group(), factor * times)
 
 
 def shown_amounts(sql: Sql, vocabulary: Vocabulary) -> list[ShownAmount]:
@@ -78,7 +82,7 @@ def shown_amounts(sql: Sql, vocabulary: Vocabulary) -> list[ShownAmount]:
         read = columns_of(resolved) & set(money)
         if len(read) == 1:
             column = next(iter(read))
-            figures.append(ShownAmount(column, resolved, linear_factor(resolved, column)))
+            figures.append(ShownAmount(column, resolved, linear_factor(resolved, column, amounts=True)))
     return figures
 
 

@@ -465,31 +465,43 @@ def is_count(node: exp.Expr) -> bool:
     return isinstance(node, exp.Count) or function_name(node) in _COUNT_NAMES
 
 
-def linear_factor(node: exp.Expr, column: str) -> float | None:
-    """k when `node` is k × the column, possibly under an aggregate or a rounding; None otherwise."""
+def linear_factor(node: exp.Expr, column: str, *, amounts: bool = False) -> float | None:
+    """k when `node` is k × the column, possibly under an aggregate or a rounding; None otherwise.
+
+    With `amounts` (a shown amount's unit), a sum or difference of two values of the column scaled
+    alike (Q3's cumulative profit − H1's) and a scalar subquery showing it keep that factor: the unit
+    of a figure, not the size of a threshold."""
     node = strip(node)
     if isinstance(node, exp.Column):
         return 1.0 if node.name.lower() == column else None
     if isinstance(node, exp.Window):
-        return linear_factor(node.this, column)
+        return linear_factor(node.this, column, amounts=amounts)
+    if amounts and isinstance(node, exp.Subquery) and isinstance(node.this, exp.Select):
+        shown = node.this.expressions
+        return linear_factor(shown[0].unalias(), column, amounts=True) if len(shown) == 1 else None
+    if amounts and isinstance(node, exp.Add | exp.Sub):
+        left, right = (linear_factor(side, column, amounts=True) for side in (node.this, node.expression))
+        return left if left is not None and right is not None and close(left, right) else None
     if isinstance(node, _MONOTONE) or function_name(node) in _MONOTONE_NAMES:
         first = first_argument(node)
-        return None if first is None else linear_factor(first, column)
+        return None if first is None else linear_factor(first, column, amounts=amounts)
     if isinstance(node, exp.Neg):
-        inner = linear_factor(node.this, column)
+        inner = linear_factor(node.this, column, amounts=amounts)
         return None if inner is None else -inner
     if isinstance(node, exp.Mul | exp.Div):
         if isinstance(node, exp.Div) and is_count(node.expression):
-            return linear_factor(node.this, column)  # sum(x) / count(): an average keeps the unit
+            return linear_factor(
+                node.this, column, amounts=amounts
+            )  # sum(x) / count(): an average keeps the unit
         right = number_value(node.expression)
         if right is not None and right != 0:
-            inner = linear_factor(node.this, column)
+            inner = linear_factor(node.this, column, amounts=amounts)
             if inner is None:
                 return None
             return inner * right if isinstance(node, exp.Mul) else inner / right
         left = number_value(node.this)
         if isinstance(node, exp.Mul) and left is not None:
-            inner = linear_factor(node.expression, column)
+            inner = linear_factor(node.expression, column, amounts=amounts)
             return None if inner is None else inner * left
     return None
 
