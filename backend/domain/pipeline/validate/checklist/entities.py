@@ -63,12 +63,13 @@ _NOT_NAMES = {
 _NOT_NAME_CHARACTERS = set("各每前最连续近今昨不非按统计哪些有多少这那上下涨跌股票季过市")  # 市: 两市, 全市场
 # Function words that open a question (截至最新交易日, 对于…, 目前…, 距离近250日高点…): a preposition, a
 # conjunction, a quantifier or a time word — or a count with its measure word (三只, 几家) — never a
-# company's name.
+# company's name; nor where companies are registered or based (注册地在广东, 总部位于杭州).
 _NOT_NAME_OPENERS = re.compile(
     r"截至|截止|直到|对于|关于|根据|按照|依据|基于|如果|假如|目前|当前|现在|如今"
     r"|距离|距|相对|相比|相较|较之|比起|对比|除了|以及|并且|而且|或者|还是|同时|其中|另外"
     r"|所有|全部|整个|一共|总共|大约|大概|至少|至多"
     r"|[一二两三四五六七八九十百千几数\d]+(?:个|只|支|家|次|天|年|月|周|位|名|条)"
+    r"|注册|总部|所在地|办公地"
 )
 # Function words ending in 中 (其中银行股, 这之中): the 中 is theirs, it opens no name (中信, 中国).
 _FUNCTION_WORDS_ENDING_IN_ZHONG = {"其中", "之中", "当中", "从中", "集中"}

@@ -6,8 +6,9 @@ The averages are read where the tree names their length: an avg over a ROWS fram
 or under the alias a projection gives it (round(avg(close) OVER w, 2) AS ma20). The SQL fails when
 two comparisons with averages of different lengths sit on two sides of an OR that decides rows
 (above either), when the close is kept on the other side of one of them (`condition`), or when the
-averages it compares are all read and one listed length is never compared (`condition`). Averages
-whose length the tree does not tell (a GROUP BY over a span of days) leave it undecided.
+averages it compares are all read and one listed length is never compared (`condition`). An
+alignment (close > MA5 AND MA5 > MA10) compares the close with the longer average through the shorter
+one. Averages whose length the tree does not tell (a GROUP BY over a span of days) leave it undecided.
 """
 
 from __future__ import annotations
@@ -47,9 +48,14 @@ class AverageListDetail:
     def check(self, sql: Sql) -> Finding:
         named = _named_lengths(sql)
         compared: list[tuple[exp.Expr, int, bool]] = []  # (comparison, length, close kept above)
+        chained: set[tuple[int, int]] = set()  # (a, b): the a-bar average kept above the b-bar one
         unread = False
         for node in sql.tree.find_all(*_ORDER):
             left, right = strip(node.this), strip(node.expression)
+            if _length(left, named) is not None and _length(right, named) is not None:
+                upper, lower = (left, right) if isinstance(node, exp.GT | exp.GTE) else (right, left)
+                chained.add((named[upper.name.lower()], named[lower.name.lower()]))
+                continue
             if _is_close(right) and _length(left, named) is not None:
                 compared.append((node, named[left.name.lower()], isinstance(node, exp.LT | exp.LTE)))
             elif _is_close(left) and _length(right, named) is not None:
@@ -75,7 +81,10 @@ class AverageListDetail:
                         Attribution.CONDITION,
                         "the averages are alternatives (OR); the question asks all of them together",
                     )
-        missing = sorted(set(self.lengths) - {length for _, length, _ in compared})
+        reached = _through(
+            {length for _, length, _ in compared}, chained if self.above else {(b, a) for a, b in chained}
+        )
+        missing = sorted(set(self.lengths) - reached)
         if missing and not unread:
             return failed(
                 Attribution.CONDITION, f"the close is never compared with its {missing[0]}-bar average"
@@ -85,6 +94,14 @@ class AverageListDetail:
         return passed(
             f"the close is compared with each of the {', '.join(map(str, self.lengths))}-bar averages"
         )
+
+
+def _through(lengths: set[int], chained: set[tuple[int, int]]) -> set[int]:
+    """The lengths compared with the close directly, and those a chain of averages passes on to."""
+    reached = set(lengths)
+    while step := {b for a, b in chained if a in reached} - reached:
+        reached |= step
+    return reached
 
 
 def _named_lengths(sql: Sql) -> dict[str, int]:
@@ -128,7 +145,9 @@ def extract(question: Question) -> list[Constraint]:
     above, below = _ABOVE.search(before), _BELOW.search(before)
     if bool(above) == bool(below):
         return []
-    lengths = tuple(c.detail.count for c in averages if isinstance(c.detail, window.WindowDetail))
+    lengths = tuple(
+        dict.fromkeys(c.detail.count for c in averages if isinstance(c.detail, window.WindowDetail))
+    )
     span = question.span(start, end)
     way = "上方" if above else "下方"
     text = question.says(

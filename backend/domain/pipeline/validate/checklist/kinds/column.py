@@ -14,6 +14,8 @@ one named with its growth (revenue grew 20% year on year: a growth-rate column a
 year-on-year rate (净利润同比) never read is undecided: computing it takes the amount of two periods,
 and the amount of one period read in its place (净利润 > 0 for 净利润同比为正) is another measure.
 高开 / 低开 said as a condition (低开的股票, 今天低开) must be tested: the open compared, not only shown.
+The close said with its move (收盘却下跌, closed more than 5% higher) names the day's change: the stored
+change (pct_chg, change) answers it without the close.
 """
 
 from __future__ import annotations
@@ -117,6 +119,29 @@ def _verb_of(question: Question, hit: Hit) -> bool:
     )
 
 
+# A move right after the close word (收盘却下跌, 收盘上涨, closed 5% higher, closed down): the day's change,
+# not a comparison of the close with another price (closed higher than the open).
+_MOVE_AFTER = {
+    Lang.ZH: re.compile(
+        r"^价?\s*(?:却|仍然|仍|依然|依旧|还|也|都|均|时|则|而|反而){0,2}"
+        r"\s*(?:上涨|下跌|收涨|收跌|涨|跌|翻红|翻绿)"
+    ),
+    Lang.EN: re.compile(
+        r"^\s+(?:(?:more than|over|at least|less than|under|nearly|almost|about|up to)\s+)?"
+        r"(?:\d+(?:\.\d+)?\s*%\s*)?(?:higher|lower|up|down)\b(?!\s+than\b)",
+        re.IGNORECASE,
+    ),
+}
+_DAY_CHANGE = frozenset({"pct_chg", "change"})
+
+
+def _said_with_move(question: Question, hit: Hit) -> frozenset[str]:
+    """The stored changes that answer the close named with its move (收盘却下跌), or none."""
+    if question.vocabulary.metrics[hit.key].columns != {"close"}:
+        return frozenset()
+    return _DAY_CHANGE if _MOVE_AFTER[question.lang].match(question.text[hit.end :]) else frozenset()
+
+
 def _condition_on(question: Question, hit: Hit) -> str:
     """The column a condition word tests (the open for 低开的股票), or ""."""
     column = _CONDITIONS.get(question.text[hit.start : hit.end], "")
@@ -158,6 +183,7 @@ class ColumnDetail:
     stand_ins: frozenset[str] = frozenset()  # for a formula: same-unit columns that may replace one of it
     yearly_rate: bool = False  # a stored year-on-year growth rate (the semantic model's yoy convention)
     condition_on: str = ""  # named as a condition (低开的股票): the column the SQL must compare
+    moves: frozenset[str] = frozenset()  # named with its move (收盘却下跌): stored changes that answer it
 
     def _tested(self, sql: Sql, finding: Finding) -> Finding:
         if not self.condition_on or finding.outcome is not Outcome.PASS or _compared(sql, self.condition_on):
@@ -174,6 +200,10 @@ class ColumnDetail:
         read = _columns_read(sql)
         if self.columns <= read:
             return passed(f"the SQL reads {', '.join(sorted(self.columns))}")
+        if read & self.moves:
+            return passed(
+                f"{self.metric} is said with its move, which {', '.join(sorted(read & self.moves))} reads"
+            )
         instead = sorted(read & self.neighbours)
         if not read & self.columns:
             if instead:
@@ -260,7 +290,9 @@ def extract(question: Question) -> list[Constraint]:
         )
         if detail is None:
             continue
-        detail = replace(detail, condition_on=_condition_on(question, hit))
+        detail = replace(
+            detail, condition_on=_condition_on(question, hit), moves=_said_with_move(question, hit)
+        )
         span = question.span(hit.start, hit.end)
         of = "/".join(sorted(detail.columns))
         text = question.says(f"“{span.text}”：读取 {of}", f"“{span.text}”: read from {of}")

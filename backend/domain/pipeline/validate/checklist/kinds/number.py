@@ -281,6 +281,7 @@ class NumberDetail:
             if comparison.number is not None
             and any(close(comparison.number, form) for form in self.oriented)
             and _plain(comparison.subject)
+            and not _bucket_bound(comparison.node)
         ]
         if not found:
             return self._opposed(sql)
@@ -405,11 +406,24 @@ class NumberDetail:
                 in_formula = True
                 continue
             op = comparison.op if factor > 0 else _MIRROR[comparison.op]
-            plain.append(_Threshold(comparison.number / factor, op, comparison.negated, comparison.number))
+            plain.append(
+                _Threshold(
+                    comparison.number / factor,
+                    op,
+                    comparison.negated,
+                    comparison.number,
+                    _bucket_bound(comparison.node),
+                )
+            )
         matching = [threshold for threshold in plain if close(threshold.implied, stored)]
         wanted = {">", ">="} if self.side is Side.ABOVE else {"<", "<="}
-        if any(threshold.op in wanted or threshold.negated for threshold in matching):
+        if any(threshold.op in wanted or threshold.negated or threshold.bucket for threshold in matching):
             return passed(f"{self.column} is compared with {_shown(stored)}")
+        if stored == 0 and plain and all(t.bucket and t.implied > 0 for t in plain):
+            return undecided(
+                f"{self.column}'s lowest bucket stands open at 0: "
+                "what leaves the negative values out (a NULL, a filter elsewhere) is not read"
+            )
         if matching:
             return failed(
                 Attribution.CONDITION,
@@ -568,6 +582,26 @@ class _Threshold:
     op: str  # on the bare column
     negated: bool
     constant: float  # as written in the SQL
+    bucket: bool = False  # a bucketing's bound: its side is set by the order of the branches
+
+
+def _bucket_bound(node: exp.Expr) -> bool:
+    """A condition of a bucketing (multiIf, or CASE with two or more WHENs: 0-20, 20-50, 50+): a branch
+    holds only where the earlier ones failed, so its comparison alone does not tell the bucket's side."""
+    child, parent = node, node.parent
+    while parent is not None and not isinstance(parent, exp.Select):
+        if isinstance(parent, exp.Anonymous) and function_name(parent) == "multiif":
+            conditions = parent.expressions[:-1:2]
+            if len(conditions) >= 2 and any(child is c for c in conditions):
+                return True
+        if (
+            isinstance(child, exp.If)
+            and isinstance(parent, exp.Case)
+            and len(parent.args.get("ifs") or []) >= 2
+        ):
+            return True
+        child, parent = parent, parent.parent
+    return False
 
 
 _MIRROR = {">": "<", ">=": "<=", "<": ">", "<=": ">=", "=": "=", "!=": "!="}

@@ -14,12 +14,17 @@ A distance below an N-day high (more than 30% below their 250-day closing high, 
 high) is a drawdown over the window (benchmarks/language/README.md): the stock's bars in it, no full
 window needed. A SQL that keeps only stocks with N bars (count() = N, HAVING count() >= N) leaves the
 newer listings out (`time_scope`).
+
+A window of calendar weeks (past two weeks, 近两周; not 52 weeks) holds 7N calendar days or 5N
+trading days: either count passes, and so do literal days whose range holds 7N days (± 2: the bounds
+may fall on a weekend).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from datetime import date
 from typing import ClassVar
 
 from sqlglot import exp
@@ -125,6 +130,10 @@ _NEIGHBOUR_FUNCTIONS = {
 # within the rows gathered into it).
 _ROW_NEIGHBOURS = _NEIGHBOUR_FUNCTIONS - {"arraydifference"}
 _DAY_SHIFTS = {"subtractdays", "adddays"}
+# Calendar weeks (not 52 weeks, a year of bars); a range of them may start or end on a weekend.
+_WEEKS = re.compile(r"周|星期|weeks?", re.IGNORECASE)
+_WEEKEND = 2
+_ORDER_OPS = {">", ">=", "<", "<="}
 _TODAY = {"today", "now", "currentdate"}
 
 
@@ -189,9 +198,28 @@ class WindowDetail:
             )
         if sql.has_number((float(self.count), float(self.count - 1), float(self.count + 1))):
             return passed(f"a window of {self.count} {self.unit} appears in the SQL")
+        if _WEEKS.fullmatch(self.unit):
+            weeks = self._weeks_as_days(sql)
+            if weeks is not None:
+                return weeks
         if _days_written_out(sql):
             return undecided("the window is written as days; counting its trading days needs the calendar")
         return failed(Attribution.TIME_SCOPE, f"no window of {self.count} {self.unit} appears in the SQL")
+
+    def _weeks_as_days(self, sql: Sql) -> Finding | None:
+        """N weeks written as their 7N calendar or 5N trading days, or as literal days 7N apart."""
+        days, bars = 7 * self.count, 5 * self.count
+        if sql.has_number(tuple(float(n) for n in (days - 1, days, days + 1, bars - 1, bars, bars + 1))):
+            return passed(f"{self.count} {self.unit} appear in the SQL as {days} days or {bars} trading days")
+        span = _literal_span(sql)
+        if span is not None and abs(span - days) <= _WEEKEND:
+            return passed(f"the SQL's literal days hold {span} calendar days, {self.count} {self.unit}")
+        if span is not None and span < days - _WEEKEND:  # too few even for 5N trading days
+            return failed(
+                Attribution.TIME_SCOPE,
+                f"the SQL's literal days hold {span} calendar days, fewer than {self.count} {self.unit}",
+            )
+        return None
 
     def _year_of_bars(self, sql: Sql) -> Finding:
         """52 weeks as bars: about 250 of them pass; 260 (52 × 5 weekdays) counts holidays as bars and
@@ -447,6 +475,25 @@ def _days_written_out(sql: Sql) -> bool:
         sum(date_value(v) is not None for v in node.expressions) >= 2 for node in sql.tree.find_all(exp.In)
     )
     return ranged or listed
+
+
+def _literal_span(sql: Sql) -> int | None:
+    """The calendar days a range of literal days holds (trade_date > '2025-12-17' AND trade_date <=
+    '2025-12-31': 14), when every such range of the SQL holds the same number; None otherwise."""
+    bounds: dict[tuple[int, str], list[tuple[str, date]]] = {}
+    for comparison in sql.comparisons:
+        if comparison.day is not None and comparison.op in _ORDER_OPS and not comparison.negated:
+            key = (id(comparison.select), comparison.subject.sql())
+            bounds.setdefault(key, []).append((comparison.op, comparison.day))
+    spans: set[int] = set()
+    for found in bounds.values():
+        lows = [(op, day) for op, day in found if op in {">", ">="}]
+        highs = [(op, day) for op, day in found if op in {"<", "<="}]
+        if len(lows) != 1 or len(highs) != 1:
+            return None
+        (low_op, low), (high_op, high) = lows[0], highs[0]
+        spans.add((high - low).days + (low_op == ">=") + (high_op == "<=") - 1)
+    return spans.pop() if len(spans) == 1 else None
 
 
 def _is_day(node: exp.Expr, days: frozenset[str] = frozenset()) -> bool:
