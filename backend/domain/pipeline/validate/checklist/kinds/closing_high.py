@@ -37,7 +37,7 @@ from backend.domain.pipeline.validate.checklist.sqltree import (
 )
 
 _CUE = re.compile(
-    rf"收盘价?(?:创出?|再创|创下)?\s*(?:近|最近|过去)?\s*{COUNT}\s*(?:个交易日|日|天|周|个月|年)\s*(?:收盘)?新(?P<zh>高|低)"
+    rf"收盘价?(?:曾|再)?(?:创出|创过|创下|创)?\s*(?:近|最近|过去)?\s*{COUNT}\s*(?:个交易日|日|天|周|个月|年)\s*(?:收盘)?新(?P<zh>高|低)"
     rf"|\bclos(?:ed|es|ing)\s+at\s+(?:a|an|its|their|the)\s+(?:new\s+)?"
     rf"{COUNT}[- ](?:trading[- ])?day\s+(?P<en>high|low)\b"
     rf"|\b{COUNT}[- ](?:trading[- ])?day\s+closing\s+(?P<closing>high|low)\b"
@@ -48,7 +48,10 @@ _CUE = re.compile(
     rf"{COUNT}\s+(?:trading\s+)?(?:days|sessions|bars)\b"
     # 近20个交易日里最低收盘价, 最近5天收盘价的最高值: the extreme of the window's closes
     rf"|(?:近|最近|过去)\s*{COUNT}\s*(?:个交易日|日|天|周|个月)\s*(?:里|内|中|以来)?\s*的?\s*"
-    rf"(?:最(?P<zh_value>高|低)收盘价?|收盘价?的?最(?P<zh_level>高|低))",
+    rf"(?:最(?P<zh_value>高|低)收盘价?|收盘价?的?最(?P<zh_level>高|低))"
+    # a distance from the highest (lowest) close: 从最高收盘价回撤, 较最低收盘价反弹, off their peak close
+    rf"|(?:从|自|距|较|离|相对于?)\s*(?:其|区间|期间)?\s*的?\s*最(?P<zh_from>高|低)收盘价?"
+    rf"|\b(?:from|off|below|above)\s+(?:its|their|the)\s+(?P<en_from>highest|lowest|peak)\s+clos(?:e|ing\s+price)\b",
     re.IGNORECASE,
 )
 _EXTREMES: dict[bool, tuple[type[exp.Expr], set[str]]] = {
@@ -167,9 +170,9 @@ def extract(question: Question) -> list[Constraint]:
     cue = _CUE.search(question.text)
     if cue is None:
         return []
-    sides = ("zh", "en", "closing", "most", "value", "zh_value", "zh_level")
+    sides = ("zh", "en", "closing", "most", "value", "zh_value", "zh_level", "zh_from", "en_from")
     side = next((cue.group(name) for name in sides if cue.group(name)), "").lower()
-    highest = side in ("高", "high", "highest")
+    highest = side in ("高", "high", "highest", "peak")
     span = question.span(cue.start(), cue.end())
     text = question.says(
         f"“{span.text}”：窗口内收盘价的{'最高' if highest else '最低'}值",
