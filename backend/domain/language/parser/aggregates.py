@@ -232,7 +232,10 @@ def aggregate_metric(model: SemanticModel, tokens: list[Token], i: int) -> Match
             if token.text in DAILY_AVERAGE_WORDS:  # 日均成交额: each day's value averaged, as "average daily"
                 return end - i, [synthetic("daily_values", "daily", [token]), aggregate, *others]
             return end - i, [aggregate, *others]
+    figure_after = i + 2 < len(tokens) and _measured(tokens[i + 2]) is not None
     if token.kind in MEASURED and kind_at(tokens, i + 1) == "agg" and tokens[i + 1].value != "count":
+        if figure_after:  # by market cap: what's their average return — the average is the return's
+            return None
         if tokens[i + 1].value == "sum" and metric_of(token) == "pct_chg":
             return 2, [token]
         return 2, [synthetic("aggmetric", (tokens[i + 1].value, metric_of(token)), tokens[i : i + 2])]
