@@ -60,7 +60,10 @@ def condition_expr(build: QueryBuild, condition: Condition, time: TimeSpec) -> e
         parts = [condition_expr(build, item, time) for item in condition.items]
         return exp.and_(*parts) if condition.op == "and" else exp.Paren(this=exp.or_(*parts))
     if isinstance(condition, Not):
-        return exp.Not(this=exp.Paren(this=condition_expr(build, condition.item, time)))
+        item = condition_expr(build, condition.item, time)
+        if isinstance(item, exp.Not):  # no value at all (亏损股: no P/E) reads x IS NULL, not NOT (NOT …)
+            return item.this
+        return exp.Not(this=exp.Paren(this=item))
     if isinstance(condition, Scope):
         return scope_condition(build, condition)
     if isinstance(condition, Compare):

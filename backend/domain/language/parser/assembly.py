@@ -38,7 +38,7 @@ from backend.domain.language.parser.composition import (
 from backend.domain.language.parser.errors import NotUnderstood
 from backend.domain.language.parser.later_direction import direction_after_ranking
 from backend.domain.language.parser.leftovers import RUN_LENGTHS, is_harmless, refuse_leftovers
-from backend.domain.language.parser.loss_makers import date_losses_by_valuation
+from backend.domain.language.parser.loss_makers import read_losses_by_valuation
 from backend.domain.language.parser.readings import Reading
 from backend.domain.language.parser.rewriting import kind_at, metric_of, synthetic
 from backend.domain.language.parser.time_placement import (
@@ -146,7 +146,7 @@ def assemble(
     take_share_and_averages_over_scope(screen, reading)
     refuse_groups_without_aggregate(model, screen)
     place_times(model, screen, found.times)
-    date_losses_by_valuation(screen)
+    read_losses_by_valuation(screen)
     # 每天 / each day reads only as a per-day breakdown; anywhere else no rule used it
     unread_days = (
         [] if screen.group_by == "trade_date" else [k for k, t in enumerate(tokens) if _asks_per_day(t)]

@@ -1,8 +1,9 @@
 """A loss maker said beside a P/E (各行业平均市盈率（剔除亏损股）, average PE ex loss-makers) is a company
 whose P/E has no value because of a loss: the static P/E divides by the last annual profit, the TTM
-P/E by the trailing four quarters' (a negative P/E, which the data never stores, is that loss too).
-With no period of its own, the loss (or profit) is read on the earnings that P/E uses — not on the
-latest report period, which a P/E never reads. Run by the assembly after the times are placed."""
+P/E by the trailing four quarters'. With no period of its own, the loss (or profit) is read as that
+P/E's emptiness on the P/E's own day (pe IS NULL; a profit: a P/E at all) — never the latest report
+period, which a P/E never reads, and never a report the question did not name. A negative P/E, which
+the data never stores, is that loss too. Run by the assembly after the times are placed."""
 
 from __future__ import annotations
 
@@ -15,26 +16,49 @@ from backend.domain.language.ir import (
     Compare,
     Condition,
     Not,
+    Order,
     Screen,
-    TimeSpec,
+    Sustained,
+    TopSubset,
+    VersusGroup,
 )
-from backend.domain.language.parser.time_placement import compares_in
 
 PROFIT = "n_income_attr_p"
-# the earnings each P/E is computed on: the latest annual report, or the trailing four quarters
-EARNINGS_OF = {"pe": (TimeSpec("annual"), None), "pe_ttm": (None, "ttm")}
+VALUATIONS = ("pe", "pe_ttm")  # the P/Es a loss leaves empty: static (annual profit) and TTM
+
+
+def _ranked_metric(order: Order) -> str:
+    return order.metric.rsplit(":", 1)[-1]  # a group ordering's "agg:avg:pe" ranks by pe
+
+
+def _condition_metrics(condition: Condition) -> set[str]:
+    """The measures a condition tests: a comparison's, one against its group's average (市盈率低于行业
+    平均), the ranking a top subset is cut from, inside and/or/not and a sustained test too."""
+    if isinstance(condition, Compare | VersusGroup):
+        return {condition.metric}
+    if isinstance(condition, TopSubset):
+        within = {metric for item in condition.within for metric in _condition_metrics(item)}
+        return {_ranked_metric(condition.order)} | within
+    if isinstance(condition, Sustained):
+        return {condition.compare.metric}
+    if isinstance(condition, BoolOp):
+        return {metric for item in condition.items for metric in _condition_metrics(item)}
+    if isinstance(condition, Not):
+        return _condition_metrics(condition.item)
+    return set()
 
 
 def _metrics_read(screen: Screen) -> set[str]:
     """The measures the question shows, ranks or filters on (a group's aggregate of them too)."""
     read = {aggregate.metric for aggregate in screen.aggregates if aggregate.metric}
-    read |= {compare.metric for compare in compares_in(screen.where)}
+    conditions = [*screen.where, *screen.having]
+    read |= {metric for condition in conditions for metric in _condition_metrics(condition)}
     if screen.order is not None:
-        read.add(screen.order.metric.rsplit(":", 1)[-1])
+        read.add(_ranked_metric(screen.order))
     return read | set(screen.outputs)
 
 
-def _is_bare_loss(condition: Compare) -> bool:
+def _is_bare_sign(condition: Compare) -> bool:
     """亏损 / 盈利 with no period nor window of its own: the sign of the net profit."""
     return (
         condition.metric == PROFIT
@@ -46,52 +70,52 @@ def _is_bare_loss(condition: Compare) -> bool:
     )
 
 
-def _dated(condition: Condition, time: TimeSpec | None, agg: str | None) -> Condition:
-    if isinstance(condition, Compare) and _is_bare_loss(condition):
-        return replace(condition, time=time, agg=agg)
-    if isinstance(condition, BoolOp):
-        return BoolOp(condition.op, tuple(_dated(item, time, agg) for item in condition.items))
-    if isinstance(condition, Not):
-        return Not(_dated(condition.item, time, agg))
-    return condition
-
-
-def _negative_pe_as_loss(condition: Condition) -> Condition:
-    """市盈率为负 / negative P/E: the data stores no negative P/E (a loss leaves it empty), so the
-    question asks for a loss on the earnings that P/E divides by (pe < 0 would answer nothing)."""
-    if (
-        isinstance(condition, Compare)
-        and condition.metric in EARNINGS_OF
+def _is_negative_valuation(condition: Compare) -> bool:
+    """市盈率为负 / negative P/E: the data stores no negative P/E (a loss leaves it empty)."""
+    return (
+        condition.metric in VALUATIONS
         and condition.other is None
         and condition.agg is None
         and condition.op in {"<", "<="}
         and condition.value == 0
-    ):
-        time, agg = EARNINGS_OF[condition.metric]
-        return Compare(PROFIT, "<", 0.0, time=time, agg=agg, text=condition.text)
+    )
+
+
+def _valuation_sign(metric: str, loss: bool, compare: Compare) -> Condition:
+    has = Compare(metric, "has", 0.0, time=compare.time, text=compare.text)
+    return Not(has) if loss else has
+
+
+def _as_emptiness(condition: Condition, valuation: str | None) -> Condition:
+    """A negative P/E as its emptiness; with `valuation`, a bare loss or profit as that P/E's."""
+    if isinstance(condition, Compare) and _is_negative_valuation(condition):
+        return _valuation_sign(condition.metric, True, condition)
+    if isinstance(condition, Compare) and valuation is not None and _is_bare_sign(condition):
+        return _valuation_sign(valuation, condition.op == "<", condition)
     if isinstance(condition, BoolOp):
-        return BoolOp(condition.op, tuple(_negative_pe_as_loss(item) for item in condition.items))
-    if isinstance(condition, Not):
-        return Not(_negative_pe_as_loss(condition.item))
+        return BoolOp(condition.op, tuple(_as_emptiness(item, valuation) for item in condition.items))
+    if isinstance(condition, TopSubset | VersusGroup):  # the stocks ranked (averaged) over: theirs too
+        within = tuple(_as_emptiness(item, valuation) for item in condition.within)
+        return replace(condition, within=within)
+    if isinstance(condition, Not):  # 剔除亏损股: not without a P/E, i.e. with one
+        item = _as_emptiness(condition.item, valuation)
+        return item.item if isinstance(item, Not) else Not(item)
     return condition
 
 
-def date_losses_by_valuation(screen: Screen) -> None:
-    """A bare loss beside exactly one kind of P/E reads that P/E's earnings; the question's own report
+def read_losses_by_valuation(screen: Screen) -> None:
+    """A bare loss beside exactly one kind of P/E is that P/E's emptiness; the question's own report
     period, when it names one, is left alone (the loss already has it). A loss that restricts one
-    aggregate of a P/E only (平均PE TTM（剔除亏损股）和平均市净率) reads that P/E's earnings."""
-    screen.where = [_negative_pe_as_loss(condition) for condition in screen.where]
-    if screen.time.label not in REPORT_TIME_LABELS:
-        screen.aggregates = [_own_loss_dated(aggregate) for aggregate in screen.aggregates]
-    valuations = [key for key in EARNINGS_OF if key in _metrics_read(screen)]
-    if len(valuations) != 1 or screen.time.label in REPORT_TIME_LABELS:
-        return
-    time, agg = EARNINGS_OF[valuations[0]]
-    screen.where = [_dated(condition, time, agg) for condition in screen.where]
+    aggregate of a P/E only (平均PE TTM（剔除亏损股）和平均市净率) is that P/E's emptiness."""
+    named_period = screen.time.label in REPORT_TIME_LABELS
+    if not named_period:
+        screen.aggregates = [_own_loss_read(aggregate) for aggregate in screen.aggregates]
+    valuations = [key for key in VALUATIONS if key in _metrics_read(screen)]
+    valuation = valuations[0] if len(valuations) == 1 and not named_period else None
+    screen.where = [_as_emptiness(condition, valuation) for condition in screen.where]
 
 
-def _own_loss_dated(aggregate: Aggregate) -> Aggregate:
-    if aggregate.where is None or aggregate.metric not in EARNINGS_OF:
+def _own_loss_read(aggregate: Aggregate) -> Aggregate:
+    if aggregate.where is None or aggregate.metric not in VALUATIONS:
         return aggregate
-    time, agg = EARNINGS_OF[aggregate.metric]
-    return replace(aggregate, where=_dated(_negative_pe_as_loss(aggregate.where), time, agg))
+    return replace(aggregate, where=_as_emptiness(aggregate.where, aggregate.metric))

@@ -249,7 +249,7 @@ def _ranked_in_next_clause(model: SemanticModel, tokens: list[Token], i: int) ->
     if superlative.text in PRICE_SUPERLATIVES and not _priced(model, tokens[i]):
         return None
     order = _order_token(model, tokens[i], str(superlative.value), 1, None, [tokens[i], superlative])
-    return s + 1 - i, [order, *tokens[i + 1 : j], *tokens[j:s]]
+    return s + 1 - i, [order, *_times_left_out(order, [tokens[i]]), *tokens[i + 1 : j], *tokens[j:s]]
 
 
 def _priced(model: SemanticModel, token: Token) -> bool:
@@ -380,13 +380,17 @@ def _rank_then_metric(model: SemanticModel, tokens: list[Token], i: int) -> Matc
 def _times_left_out(order: Token, used: list[Token]) -> list[Token]:
     """Rank industries by average ROE in 2024: a report period read with the ranked measure that the
     ranking does not keep (a group's aggregate is read at the question's time) stays a time of the
-    question, never dropped. (A day-count word such as one-day gain names the daily change itself.)"""
+    question, never dropped: said apart, or inside the aggregate's words (by combined FY2024 revenue).
+    (A day-count word such as one-day gain names the daily change itself.)"""
     kept = order.value.time
-    return [
-        token
+    apart = [token for token in used if token.kind == "timespec" and token.value.label in REPORT_TIME_LABELS]
+    # an aggregate's own time (合计 2024年 营收, combined June 30 market cap): any day or period
+    own = [
+        synthetic("timespec", token.extra["time"], [token])
         for token in used
-        if token.kind == "timespec" and token.value != kept and token.value.label in REPORT_TIME_LABELS
+        if token.kind == "aggmetric" and token.extra.get("time") is not None
     ]
+    return [token for token in [*apart, *own] if token.value != kept]
 
 
 def _index_named(tokens: list[Token]) -> bool:
