@@ -24,6 +24,7 @@ from backend.domain.language.parser.asked_units import asked_unit
 from backend.domain.language.parser.assembly import assemble
 from backend.domain.language.parser.benchmarks import benchmark_comparison
 from backend.domain.language.parser.changes import change_ranking, english_change_ranking, same_period_before
+from backend.domain.language.parser.colon_pauses import colon_before_aggregate
 from backend.domain.language.parser.comparisons import (
     bare_price,
     compare,
@@ -90,7 +91,13 @@ from backend.domain.language.parser.scopes import scope, scope_conditions, scope
 from backend.domain.language.parser.signed_figures import signed_figure
 from backend.domain.language.parser.sizes import cap_size
 from backend.domain.language.parser.span_years import each_year_after_figure, span_count_said_again
-from backend.domain.language.parser.streaks import streak, streak_each_day, streak_total, streak_volume
+from backend.domain.language.parser.streaks import (
+    rising_together,
+    streak,
+    streak_each_day,
+    streak_total,
+    streak_volume,
+)
 from backend.domain.language.parser.sustained import sustained
 from backend.domain.language.parser.technical import (
     crossing_after,
@@ -113,6 +120,7 @@ from backend.domain.language.parser.word_order import (
     average_word_said_first,
     averaged_most_per_day,
     averaged_move,
+    averaging_amount,
     by_amount,
     how_much_moved,
     priced_at_multiple,
@@ -138,6 +146,7 @@ GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
     how_much_moved,
     averaged_move,
     averaged_most_per_day,
+    averaging_amount,
     priced_at_multiple,
     traded_by,
     cap_size,
@@ -155,6 +164,7 @@ GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
     crossing_after,
     highest_of_window,
     new_high_low,
+    rising_together,
     streak,
     streak_total,
     streak_volume,
@@ -286,6 +296,7 @@ class Parser:
         every = totals_asked(self.model, every)  # 一共成交了多少亿: a total word is filler elsewhere
         # a label's colon is filler, and a candle's label before its definition
         every = profit_after_loss(defined_candle(defined_label(every, question), question))
+        every = colon_before_aggregate(every)  # …by market cap: what is their average gain
         names_stocks = any(token.kind == "filler" and token.text in STOCK_NOUNS for token in every)
         inside_at = tuple(t.start for t in every if t.kind == "filler" and t.text in INSIDE_WORDS)
         tokens = [token for token in scopes_side_by_side(every) if token.kind != "filler"]

@@ -189,6 +189,9 @@ def aggregate_metric(model: SemanticModel, tokens: list[Token], i: int) -> Match
     ):
         # 近10个交易日最大单日涨幅超过15%: the window's maximum is compared
         return 2, [synthetic("aggmetric", (_extreme(token), metric_of(tokens[i + 1])), tokens[i : i + 2])]
+    if _extreme_said_after(tokens, i):
+        # 近60个交易日单日振幅最高超过20%: the same, the superlative said after the figure
+        return 2, [synthetic("aggmetric", (_extreme(tokens[i + 1]), metric_of(token)), tokens[i : i + 2])]
     listed = _listed_aggregates(tokens, i)
     measured_after = listed[-1] + 1 < len(tokens) if listed else False  # 平均且平均: no figure after them
     if len(listed) > 1 and measured_after and _measured(tokens[listed[-1] + 1]) is not None:
@@ -307,6 +310,20 @@ def _is_function(tokens: list[Token], j: int) -> bool:
 
 def _function(token: Token) -> str:
     return _extreme(token) if token.kind == "super" else str(token.value)
+
+
+def _extreme_said_after(tokens: list[Token], i: int) -> bool:
+    """figure + 最高/最低 + a strict or open comparison (振幅最高超过20%), in a question with a window of
+    recent days: the window's extreme compared. Not before 是 (最高是多少 asks the figure), nor with no
+    window (whose extreme over what days?)."""
+    if kind_at(tokens, i) not in MEASURED or kind_at(tokens, i + 1) != "super":
+        return False
+    if kind_at(tokens, i + 2) != "cmp" or tokens[i + 2].value == "=":
+        return False
+    return any(
+        token.kind == "recent" or (token.kind == "timespec" and not token.value.is_single_day)
+        for token in tokens[:i]
+    )
 
 
 def _extreme(superlative: Token) -> str:

@@ -107,6 +107,35 @@ def streak(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     return used, [synthetic("cond", condition, run[:used])]
 
 
+def rising_together(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """最近3天量价齐升 / 连续3天量价齐升 / 量价齐升3天 / volume and price rising together for 3 sessions:
+    the up streak AND the volume streak of those days (each day up, each day's volume above the day
+    before's: N + 1 bars compared). Said with no days it is left to refuse."""
+    if kind_at(tokens, i) == "rising_together":
+        j = i + 1 + (kind_at(tokens, i + 1) in {"recent", "consecutive"})
+        days = _days_said(tokens, j)
+        if days is None:
+            return None
+        end = j + 2 + (kind_at(tokens, j + 2) == "consecutive")  # 3 sessions running
+    else:
+        j = i + (kind_at(tokens, i) in {"recent", "consecutive"})
+        days = _days_said(tokens, j)
+        if days is None or kind_at(tokens, j + 2) != "rising_together":
+            return None
+        end = j + 3
+    together = BoolOp("and", (Technical("up_streak", days), Technical("volume_up_streak", days)))
+    return end - i, [synthetic("cond", together, tokens[i:end])]
+
+
+def _days_said(tokens: list[Token], j: int) -> int | None:
+    """N 天 / N trading days at j: N."""
+    if kind_at(tokens, j) != "number" or not is_plain_number(tokens[j]):
+        return None
+    if kind_at(tokens, j + 1) != "tunit" or tokens[j + 1].value not in {"day", "trading_day"}:
+        return None
+    return int(tokens[j].value)
+
+
 def _before_volume_phrase(tokens: list[Token], i: int, end: int) -> int:
     """up 4 days in a row on rising volume: a price streak said whole before the volume's own phrase
     ends there (`streak_volume` reads the volume); the volume must never become the streak's subject."""

@@ -341,6 +341,8 @@ def highest_of_window(model: SemanticModel, tokens: list[Token], i: int) -> Matc
     measure = tokens[i].value
     if measure != "close" and measure not in BAR_MEASURES:
         return None
+    if kind_at(tokens, i + 1) == "cmp" and tokens[i + 1].value == "=":
+        return _is_window_extreme(tokens, i, measure)
     day_first = kind_at(tokens, i + 1) == "time"
     said = i + 2 if day_first else i + 1  # the superlative
     if kind_at(tokens, said) != "super":
@@ -358,6 +360,21 @@ def highest_of_window(model: SemanticModel, tokens: list[Token], i: int) -> Matc
     kind = side if measure == "close" else f"{BAR_MEASURES[measure]}_{side}"
     test = synthetic("cond", Technical(kind, n), [tokens[i], *tokens[said:end]])
     return end + (not day_first) - i, [tokens[day], test]
+
+
+def _is_window_extreme(tokens: list[Token], i: int, measure: str) -> Match | None:
+    """收盘价是20日最高 / 成交量是60日最低: the figure said to BE its own N-day extreme (the window before
+    the superlative, as 20日新高 says it) is that test on the question's day, never a ranking."""
+    length = _window_length(tokens, i + 2)
+    if length is None:
+        return None
+    n, used = length
+    said = i + 2 + used
+    if kind_at(tokens, said) != "super":
+        return None
+    side = "n_day_high" if tokens[said].value == "desc" else "n_day_low"
+    kind = side if measure == "close" else f"{BAR_MEASURES[measure]}_{side}"
+    return said + 1 - i, [synthetic("cond", Technical(kind, n), tokens[i : said + 1])]
 
 
 def _high_or_low(tokens: list[Token], i: int) -> tuple[int, str, int] | None:
@@ -471,7 +488,13 @@ def _volume_implied(tokens: list[Token], i: int) -> bool:
     if _multiple(tokens, i + 1) is None:
         return False
     length = _window_length(tokens, i + 2)
-    return length is not None and kind_at(tokens, i + 2 + length[1]) == "avg_volume"
+    if length is not None:
+        return kind_at(tokens, i + 2 + length[1]) == "avg_volume"
+    # their average volume of the previous 5 sessions: the window said after the average
+    if kind_at(tokens, i + 2) != "avg_volume":
+        return False
+    j = i + 3 + (kind_at(tokens, i + 3) in {"recent", "top", "before"})
+    return _window_length(tokens, j) is not None
 
 
 def _window_length(tokens: list[Token], j: int) -> tuple[int, int] | None:

@@ -175,6 +175,22 @@ def averaged_most_per_day(model: SemanticModel, tokens: list[Token], i: int) -> 
     return 4, [tokens[i + 1], tokens[i], daily, tokens[i + 2]]
 
 
+# "a day" / "per day" after an averaged figure: each day's value averaged, as the average says
+PER_DAY_SAID = {"day", "per day", "a day"}
+
+
+def averaging_amount(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """averaging more than 10% turnover [a day]: the amount said between the verb of averaging and its
+    figure is the figure's average compared (average turnover above 10%); "a day" restates that the
+    days' values are averaged."""
+    if kind_at(tokens, i) != "agg" or tokens[i].value != "avg" or not tokens[i].text.startswith("averag"):
+        return None
+    if [kind_at(tokens, i + k) for k in (1, 2, 3)] != ["cmp", "number", "metric"]:
+        return None
+    end = i + 4 + (0 <= i + 4 < len(tokens) and tokens[i + 4].text in PER_DAY_SAID)
+    return end - i, [tokens[i], tokens[i + 3], tokens[i + 1], tokens[i + 2]]
+
+
 def traded_flow(model: SemanticModel, tokens: list[Token], j: int) -> bool:
     """A day's traded flow (the traded value, the volume), which adds up over stocks and days."""
     if kind_at(tokens, j) != "metric":
