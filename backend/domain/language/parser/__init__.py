@@ -45,6 +45,7 @@ from backend.domain.language.parser.comparisons import (
     versus_other_period,
 )
 from backend.domain.language.parser.concepts import concepts
+from backend.domain.language.parser.day_series import named_stock_days
 from backend.domain.language.parser.defined_labels import (
     defined_candle,
     defined_label,
@@ -61,6 +62,7 @@ from backend.domain.language.parser.frequency import (
     each_period,
     every_day,
     never_on_any_day,
+    on_another_day,
     shown_day_counts,
 )
 from backend.domain.language.parser.group_basis import whole_market_basis
@@ -95,6 +97,7 @@ from backend.domain.language.parser.streaks import (
     rising_together,
     streak,
     streak_each_day,
+    streak_through_day,
     streak_total,
     streak_volume,
 )
@@ -166,6 +169,7 @@ GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
     new_high_low,
     rising_together,
     streak,
+    streak_through_day,
     streak_total,
     streak_volume,
     volume_surge,
@@ -188,6 +192,7 @@ GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
     quarter_compared_before,
     distance_from_high,
     elided_aggregate_measure,
+    named_stock_days,
     aggregate_metric,
     benchmark_comparison,
     versus_group_average,
@@ -215,6 +220,7 @@ GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
     elided_subject,
     elided_counted_subject,
     counted_days,
+    on_another_day,
     every_day,
     shown_day_counts,
     price_move,

@@ -90,6 +90,46 @@ def counted_days(model: SemanticModel, tokens: list[Token], i: int) -> Match | N
     return j + 1 - i, [synthetic("cond", Frequency(condition, op, count), tokens[i : j + 1])]
 
 
+def on_another_day(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """…hit limit-up at least once in the last 5 sessions and closed limit-down on another of those
+    days / 近10个交易日至少涨停一次，另一天跌停: the second condition on at least one day of the same
+    window. "Another" day holds by itself only when the two can never share a day (limit up and limit
+    down, up and down); conditions that could (up, and a white candle) are left to refuse."""
+    counted = tokens[i].value if kind_at(tokens, i) == "cond" else None
+    if not isinstance(counted, Frequency) or counted.op not in {">", ">="}:
+        return None
+    j = i + 1 + (kind_at(tokens, i + 1) == "timespec")
+    if kind_at(tokens, j) not in {"and", "to"}:
+        return None
+    j += 1
+    if kind_at(tokens, j) == "another_day":  # 另一天跌停
+        said, end = j + 1, j + 2
+    elif kind_at(tokens, j + 1) == "another_day":  # closed limit-down on another day
+        said, end = j, j + 2
+    else:
+        return None
+    other = _day_condition(model, tokens, said)
+    signs = {_day_sign(counted.item), _day_sign(other) if other is not None else None}
+    if other is None or signs != {"+", "-"}:
+        return None
+    again = synthetic("cond", Frequency(other, ">=", 1, time=counted.time), tokens[j:end])
+    return end - i, [*tokens[i:j], again]
+
+
+def _day_sign(condition: Condition) -> str | None:
+    """The side of the day's move a condition fixes: + (limit up, closed up), − (limit down, down)."""
+    if isinstance(condition, Technical) and condition.kind in {"limit_up", "limit_down"}:
+        return "+" if condition.kind == "limit_up" else "-"
+    if isinstance(condition, Compare) and condition.metric == "pct_chg" and condition.other is None:
+        rises = condition.value > 0 or (condition.value == 0 and condition.op == ">")
+        falls = condition.value < 0 or (condition.value == 0 and condition.op == "<")
+        if condition.op in {">", ">="} and rises:
+            return "+"
+        if condition.op in {"<", "<="} and falls:
+            return "-"
+    return None
+
+
 def _days_described(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     """at least 4 limit-up days / more than 10 up days / 7 or more green days: cmp N (or N or more),
     the day's condition, then the word for days, or a move said with it (up days, red days): the

@@ -127,6 +127,37 @@ def rising_together(model: SemanticModel, tokens: list[Token], i: int) -> Match 
     return end - i, [synthetic("cond", together, tokens[i:end])]
 
 
+# the run ends on the day said after it (dropped five days running through yesterday)
+THROUGH_WORDS = {"through", "until", "up to", "up until", "thru"}
+DAY_KINDS = {"time", "timespec"}
+
+
+def streak_through_day(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
+    """dropped five days running through yesterday / 截至昨天连续5天下跌: a day's run that ends on the
+    single day said with it — the run read on that day (its own day), the ending word dropped. A span
+    said after it (through the 20th of last month and …) or no day is left to refuse."""
+    if kind_at(tokens, i) == "as_of" and kind_at(tokens, i + 1) in DAY_KINDS and _is_run(tokens, i + 2):
+        day, run = i + 1, i + 2
+    elif _is_run(tokens, i) and kind_at(tokens, i + 1) == "to" and tokens[i + 1].text in THROUGH_WORDS:
+        day, run = i + 2, i
+        if kind_at(tokens, day) not in DAY_KINDS:
+            return None
+    else:
+        return None
+    said = tokens[day].value
+    if isinstance(said, TimeSpec) and not said.is_single_day:
+        return None
+    return 3, [tokens[k] for k in sorted((run, day))]  # the day stays where it was said
+
+
+def _is_run(tokens: list[Token], i: int) -> bool:
+    return (
+        kind_at(tokens, i) == "cond"
+        and isinstance(tokens[i].value, Technical)
+        and (tokens[i].value.kind in DAY_STREAKS)
+    )
+
+
 def _days_said(tokens: list[Token], j: int) -> int | None:
     """N 天 / N trading days at j: N."""
     if kind_at(tokens, j) != "number" or not is_plain_number(tokens[j]):
