@@ -6,7 +6,9 @@ Counted among the top k ("市值前100的公司里…有几家", "of the 50 larg
 read the rows of a subquery, CTE or IN filter cut at k — a LIMIT in its own SELECT comes after it.
 Several things counted together ("上涨和下跌的家数", "上涨家数和下跌家数", "how many rose and how many
 fell") need as many counting columns in the answer; a count spread over rows by a grouping
-expression or a date (then and now) may stand for them (undecidable).
+expression or a date (then and now) may stand for them (undecidable). Counted in one SELECT, a bare
+count() beside conditional ones (count() AS up, countIf(pct_chg < 0) AS down) counts every row, not
+one of the things asked — unless the question asks a total too (一共, in total).
 """
 
 from __future__ import annotations
@@ -56,6 +58,8 @@ _RANKS_BEFORE_CUE = re.compile(
     r"(?:按|按照|以|根据|\b(?:by|the highest|the largest|the lowest|the most))\s*$"
 )
 _JOINED_CUES = re.compile(r"^\s*(?:和|与|及|以及|、|,|，|and)\s*")
+# A total counted beside the states: every row counted is one of the things asked.
+_TOTAL = re.compile(r"总数|总共|一共|合计|总计|全部|所有|\b(?:in total|altogether|overall|total|all)\b")
 
 
 @dataclass(frozen=True)
@@ -63,6 +67,7 @@ class CountDetail:
     kind: ClassVar[Kind] = Kind.COUNT
     over_top: int  # 0, or k when the rows counted are the top k
     items: int = 1  # how many things are counted side by side (上涨和下跌的家数: 2)
+    total: bool = False  # a total asked beside them: a count of every row is one of the things
 
     def check(self, sql: Sql) -> Finding:
         tree = sql.tree
@@ -101,6 +106,12 @@ class CountDetail:
                     Attribution.INTENT,
                     f"the question asks for {self.items} counts side by side, the answer shows {columns}",
                 )
+            if not self.total and _bare_beside_conditional(tree):
+                return failed(
+                    Attribution.CONDITION,
+                    "a count with no condition stands beside conditional ones: it counts every row, not one "
+                    f"of the {self.items} things counted side by side",
+                )
         if not self.over_top:
             return passed(f"the answer is counted ({', '.join(sorted(counting))})")
         counts = [n for n in sql.nodes() if isinstance(n, exp.Func) and function_name(n).startswith(COUNTING)]
@@ -109,6 +120,19 @@ class CountDetail:
         return failed(
             Attribution.AGGREGATION, f"the count runs over all rows, not over the top {self.over_top}"
         )
+
+
+def _bare_beside_conditional(select: exp.Select) -> bool:
+    """The SELECT's own columns count both with a condition (countIf, a sum of one) and without any."""
+    conditions = (exp.If, exp.Case, exp.Predicate)
+    bare = conditional = False
+    for projection in select.expressions:
+        counts = [n for n in projection.find_all(exp.Func) if function_name(n).startswith(COUNTING)]
+        if any(function_name(n).endswith("if") for n in counts) or _sums_a_condition(projection):
+            conditional = True
+        elif counts and projection.find(*conditions) is None and projection.find(exp.Subquery) is None:
+            bare = True
+    return bare and conditional
 
 
 def _sums_a_condition(node: exp.Expr) -> bool:
@@ -189,4 +213,5 @@ def extract(question: Question) -> list[Constraint]:
         f"“{span.text}”：结果是计数{among_zh}{several_zh}",
         f"“{span.text}”: the answer is a count{among_en}{several_en}",
     )
-    return [Constraint(span, text, question.lang, CountDetail(over_top, items))]
+    total = _TOTAL.search(question.text) is not None
+    return [Constraint(span, text, question.lang, CountDetail(over_top, items, total))]
