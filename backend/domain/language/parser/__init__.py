@@ -307,7 +307,7 @@ class Parser:
         inside_at = tuple(t.start for t in every if t.kind == "filler" and t.text in INSIDE_WORDS)
         tokens = [token for token in scopes_side_by_side(every) if token.kind != "filler"]
         _refuse_ambiguous_names(tokens, self.names)
-        unknown = [token.text for token in tokens if token.kind == "unknown"]
+        unknown = _unread_words(tokens)
         if unknown:
             raise NotUnderstood("could not map: " + ", ".join(f"'{word}'" for word in _merge_words(unknown)))
         if not tokens:
@@ -323,6 +323,25 @@ def _refuse_ambiguous_names(tokens: list[Token], names: dict[str, str]) -> None:
         if token.kind == "ambiguous_stock":
             candidates = ", ".join(f"{names.get(code, code)} ({code})" for code in token.value)
             raise NotUnderstood(f"'{token.text}' may name several stocks: {candidates}; say which one")
+
+
+def _unread_words(tokens: list[Token]) -> list[str]:
+    """The unknown tokens' words, with a bare Chinese comparative glued to one of them (the 长 of 董事长):
+    a comparative is read only after 比, so one touching an unknown word is part of that word."""
+    words = []
+    for i, token in enumerate(tokens):
+        neighbours = tokens[max(i - 1, 0) : i + 2]
+        if token.kind == "unknown" or (
+            token.kind == "comparative"
+            and not token.text.isascii()
+            and any(other.kind == "unknown" and _touching(token, other) for other in neighbours)
+        ):
+            words.append(token.text)
+    return words
+
+
+def _touching(first: Token, second: Token) -> bool:
+    return first.start + len(first.text) == second.start or second.start + len(second.text) == first.start
 
 
 def _merge_words(words: list[str]) -> list[str]:
