@@ -36,6 +36,7 @@ class Metric:
     percent: bool = False
     negated: bool = False  # 跌幅 = -pct_chg
     unit_kind: str = ""  # money / shares / "" (ratio or price)
+    additive: bool = False  # a sum over stocks means something (money, shares, an index's weights)
     expression: str = (
         ""  # derived metrics: a formula over columns of `table` (admin-written, never user text)
     )
@@ -105,6 +106,7 @@ def parse_model(data: dict[str, Any]) -> SemanticModel:
             percent=bool(spec.get("percent", False)),
             negated=bool(spec.get("negated", False)),
             unit_kind=str(spec.get("unit_kind", "")),
+            additive=bool(spec.get("additive", spec.get("unit_kind") in {"money", "shares"})),
             expression=str(spec.get("expression", "")),
         )
         for key, spec in data["metrics"].items()

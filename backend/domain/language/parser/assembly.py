@@ -39,6 +39,7 @@ from backend.domain.language.parser.errors import NotUnderstood
 from backend.domain.language.parser.later_direction import direction_after_ranking
 from backend.domain.language.parser.leftovers import RUN_LENGTHS, is_harmless, refuse_leftovers
 from backend.domain.language.parser.loss_makers import read_losses_by_valuation
+from backend.domain.language.parser.ratio_totals import refuse_totals_of_ratios
 from backend.domain.language.parser.readings import Reading
 from backend.domain.language.parser.rewriting import kind_at, metric_of, synthetic
 from backend.domain.language.parser.time_placement import (
@@ -147,6 +148,7 @@ def assemble(
     refuse_groups_without_aggregate(model, screen)
     place_times(model, screen, found.times)
     read_losses_by_valuation(screen)
+    refuse_totals_of_ratios(model, tokens, screen)
     # 每天 / each day reads only as a per-day breakdown; anywhere else no rule used it
     unread_days = (
         [] if screen.group_by == "trade_date" else [k for k, t in enumerate(tokens) if _asks_per_day(t)]
