@@ -29,7 +29,7 @@ from backend.domain.pipeline.validate.checklist.model import (
     undecided,
 )
 from backend.domain.pipeline.validate.checklist.question import Question
-from backend.domain.pipeline.validate.checklist.sqltree import Sql, columns_of, is_date_column
+from backend.domain.pipeline.validate.checklist.sqltree import Sql, columns_of, function_name, is_date_column
 
 # The group columns a subject word may mean, and the words (板块 is a board or an industry sector).
 _SUBJECTS: tuple[tuple[frozenset[str], str, str], ...] = (
@@ -39,10 +39,18 @@ _SUBJECTS: tuple[tuple[frozenset[str], str, str], ...] = (
     (frozenset({"area"}), r"地区|省份|省市", r"regions?|provinces?"),
 )
 _DAYS = frozenset({"trade_date"})
+_MONTH = r"(?:january|february|march|april|may|june|july|august|september|october|november|december)"
 _DAY_SUBJECT = re.compile(
     r"哪(?:一|几)?天|哪(?:个|些|几个|一个)交易日"
-    r"|\bwhich\s+(?:(?:trading\s+)?(?:days?|sessions?)|dates?)\b"
+    rf"|\bwhich\s+(?:(?:{_MONTH}\s+)?(?:\d{{4}}\s+)?(?:trading\s+)?(?:days?|sessions?)|dates?)\b"
 )
+# A day's date folded into a longer period (toStartOfWeek(trade_date)): weeks or months shown, not days.
+_PERIODS = frozenset(
+    {
+        "tostartofweek", "tomonday", "tostartofmonth", "tostartofquarter", "tostartofyear", "toyyyymm",
+        "toyearweek", "toweek", "toisoweek", "tomonth", "toquarter", "toyear", "datetrunc", "date_trunc",
+    }
+)  # fmt: skip
 _STOCK_SUBJECT = re.compile(
     r"哪些(?:股票|公司|个股)|哪(?:只|家)|哪个(?:股票|公司)|\bwhich\s+(?:stocks?|companies|company|names|shares)\b"
 )
@@ -62,6 +70,23 @@ _SUBJECT_PATTERNS = tuple((columns, _subject_pattern(zh, en)) for columns, zh, e
 def _is_stock_code(projection: exp.Expr) -> bool:
     column = projection.unalias()
     return isinstance(column, exp.Column) and column.name.lower() == "ts_code"
+
+
+_PERIOD_NODES = (exp.TimestampTrunc, exp.DateTrunc, exp.Year, exp.Month, exp.Quarter, exp.Week)
+
+
+def _in_period(column: exp.Column) -> bool:
+    """The date sits under a period function within its projection."""
+    parent = column.parent
+    while parent is not None and not isinstance(parent, exp.Select):
+        if isinstance(parent, _PERIOD_NODES):  # toStartOfMonth, toYear … as sqlglot reads them
+            unit = parent.args.get("unit")
+            if unit is None or unit.name.upper() != "DAY":
+                return True
+        if isinstance(parent, exp.Func) and function_name(parent) in _PERIODS:
+            return True
+        parent = parent.parent
+    return False
 
 
 @dataclass(frozen=True)
@@ -91,6 +116,14 @@ class GroupSubjectDetail:
             *(columns_of(sql.resolve(projection, select)) for projection in select.expressions)
         )
         if any(is_date_column(column) for column in shown):
+            resolved = [sql.resolve(projection, select) for projection in select.expressions]
+            dates = [c for p in resolved for c in p.find_all(exp.Column) if is_date_column(c.name.lower())]
+            if all(_in_period(column) for column in dates):
+                return failed(
+                    Attribution.GROUPING,
+                    "the answer shows its dates folded into longer periods (weeks, months); the question "
+                    "asks which day",
+                )
             return passed("the answer shows days")
         if any(_is_stock_code(projection) for projection in select.expressions):
             return failed(
