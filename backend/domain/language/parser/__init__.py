@@ -54,6 +54,7 @@ from backend.domain.language.parser.defined_labels import (
 )
 from backend.domain.language.parser.direction_with_periods import direction_with_periods
 from backend.domain.language.parser.distances import distance_from_level
+from backend.domain.language.parser.each_after_aggregate import each_after_aggregate
 from backend.domain.language.parser.elided_aggregates import elided_aggregate_measure
 from backend.domain.language.parser.errors import NotUnderstood
 from backend.domain.language.parser.exclusions import excluded_after
@@ -192,6 +193,7 @@ GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
     quarter_compared_before,
     distance_from_high,
     elided_aggregate_measure,
+    each_after_aggregate,
     named_stock_days,
     aggregate_metric,
     benchmark_comparison,
