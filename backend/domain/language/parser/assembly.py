@@ -166,6 +166,7 @@ def assemble(
     )
     _refuse_counts_apart(tokens, found)
     refuse_periods_governing_nothing(screen, found.times)
+    _refuse_count_order_without_groups(tokens, found, screen)
     return screen
 
 
@@ -655,6 +656,15 @@ def _order_each_stock_by_window_aggregate(model: SemanticModel, screen: Screen) 
     _prefix, fn, metric_key = screen.order.metric.split(":", 2)
     if metric_key in model.metrics and model.metrics[metric_key].kind == "daily":
         screen.order = Order(metric_key, screen.order.direction, time=screen.order.time, agg=fn)
+
+
+def _refuse_count_order_without_groups(tokens: list[Token], found: _Collected, screen: Screen) -> None:
+    """A ranking of groups by their count of stocks (the most profitable companies) with no groups to
+    rank would order nothing and cut the stocks anywhere: refused, named."""
+    counted = screen.order is not None and screen.order.metric == "agg:count:"
+    if counted and screen.group_by is None and found.order_index >= 0:
+        words = tokens[found.order_index].text
+        raise NotUnderstood(f"could not place: '{words}' (a ranking of groups, and no groups are named)")
 
 
 def _place_limit(screen: Screen, limit_numbers: list[int], has_count_unit: bool) -> None:

@@ -332,8 +332,11 @@ def _rank_then_metric(model: SemanticModel, tokens: list[Token], i: int) -> Matc
     if most is not None:
         return most
     skipped: list[Token] = []  # "the 5 largest CSI 300 constituents by market cap": the scope stays
+    skipped_adjective = _names_the_ranked(tokens, j) and _ranked_by_after(tokens, j + 1)
     while _names_the_ranked(tokens, j):
-        if tokens[j].kind == "cond":  # 5 biggest companies registered in Zhejiang by market cap
+        # 5 biggest companies registered in Zhejiang by market cap: the scope stays; the superlative's
+        # own adjective (the most profitable companies by net profit) says only what is ranked
+        if tokens[j].kind == "cond" and tokens[j].extra.get("scope"):
             skipped.append(tokens[j])
         j += 1
     window = None  # the top 5 YTD performers: gainers over that window
@@ -347,12 +350,15 @@ def _rank_then_metric(model: SemanticModel, tokens: list[Token], i: int) -> Matc
         metric_token = Token("metric", "pct_chg", tokens[j].text, tokens[j].start)
         order = _order_token(model, metric_token, direction, limit, window, tokens[i : j + 1])
         return j + 1 - i, [*skipped, order]  # top 10 STAR Market gainers: the board stays
+    time = None
+    if skipped_adjective and kind_at(tokens, j) == "timespec":
+        time = tokens[j].value  # the 10 most profitable companies of FY2024 by net profit
+        j += 1
     if kind_at(tokens, j) in {"per", "order"} and kind_at(tokens, j + 1) in ORDERABLE:
         j += 1
     elif kind_at(tokens, j) in {"per", "order"} and kind_at(tokens, j + 1) == "timespec":
         j += kind_at(tokens, j + 2) in ORDERABLE  # top 10 by Q3 2025 standalone revenue
-    time = None
-    if kind_at(tokens, j) == "timespec":
+    if time is None and kind_at(tokens, j) == "timespec":
         time = tokens[j].value
         j += 1
     if kind_at(tokens, j) not in ORDERABLE:
@@ -418,7 +424,7 @@ def _most_stocks(tokens: list[Token], i: int) -> Match | None:
         j += 1
     named = j > i + 1 and kind_at(tokens, j - 1) == "cond" and tokens[j - 1].text in STOCK_NAMING_CONDITIONS
     counted = kind_at(tokens, j) == "count_unit"
-    if not (counted or named) or kind_at(tokens, j + counted) in ORDERABLE:
+    if not (counted or named) or kind_at(tokens, j + counted) in ORDERABLE or _ranked_by_after(tokens, j):
         return None
     end = j + counted
     order = synthetic("orderspec", Order("agg:count:", str(tokens[i].value)), tokens[i:end], limit=1)
@@ -430,10 +436,28 @@ def _ends_phrase(tokens: list[Token], j: int) -> bool:
     return j >= len(tokens) or (kind_at(tokens, j) == "and" and tokens[j].text in {",", "，", ";", "；"})
 
 
+def _ranked_by_after(tokens: list[Token], j: int) -> bool:
+    """Words for the stocks (companies, banks), [a period,] then by + [a period] + a measure (the 10
+    most profitable companies of FY2024 by net profit): ranked by that measure, never by a count."""
+    k = j
+    while kind_at(tokens, k) == "count_unit" or _scoped(tokens, k):
+        k += 1  # companies, banks, CSI 300 names
+    k += kind_at(tokens, k) == "timespec"
+    if k == j or kind_at(tokens, k) not in {"per", "order"}:
+        return False
+    k += 1 + (kind_at(tokens, k + 1) == "timespec")
+    return kind_at(tokens, k) in ORDERABLE - {"count"}
+
+
+def _scoped(tokens: list[Token], j: int) -> bool:
+    return kind_at(tokens, j) == "cond" and bool(tokens[j].extra.get("scope"))
+
+
 def _names_the_ranked(tokens: list[Token], j: int) -> bool:
-    """An entity scope or a word for stocks between a superlative and its measure."""
-    scoped = kind_at(tokens, j) == "cond" and bool(tokens[j].extra.get("scope"))
-    return scoped or kind_at(tokens, j) == "count_unit"
+    """An entity scope or a word for stocks between a superlative and its measure; the superlative's
+    adjective when by + the measure follows the stocks (most profitable companies by net profit)."""
+    described = kind_at(tokens, j) == "cond" and _ranked_by_after(tokens, j + 1)
+    return _scoped(tokens, j) or described or kind_at(tokens, j) == "count_unit"
 
 
 def _order_token(
