@@ -135,6 +135,8 @@ _HALF_PATTERNS: list[tuple[re.Pattern[str], str]] = [
 ]
 HALF_ENDS = {"上": 6, "下": 12, "1": 6, "2": 12, "first": 6, "second": 12}  # the half's last month
 _YEAR_PATTERNS = [
+    # [over / in / during] calendar [year] 2025: the year itself, its days (never its annual report)
+    (re.compile(r"(?:(?:over|in|during)\s+)?(?:the\s+)?calendar\s+(?:year\s+)?(\d{4})\b"), "y"),
     (re.compile(r"(\d{4})\s*年(?!\s*\d)"), "y"),
     # a bare year, never a count said with its unit (超过2000家, 1999只: a number of stocks or days)
     (re.compile(r"(?<![\d.-])(20[0-4]\d|19[89]\d)(?![\d%-])(?!\.\d)(?!\s*(?:家|只|支|个|次|天))"), "y"),
