@@ -80,8 +80,18 @@ _DATE_BUILDERS = {
 }  # fmt: skip
 
 
-# A month and day whose year comes from a day named before it: 2024年9月24日至10月8日.
+# A month and day whose year comes from a day named before it (2024年9月24日至10月8日), or is not
+# said (12月9日涨停, on December 9): the data's year, which the checklist does not know.
 _MONTH_DAY = re.compile(r"(?<![\d年])(?P<m>\d{1,2})\s*月\s*(?P<d>\d{1,2})\s*[日号]")
+# "may" is also a verb (stocks that may 5x): left out of the English days without a year.
+_EN_YEARLESS = "|".join(sorted((name for name in _MONTHS if name != "may"), key=len, reverse=True))
+_MONTH_DAY_EN = (
+    re.compile(rf"\b(?P<mon>{_EN_YEARLESS})\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\b(?!\s*[,.]?\s*\d|\s*%)"),
+    re.compile(rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?P<mon>{_EN_YEARLESS})\b(?!\.?,?\s*\d)"),
+)
+# The year a day without one is kept in: a leap year, so that 2月29日 is a day; only its month and
+# day are compared.
+YEARLESS = 2000
 _RANGE_JOIN = re.compile(r"\s*(?:至|到|~|-|—|to|until|through|and)\s*")
 
 
@@ -111,6 +121,7 @@ class DateMention:
     day: date | None  # a named day, or the last day of a named report period
     period: bool
     starts_range: bool = False  # "A至B", "from A to B": a gain from A starts at the close before A
+    yearless: bool = False  # 12月9日, December 9: `day` is kept in YEARLESS, only month and day are read
 
 
 def find_dates(question: Question) -> list[DateMention]:
@@ -129,14 +140,18 @@ def find_dates(question: Question) -> list[DateMention]:
                 continue
             if free(match.start(), match.end()):
                 found.append(DateMention(match.start(), match.end(), day.year, day, period=False))
-    for match in _MONTH_DAY.finditer(text):
+    month_days = [*_MONTH_DAY.finditer(text), *(m for p in _MONTH_DAY_EN for m in p.finditer(text))]
+    for match in sorted(month_days, key=lambda m: m.start()):
+        month = _MONTHS[match["mon"]] if "mon" in match.groupdict() else int(match["m"])
         earlier = [m for m in found if m.day is not None and m.end <= match.start()]
-        if earlier and free(match.start(), match.end()):
+        year = earlier[-1].year if earlier else YEARLESS
+        if free(match.start(), match.end()):
             try:
-                day = date(earlier[-1].year, int(match["m"]), int(match["d"]))
+                day = date(year, month, int(match["d"]))
             except ValueError:
                 continue
-            found.append(DateMention(match.start(), match.end(), day.year, day, period=False))
+            yearless = bool(not earlier or earlier[-1].yearless)
+            found.append(DateMention(match.start(), match.end(), year, day, period=False, yearless=yearless))
     for pattern in _PERIODS:
         for match in pattern.finditer(text):
             month, last = _PERIOD_ENDS[match["p"]]

@@ -3,6 +3,9 @@
 A day or report period passes when the SQL writes that day; a year when the SQL writes a day of it
 (or its boundary days) or the number itself (toYear(list_date) = 2023). A SQL that builds days from
 literals (makeDate, '2025-01-01' - INTERVAL 1 DAY) may name the day without writing it: undecidable.
+
+A day said without its year (12月9日, on December 9) is the data's year, which the checklist does not
+know: only its month and day are compared with the days the SQL names.
 """
 
 from __future__ import annotations
@@ -34,8 +37,11 @@ class DateDetail:
     period: bool
     starts_range: bool  # the first day of "A至B": the base close may be the trading day before it
     since: bool  # "2025年以来", "since 2024-09-24": the base close may be the last one before it
+    yearless: bool = False  # 12月9日, December 9: `day` is in dates.YEARLESS; month and day are read
 
     def check(self, sql: Sql) -> Finding:
+        if self.yearless:
+            return self._month_day(sql)
         if self.day is not None and (self.day in sql.dates or self._as_number(sql)):
             return passed(f"the SQL names {self.day.isoformat()}")
         # the first day of a range, or a day a gain is asked since (2024年9月24日以来): the base close
@@ -58,6 +64,29 @@ class DateDetail:
         return failed(
             Attribution.TIME_SCOPE, f"the SQL never names {what} {self.day.isoformat()}{_instead(sql)}"
         )
+
+    def _month_day(self, sql: Sql) -> Finding:
+        """A day without its year: the SQL names that month and day in some year (a literal day or a
+        toYYYYMMDD number), or a day just before a range or gain starts; another day is a different day."""
+        assert self.day is not None
+        shown = f"{self.day.month:02d}-{self.day.day:02d}"
+        month_day = self.day.month * 100 + self.day.day
+        numbers = (c.number for c in sql.comparisons if c.number is not None)
+        if any((d.month, d.day) == (self.day.month, self.day.day) for d in sql.dates) or any(
+            19_900_000 < n < 20_360_000 and n % 10_000 == month_day for n in numbers
+        ):
+            return passed(f"the SQL names a {shown}")
+        if self.starts_range or self.since:
+            before = [d for d in sql.dates if _days_before(self.day, d) in range(1, 15)]
+            if before:
+                return passed(f"the SQL names {before[0].isoformat()}, a day just before the range starts")
+        if derives_dates(sql):
+            return undecided(
+                "the SQL builds dates from literals; whether it reaches the named one is not read"
+            )
+        if not sql.dates:
+            return undecided(f"the SQL names no day; whether its day is the {shown} asked is not read")
+        return failed(Attribution.TIME_SCOPE, f"the SQL never names a {shown}{_instead(sql)}")
 
     def _as_number(self, sql: Sql) -> bool:
         """toYYYYMMDD(d) = 20250908, or toYYYYMM(end_date) = 202412 for a report period."""
@@ -85,6 +114,19 @@ class DateDetail:
         )
 
 
+def _days_before(asked: date, named: date) -> int:
+    """How many days `named` falls before the month and day asked in its own year (or the next, for
+    a day in late December before a day in early January); -1 when that day does not exist."""
+    for year in (named.year, named.year + 1):
+        try:
+            gap = (asked.replace(year=year) - named).days
+        except ValueError:
+            return -1
+        if gap >= 0:
+            return gap
+    return -1
+
+
 def _instead(sql: Sql) -> str:
     named = sorted({day.isoformat() for day in sql.dates})
     return f" (it names {', '.join(named[:4])})" if named else ""
@@ -102,6 +144,11 @@ def extract(question: Question) -> list[Constraint]:
         span = question.span(mention.start, mention.end)
         if mention.day is None:
             text = question.says(f"年份 {mention.year}", f"the year {mention.year}")
+        elif mention.yearless:
+            shown = f"{mention.day.month}月{mention.day.day}日"
+            text = question.says(
+                f"日期 {shown}（年份未说）", f"the day {mention.day:%B} {mention.day.day} (no year said)"
+            )
         elif mention.period:
             text = question.says(
                 f"报告期 {mention.day.isoformat()}", f"the report period ending {mention.day.isoformat()}"
@@ -113,7 +160,14 @@ def extract(question: Question) -> list[Constraint]:
                 span,
                 text,
                 question.lang,
-                DateDetail(mention.year, mention.day, mention.period, mention.starts_range, anchors_since),
+                DateDetail(
+                    mention.year,
+                    mention.day,
+                    mention.period,
+                    mention.starts_range,
+                    anchors_since,
+                    mention.yearless,
+                ),
             )
         )
     return constraints
