@@ -437,6 +437,8 @@ def _when(dates: list[DateDetail]) -> tuple[When | None, str | None]:
         return None, "a range, not one day or report period"
     if detail.day is None:
         return None, f"the year {detail.year} alone"
+    if detail.yearless:  # the data's year, which the reading does not know
+        return None, f"a day without its year ({detail.day.month}-{detail.day.day})"
     return When(detail.day, detail.period), None
 
 

@@ -140,7 +140,10 @@ def extract(question: Question) -> list[Constraint]:
     ]
     constraints = []
     for mention in find_dates(question):
-        anchors_since = any(span.start <= mention.start < span.end for span in since)
+        cued = open_range.cue(question, mention) if mention.yearless else None
+        anchors_since = any(span.start <= mention.start < span.end for span in since) or (
+            cued is not None and cued[0] is open_range.Way.SINCE
+        )
         span = question.span(mention.start, mention.end)
         if mention.day is None:
             text = question.says(f"年份 {mention.year}", f"the year {mention.year}")

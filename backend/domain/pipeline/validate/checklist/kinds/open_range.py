@@ -18,7 +18,7 @@ from typing import ClassVar
 
 from sqlglot import exp
 
-from backend.domain.pipeline.validate.checklist.dates import find_dates
+from backend.domain.pipeline.validate.checklist.dates import DateMention, find_dates
 from backend.domain.pipeline.validate.checklist.model import (
     Attribution,
     Constraint,
@@ -208,20 +208,26 @@ def _interval(op: str, first: date, last: date) -> tuple[date | None, date | Non
     }[op]
 
 
+def cue(question: Question, mention: DateMention) -> tuple[Way, int, int] | None:
+    """The open range a named day or year starts or ends (2020年以来, before 2000), with its span."""
+    cues = ((Way.SINCE, _SINCE_AFTER, _SINCE_BEFORE), (Way.BEFORE, _BEFORE_AFTER, _BEFORE_BEFORE))
+    after, before = question.text[mention.end :], question.text[: mention.start]
+    found: list[tuple[Way, int, int]] = []
+    for way, trailing, leading in cues:
+        if (match := trailing.match(after)) is not None:
+            found.append((way, mention.start, mention.end + match.end()))
+        elif (match := leading.search(before)) is not None:
+            found.append((way, match.start(), mention.end))
+    return found[0] if len(found) == 1 else None  # cues both ways: not an open range we can read
+
+
 def extract(question: Question) -> list[Constraint]:
     constraints = []
-    cues = ((Way.SINCE, _SINCE_AFTER, _SINCE_BEFORE), (Way.BEFORE, _BEFORE_AFTER, _BEFORE_BEFORE))
     for mention in find_dates(question):
-        after, before = question.text[mention.end :], question.text[: mention.start]
-        found: list[tuple[Way, int, int]] = []
-        for way, trailing, leading in cues:
-            if (match := trailing.match(after)) is not None:
-                found.append((way, mention.start, mention.end + match.end()))
-            elif (match := leading.search(before)) is not None:
-                found.append((way, match.start(), mention.end))
-        if len(found) != 1:  # no cue, or cues both ways: not an open range we can read
-            continue
-        way, start, end = found[0]
+        cued = cue(question, mention)
+        if cued is None or mention.yearless:
+            continue  # no cue, or a day without its year (12月9日以来): the data's year is not known here
+        way, start, end = cued
         first = mention.day or date(mention.year, 1, 1)
         span = question.span(start, end)
         text = question.says(
