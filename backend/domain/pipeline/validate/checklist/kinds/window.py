@@ -23,6 +23,7 @@ may fall on a weekend).
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, replace
 from datetime import date
 from typing import ClassVar
@@ -196,7 +197,7 @@ class WindowDetail:
                 f"the answer lists {listed} rows (LIMIT {listed}); the question's window is {self.count} "
                 f"{self.unit}",
             )
-        if sql.has_number((float(self.count), float(self.count - 1), float(self.count + 1))):
+        if near & {round(n) for n in _counts(sql) if n == round(n)}:
             return passed(f"a window of {self.count} {self.unit} appears in the SQL")
         if _WEEKS.fullmatch(self.unit):
             weeks = self._weeks_as_days(sql)
@@ -281,6 +282,25 @@ class WindowDetail:
                 f"the question asks for the {self.count} days before it",
             )
         return None
+
+
+def _counts(sql: Sql) -> list[float]:
+    """The SQL's constants but the digits a rounding keeps (round(avg(close) OVER w, 6)): those count
+    no days."""
+    digits = Counter(
+        value
+        for node in sql.nodes()
+        if isinstance(node, exp.Round | exp.Floor | exp.Ceil | exp.Trunc)
+        and isinstance(node.args.get("decimals"), exp.Literal)
+        and (value := number_value(node.args["decimals"])) is not None
+    )
+    counts = []
+    for value in sql.numbers:
+        if digits[value] > 0:
+            digits[value] -= 1
+        else:
+            counts.append(value)
+    return counts
 
 
 def _full_window_required(sql: Sql, count: int) -> bool:
