@@ -18,13 +18,16 @@ from datetime import date
 # day of a month or, month 12, a year: 2024年6月底, end of 2024), period_start (the first trading day of a
 # month or, month 1, a year: the first trading day of 2025), days_ago (the trading day `n` sessions
 # before the latest: 3 sessions ago, the day before yesterday). A quarter without its year (三季报)
-# is the latest report period of that quarter.
+# is the latest report period of that quarter. year_quarters: each quarter of `year` (None: the latest
+# day's) reported by the question's day, a condition held by each quarter alone (每个季度都亏损).
 TIME_LABELS = (
     "latest", "yesterday", "date", "recent_days", "recent_bars", "recent_weeks", "recent_months",
     "this_year", "last_year", "year_before", "this_month", "last_month", "this_week", "last_week",
     "this_quarter", "last_quarter", "year", "month", "quarter", "half", "annual", "date_range", "date_span",
-    "since", "latest_report", "period_end", "period_start", "days_ago", "recent_reports",
+    "since", "latest_report", "period_end", "period_start", "days_ago", "recent_reports", "year_quarters",
 )  # fmt: skip
+
+EACH_QUARTER = "year_quarters"  # a condition held by each quarter of a year (see TIME_LABELS)
 
 HALF_YEAR_ENDS = (6, 12)  # time:half: the first half ends in June, the second in December
 

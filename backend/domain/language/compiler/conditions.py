@@ -28,12 +28,14 @@ from backend.domain.language.compiler.subsets import frequent_stocks, top_stocks
 from backend.domain.language.compiler.technical import technical_stocks
 from backend.domain.language.compiler.time_resolution import (
     is_window,
+    periods_asked,
     quarter_end,
     resolve_day,
     resolve_period,
 )
 from backend.domain.language.compiler.values import reading_time, refuse_unsaid_level_mean, value
 from backend.domain.language.ir import (
+    EACH_QUARTER,
     EVENT_TECHNICALS,
     BoolOp,
     Compare,
@@ -66,6 +68,8 @@ def condition_expr(build: QueryBuild, condition: Condition, time: TimeSpec) -> e
         return exp.Not(this=exp.Paren(this=item))
     if isinstance(condition, Scope):
         return scope_condition(build, condition)
+    if isinstance(condition, Compare) and condition.time is not None and condition.time.label == EACH_QUARTER:
+        return condition_expr(build, _each_quarter(build, condition), time)
     if isinstance(condition, Compare):
         return _compare(build, condition, time)
     if isinstance(condition, VersusGroup):
@@ -108,6 +112,19 @@ def condition_expr(build: QueryBuild, condition: Condition, time: TimeSpec) -> e
     if isinstance(condition, Sustained):
         return in_query(col("ts_code", "b"), sustained_stocks(build, condition, time))
     raise CompileError(f"cannot compile condition {condition!r}")
+
+
+def _each_quarter(build: QueryBuild, condition: Compare) -> BoolOp:
+    """每个季度都亏损 / in every quarter of 2025: the comparison at each quarter of the year reported by the
+    question's day (its year None: the latest day's)."""
+    year = (
+        condition.time.year
+        if condition.time and condition.time.year
+        else build.context.latest_trade_date.year
+    )
+    periods = periods_asked(build.context, TimeSpec("year", year=year), build.day)
+    quarters = (TimeSpec("quarter", year=year, quarter=period.month // 3) for period in periods)
+    return BoolOp("and", tuple(replace(condition, time=quarter) for quarter in quarters))
 
 
 def _compare(build: QueryBuild, condition: Compare, time: TimeSpec) -> exp.Expr:

@@ -55,6 +55,7 @@ from backend.domain.language.parser.defined_labels import (
 from backend.domain.language.parser.direction_with_periods import direction_with_periods
 from backend.domain.language.parser.distances import distance_from_level
 from backend.domain.language.parser.each_after_aggregate import each_after_aggregate
+from backend.domain.language.parser.each_quarter import every_quarter
 from backend.domain.language.parser.elided_aggregates import elided_aggregate_measure
 from backend.domain.language.parser.errors import NotUnderstood
 from backend.domain.language.parser.exclusions import excluded_after
@@ -231,6 +232,7 @@ GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
     single_word_conditions,
     swing_from_named_loss,
     quarter_swing_from_named_loss,
+    every_quarter,
     excluded_after,
     sustained,
     counts_each,

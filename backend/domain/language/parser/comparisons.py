@@ -352,6 +352,8 @@ def compare(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
         elif tokens[j].kind == "agg" and tokens[j].value != "count":
             agg = tokens[j].value
         j += 1
+    if agg == "sum" and (yoy or qoq or growth_named):
+        return None  # 净利润合计同比增长: the total's own growth, never each company's stored rate
     metric = model.metrics[metric_key]
     if growth_named and not qoq:  # 营业收入同比增幅: the year-on-year growth of a report figure
         if metric.kind != "report" or (metric_key not in YOY_OF and metric_key not in GROWTH_RATES):
