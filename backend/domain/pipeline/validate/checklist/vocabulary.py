@@ -160,7 +160,8 @@ def _word_end(text: str, start: int, end: int) -> int | None:
     return None
 
 
-_IDENTIFIER = re.compile(r"[a-z_][a-z0-9_]*")
+# a formula's columns: identifiers that are not called (abs, greatest, least are functions)
+_IDENTIFIER = re.compile(r"\b[a-z_][a-z0-9_]*\b(?!\s*\()")
 _TTM_SUFFIX = re.compile(r"(?<!_)ttm$")
 
 
