@@ -97,15 +97,17 @@ ALL_TIME_TECHNICALS = frozenset({
 # technical tests a day's own bars decide, so they can hold (or be counted) on each day of a window:
 # a price limit, the close or a short average against a moving average, a crossing, a volume surge,
 # an N-day high/low; streaks and gaps are runs over the market's days and are not among them
-DAY_BY_DAY_TECHNICALS = frozenset({
-    "limit_up", "limit_down", "ma_above", "ma_below", "ma_cross_above", "ma_cross_below", "ma_over_ma",
-    "ma_under_ma", "ma_golden_cross", "ma_death_cross", "volume_surge", "n_day_high", "n_day_low",
-    "volume_n_day_high", "volume_n_day_low",
+# a day's price limit: closed at it (涨停), or touched it intraday, the high (low) at it (盘中触及涨停)
+PRICE_LIMITS = frozenset({"limit_up", "limit_down", "limit_up_touched", "limit_down_touched"})
+DAY_BY_DAY_TECHNICALS = PRICE_LIMITS | frozenset({
+    "ma_above", "ma_below", "ma_cross_above", "ma_cross_below", "ma_over_ma", "ma_under_ma",
+    "ma_golden_cross", "ma_death_cross", "volume_surge", "n_day_high", "n_day_low", "volume_n_day_high",
+    "volume_n_day_low",
 })  # fmt: skip
 # technical tests that are events: said with a window and no day of their own, they happened on
 # some day of it (近一个月涨停, 最近5天内5日线上穿20日线), never on its last day only
-EVENT_TECHNICALS = frozenset({
-    "limit_up", "limit_down", "ma_cross_above", "ma_cross_below", "ma_golden_cross", "ma_death_cross",
+EVENT_TECHNICALS = PRICE_LIMITS | frozenset({
+    "ma_cross_above", "ma_cross_below", "ma_golden_cross", "ma_death_cross",
 })  # fmt: skip
 
 

@@ -50,7 +50,8 @@ FREQUENCY_OPERATORS = (">", ">=", "<", "<=", "=", "every")
 TECHNICAL_KINDS = (
     "ma_above", "ma_below", "ma_cross_above", "ma_cross_below", "n_day_high", "n_day_low",
     "up_streak", "down_streak", "volume_surge", "ma_golden_cross", "ma_death_cross", "limit_up", "limit_down",
-    "volume_up_streak", "volume_down_streak", "ma_bull_stack", "ma_bear_stack", "ma_over_ma", "ma_under_ma",
+    "limit_up_touched", "limit_down_touched", "volume_up_streak", "volume_down_streak", "ma_bull_stack",
+    "ma_bear_stack", "ma_over_ma", "ma_under_ma",
     "gap_up", "gap_down", "gap_up_unfilled", "gap_down_unfilled", "ma_gap", "volume_n_day_high",
     "volume_n_day_low", "amount_n_day_high", "amount_n_day_low", "n_day_high_gap", "n_day_low_gap",
     "ma_rising", "ma_falling", *sorted(ALL_TIME_TECHNICALS),

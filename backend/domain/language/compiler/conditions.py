@@ -37,6 +37,7 @@ from backend.domain.language.compiler.values import reading_time, refuse_unsaid_
 from backend.domain.language.ir import (
     EACH_QUARTER,
     EVENT_TECHNICALS,
+    PRICE_LIMITS,
     BoolOp,
     Compare,
     Condition,
@@ -89,8 +90,8 @@ def condition_expr(build: QueryBuild, condition: Condition, time: TimeSpec) -> e
         # last day only
         once = Frequency(condition, ">=", 1)
         return in_query(col("ts_code", "b"), frequent_stocks(build, once, time, condition_expr))
-    if isinstance(condition, Technical) and condition.kind in {"limit_up", "limit_down"}:
-        return _price_limit(build, condition.kind == "limit_up", condition.time)
+    if isinstance(condition, Technical) and condition.kind in PRICE_LIMITS:
+        return _price_limit(build, condition.kind, condition.time)
     if build.per_day and isinstance(condition, Technical) and condition.time is None and build.window:
         # above its 20-day MA on each day: the (stock, day) pairs where the test held
         days = series_alias(build, "daily", build.window)
@@ -207,10 +208,13 @@ def _loss_to_profit(build: QueryBuild, condition: LossToProfit, time: TimeSpec) 
     return exp.and_(exp.GT(this=now, expression=number(0)), exp.LT(this=before, expression=number(0)))
 
 
-def _price_limit(build: QueryBuild, up: bool, time: TimeSpec | None) -> exp.Expr:
-    """Closed at the daily limit price of the stock's board: round(pre_close × (1 ± limit%), 2)."""
-    close, name = value(build, "close", time)
-    build.add_column(name, close)
+def _price_limit(build: QueryBuild, kind: str, time: TimeSpec | None) -> exp.Expr:
+    """Closed at (touched intraday: the high or the low at) the daily limit price of the stock's board:
+    round(pre_close × (1 ± limit%), 2)."""
+    up = kind.startswith("limit_up")
+    price = ("high" if up else "low") if kind.endswith("_touched") else "close"
+    reached, name = value(build, price, time)
+    build.add_column(name, reached)
     pre_close, _name = value(build, "pre_close", time)
     pct, pct_name = value(build, "pct_chg", time)
     build.add_column(pct_name, pct)
@@ -223,5 +227,5 @@ def _price_limit(build: QueryBuild, up: bool, time: TimeSpec | None) -> exp.Expr
     limit_price = call("round", exp.Mul(this=pre_close, expression=factor), number(2))
     half_cent = number(0.005)
     if up:
-        return exp.GTE(this=close, expression=exp.Sub(this=limit_price, expression=half_cent))
-    return exp.LTE(this=close, expression=exp.Add(this=limit_price, expression=half_cent))
+        return exp.GTE(this=reached, expression=exp.Sub(this=limit_price, expression=half_cent))
+    return exp.LTE(this=reached, expression=exp.Add(this=limit_price, expression=half_cent))

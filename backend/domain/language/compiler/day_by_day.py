@@ -26,7 +26,7 @@ from backend.domain.language.compiler.state import QueryBuild
 from backend.domain.language.compiler.streaks import stocks_passing
 from backend.domain.language.compiler.technical import RECENT_SLACK_DAYS
 from backend.domain.language.compiler.time_resolution import Window
-from backend.domain.language.ir import DAY_BY_DAY_TECHNICALS, Technical
+from backend.domain.language.ir import DAY_BY_DAY_TECHNICALS, PRICE_LIMITS, Technical
 
 # the side of its level the price (or the short average) ends the day on
 ABOVE_KINDS = {"ma_above", "ma_cross_above", "ma_over_ma", "ma_golden_cross"}
@@ -44,7 +44,7 @@ N_DAY_EXTREMES = {
 
 def days_holding(build: QueryBuild, technical: Technical, window: Window) -> exp.Query:
     """ts_code, trade_date of the window's days on which the stock's test held."""
-    if technical.kind not in DAY_BY_DAY_TECHNICALS - {"limit_up", "limit_down"}:
+    if technical.kind not in DAY_BY_DAY_TECHNICALS - PRICE_LIMITS:
         raise CompileError(f"cannot evaluate {technical.kind} on each day of a window")
     frames = _Frames()
     test = _test(technical, frames)

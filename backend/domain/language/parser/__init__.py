@@ -74,6 +74,7 @@ from backend.domain.language.parser.improvement import improvement
 from backend.domain.language.parser.index_changes import index_membership
 from backend.domain.language.parser.intraday_extremes import move_at_extreme
 from backend.domain.language.parser.kept_scopes import refuse_dropped_scopes, scopes_read
+from backend.domain.language.parser.limit_touched import limit_not_held
 from backend.domain.language.parser.listing import listing
 from backend.domain.language.parser.money_readings import money_reading
 from backend.domain.language.parser.move_fractions import move_by_fraction, move_by_multiple
@@ -156,6 +157,7 @@ GRAMMAR_PASSES: tuple[GrammarPass, ...] = (
     traded_by,
     cap_size,
     concepts,
+    limit_not_held,
     gap_details,
     listed_stack,
     money_reading,
