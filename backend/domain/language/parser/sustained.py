@@ -8,6 +8,7 @@ from backend.domain.language.parser.frequency import decided_by_the_day
 from backend.domain.language.parser.rewriting import Match, is_plain_number, kind_at, synthetic
 from backend.domain.language.semantic import SemanticModel
 
+STOCKS_ASKED = {"count_unit", "cond", "and"}  # which stocks / banks that … and …: no figure asked of them
 PERIOD_OF_UNIT = {"year": "year", "annual_reports": "year", "report": "report", "quarter": "report",
                   "day": "day", "trading_day": "day"}  # fmt: skip
 
@@ -80,6 +81,8 @@ def _each_of_last_days(model: SemanticModel, tokens: list[Token], i: int) -> Mat
         if "each" in tokens[j].text and any(token.kind == "count" for token in tokens[:i]):
             return None  # how many hit limit up on each of the last 5 days: a count per day (assembly)
         days, end = _days_said(tokens, j + 1), j + 2
+    elif _each_day_of_stocks(tokens, i):
+        days, end = _days_said(tokens, j + 1), j + 2  # which stocks rose in each of these 5 sessions
     elif kind_at(tokens, j) == "number" and kind_at(tokens, j + 1) == "consecutive":
         swapped = [tokens[j + 1], tokens[j], *tokens[j + 2 : j + 3]]  # 5 consecutive days
         days, end = _days_said(swapped, 1), j + 3
@@ -91,6 +94,15 @@ def _each_of_last_days(model: SemanticModel, tokens: list[Token], i: int) -> Mat
     if condition is None:
         return None
     return end - i, [synthetic("cond", condition, tokens[i:end])]
+
+
+def _each_day_of_stocks(tokens: list[Token], i: int) -> bool:
+    """The condition at i + in each / for each + days, where the stocks meeting it are what is asked:
+    nothing but stocks and their other conditions is said, so the days are those it held on, never one
+    row per day (how many rose in each of them, the turnover for each of them: a figure per day, `group`)."""
+    if kind_at(tokens, i + 1) != "per" or kind_at(tokens, i + 2) != "timespec":
+        return False
+    return all(token.kind in STOCKS_ASKED for k, token in enumerate(tokens) if k < i or k > i + 2)
 
 
 def _on_each_day(model: SemanticModel, condition: Condition, days: int) -> Condition | None:
