@@ -65,6 +65,7 @@ class Kind(StrEnum):
     HAS_VALUE = "has_value"
     COUNT_CONDITION = "count_condition"
     POLARITY = "polarity"
+    STOCK_SUBJECT = "stock_subject"
 
 
 class Outcome(StrEnum):

@@ -180,6 +180,7 @@ TREE_ONLY_KINDS = frozenset(
         Kind.EACH_STEP,
         Kind.MONTH,
         Kind.GROUP_SUBJECT,
+        Kind.STOCK_SUBJECT,
         Kind.TRADING_DAYS,
         Kind.GAP_SIZE,
         Kind.SHARED_THRESHOLD,
