@@ -55,7 +55,7 @@ def _is_copula(tokens: list[Token], j: int) -> bool:
 
 
 def _same_day(tokens: list[Token], j: int) -> bool:
-    return kind_at(tokens, j) == "time" and tokens[j].text in SAME_DAY
+    return kind_at(tokens, j) in {"time", "timespec"} and tokens[j].text in SAME_DAY
 
 
 def _factor(tokens: list[Token], j: int) -> float | None:
