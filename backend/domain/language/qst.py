@@ -53,7 +53,8 @@ TECHNICAL_KINDS = (
     "limit_up_touched", "limit_down_touched", "volume_up_streak", "volume_down_streak", "ma_bull_stack",
     "ma_bear_stack", "ma_over_ma", "ma_under_ma",
     "gap_up", "gap_down", "gap_up_unfilled", "gap_down_unfilled", "ma_gap", "volume_n_day_high",
-    "volume_n_day_low", "amount_n_day_high", "amount_n_day_low", "n_day_high_gap", "n_day_low_gap",
+    "volume_n_day_low", "amount_n_day_high", "amount_n_day_low", "turnover_n_day_high", "turnover_n_day_low",
+    "n_day_high_gap", "n_day_low_gap",
     "ma_rising", "ma_falling", *sorted(ALL_TIME_TECHNICALS),
 )  # fmt: skip
 # kinds compared with a percent by their operator: an MA's gap, the distance below (above) an N-day high (low)

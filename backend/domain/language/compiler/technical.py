@@ -31,7 +31,11 @@ MEASURE_EXTREMES = {
     "volume_n_day_low": ("vol", False),
     "amount_n_day_high": ("amount", True),
     "amount_n_day_low": ("amount", False),
+    "turnover_n_day_high": ("turnover_rate", True),
+    "turnover_n_day_low": ("turnover_rate", False),
 }
+# an N-day high of a day's measure kept beside the bars (换手率创60日新高) ranks that table's rows
+BASIC_COLUMNS = ("ts_code", "trade_date", "turnover_rate")
 # 历史新高 / an all-time high (ir.ALL_TIME_TECHNICALS): (the bar column, high or low) over every bar
 # of the stock up to the day
 ALL_TIME_EXTREMES = {
@@ -76,13 +80,16 @@ def technical_stocks(build: QueryBuild, technical: Technical) -> exp.Query:
         bars = max(n, int(technical.factor or n))
     elif technical.kind in GAPS:
         bars = 2
-    bar_source = _bar_source(build.context, build.day, bars, technical.kind in CALENDAR_WINDOW_KINDS)
+    basic = technical.kind in MEASURE_EXTREMES and MEASURE_EXTREMES[technical.kind][0] in BASIC_COLUMNS
+    source, columns = ("daily_basic", BASIC_COLUMNS) if basic else ("daily", BAR_COLUMNS)
+    calendar = technical.kind in CALENDAR_WINDOW_KINDS
+    bar_source = _bar_source(build.context, build.day, bars, calendar, source, columns)
     row_number = exp.Window(
         this=call("row_number"),
         partition_by=[col("ts_code")],
         order=exp.Order(expressions=[exp.Ordered(this=col("trade_date"), desc=True)]),
     )
-    ranked = exp.select(*[col(name) for name in BAR_COLUMNS], exp.alias_(row_number, "rn")).from_(
+    ranked = exp.select(*[col(name) for name in columns], exp.alias_(row_number, "rn")).from_(
         exp.alias_(exp.Subquery(this=bar_source), "history", table=True)
     )
     rn = col("rn")
@@ -213,7 +220,14 @@ def _all_time_extreme(build: QueryBuild, column: str, high: bool) -> exp.Query:
     )
 
 
-def _bar_source(context: LanguageContext, day: date, bars: int, calendar_window: bool) -> exp.Query:
+def _bar_source(
+    context: LanguageContext,
+    day: date,
+    bars: int,
+    calendar_window: bool,
+    source: str,
+    columns: tuple[str, ...],
+) -> exp.Query:
     """The daily rows a technical test ranks: a superset of every candidate's last `bars` bars.
 
     Streaks look at the market's last N trading days (a day without a bar breaks "连续"), so a
@@ -225,8 +239,8 @@ def _bar_source(context: LanguageContext, day: date, bars: int, calendar_window:
     """
 
     def rows(*conditions: exp.Expr) -> exp.Select:
-        columns = [col(name) for name in BAR_COLUMNS]
-        return exp.select(*columns).from_(table(context, "daily")).where(conjunction(list(conditions)))
+        selected = [col(name) for name in columns]
+        return exp.select(*selected).from_(table(context, source)).where(conjunction(list(conditions)))
 
     up_to_day = exp.LTE(this=col("trade_date"), expression=date_literal(day))
     span = bars - 1 if calendar_window else bars + RECENT_SLACK_DAYS
@@ -239,7 +253,7 @@ def _bar_source(context: LanguageContext, day: date, bars: int, calendar_window:
         return recent
     short_of_bars = (
         exp.select(col("ts_code"))
-        .from_(table(context, "daily"))
+        .from_(table(context, source))
         .where(exp.and_(since_cut.copy(), up_to_day.copy()))
         .group_by(col("ts_code"))
         .having(

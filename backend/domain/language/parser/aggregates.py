@@ -74,7 +74,7 @@ def distance_from_high(model: SemanticModel, tokens: list[Token], i: int) -> Mat
             return None
         end = j + high[1] + 1
         return end - i, [*window, synthetic("aggmetric", ("drawdown", high[0]), tokens[i:end])]
-    asked = _distance_asked(tokens, i)
+    asked = _distance_asked(tokens, i) or _lower_than_high_asked(tokens, i)
     if asked is not None:
         return asked
     fallen = kind_at(tokens, i) == "down"  # down more than 40% from their highest close
@@ -140,6 +140,37 @@ def _distance_asked(tokens: list[Token], i: int) -> Match | None:
     if not window and kind_at(tokens, j) == "timespec":
         window, j = [tokens[j]], j + 1
     return j - i, [*scopes, *window, synthetic("aggmetric", ("drawdown", high[0]), tokens[i:j])]
+
+
+# what asks the size of a gap after 低了: 多少 or 百分之几 (a percent: the drawdown is one)
+GAP_ASKED = {"agg": "多少", "percent_asked": "百分之几"}
+
+
+def _lower_than_high_asked(tokens: list[Token], i: int) -> Match | None:
+    """比[它] [window] 最高收盘价 低了百分之几 / 低多少: the Chinese of 'how far below its high' — the
+    drawdown asked. Only 低 (a close is never above its window's high) and only when the size is asked."""
+    # 现在 / 今天 before it restates the window's end (the last day), never a day of its own
+    now = kind_at(tokens, i) == "timespec" and tokens[i].value == TimeSpec("latest")
+    if kind_at(tokens, i + now) != "than":
+        return None
+    j = i + now + 1
+    window = [tokens[j]] if kind_at(tokens, j) == "timespec" else []
+    days = kind_at(tokens, j) == "number" and is_plain_number(tokens[j])
+    days = days and float(tokens[j].value).is_integer() and float(tokens[j].value) >= 2
+    if days and kind_at(tokens, j + 1) == "tunit" and tokens[j + 1].value in BAR_WINDOW_UNITS:
+        # 120日最高收盘价 with no 近: the last N trading days all the same, as 近120日 reads
+        n = int(tokens[j].value)
+        window, j = [synthetic("timespec", TimeSpec("recent_bars", n=n), tokens[j : j + 2])], j + 1
+    j += len(window)
+    high = _high_of(tokens, j)
+    if high is None:
+        return None
+    j += high[1]
+    lower = kind_at(tokens, j) == "comparative" and tokens[j].value == "<"
+    asked = kind_at(tokens, j + 1) in GAP_ASKED and tokens[j + 1].text == GAP_ASKED[tokens[j + 1].kind]
+    if not (lower and asked):
+        return None
+    return j + 2 - i, [*window, synthetic("aggmetric", ("drawdown", high[0]), tokens[i : j + 2])]
 
 
 # figures that are parts of one whole (an index's weights add up to 100%): how much of it stocks take is a sum

@@ -303,13 +303,16 @@ LIST_COMMAS = {",", "，", "、"}
 # a year of bars is 250 trading days, however the year is said: 52 weeks and 12 months are one too
 TRADING_DAYS_PER_YEAR = 250
 WHOLE_YEAR = {"week": 52, "month": 12}
-# the day's measures whose own N-day high / low a test reads: metric → the test's prefix
-BAR_MEASURES = {"vol": "volume", "amount": "amount"}
+# the day's measures whose own N-day high / low a test reads: metric → the test's prefix; the
+# turnover rate (daily_basic) has no all-time test (创历史新高 after it stays unread)
+BAR_MEASURES = {"vol": "volume", "amount": "amount", "turnover_rate": "turnover"}
+WINDOW_ONLY_MEASURES = {"turnover_rate"}
 
 
 def new_high_low(model: SemanticModel, tokens: list[Token], i: int) -> Match | None:
     """创60日新高 / hit a 52-week low / made a new 20-day closing high; 成交量创60日新高 / 成交额创120日新高:
-    the volume's (traded value's) own N-day high (volume_n_day_high, amount_n_day_high), never the close's."""
+    the volume's (traded value's, turnover rate's) own N-day high (volume_n_day_high, amount_n_day_high,
+    turnover_n_day_high: names whose turnover rate is at a 60-session high), never the close's."""
     if kind_at(tokens, i) == "metric" and tokens[i].value in BAR_MEASURES:
         # a count said between (成交量至少3次创20日新高) stays before the test, for counted_days
         counted = kind_at(tokens, i + 1) == "cmp" and kind_at(tokens, i + 2) == "number"
@@ -319,6 +322,8 @@ def new_high_low(model: SemanticModel, tokens: list[Token], i: int) -> Match | N
         if found is None:
             return None
         end, kind, n = found
+        if tokens[i].value in WINDOW_ONLY_MEASURES and not n:
+            return None
         measured = Technical(f"{BAR_MEASURES[tokens[i].value]}_{kind}", n)
         test = synthetic("cond", measured, [tokens[i], *tokens[start:end]])
         return end - i, [*tokens[i + 1 : start], test]
