@@ -45,6 +45,7 @@ from backend.domain.language.parser.comparisons import (
     versus_other_period,
 )
 from backend.domain.language.parser.concepts import concepts
+from backend.domain.language.parser.cumulative_words import cumulative_words, refuse_cumulative_on_one_day
 from backend.domain.language.parser.day_series import named_stock_days
 from backend.domain.language.parser.defined_labels import (
     defined_candle,
@@ -55,6 +56,7 @@ from backend.domain.language.parser.defined_labels import (
 from backend.domain.language.parser.direction_with_periods import direction_with_periods
 from backend.domain.language.parser.distances import distance_from_level
 from backend.domain.language.parser.each_after_aggregate import each_after_aggregate
+from backend.domain.language.parser.each_of_groups import each_words, refuse_each_group_listed_per_stock
 from backend.domain.language.parser.each_quarter import every_quarter
 from backend.domain.language.parser.elided_aggregates import elided_aggregate_measure
 from backend.domain.language.parser.errors import NotUnderstood
@@ -80,6 +82,7 @@ from backend.domain.language.parser.money_readings import money_reading
 from backend.domain.language.parser.move_fractions import move_by_fraction, move_by_multiple
 from backend.domain.language.parser.ordering import growth_basis_said_again, ordering, which_of_named
 from backend.domain.language.parser.other_multiples import multiple_of_other
+from backend.domain.language.parser.plural_which import plural_which_words, refuse_uncounted_superlative
 from backend.domain.language.parser.profit_words import cumulative_profit_sign, quarter_swing_from_named_loss
 from backend.domain.language.parser.qualifier_scopes import bracket_spans, scope_bracketed_qualifiers
 from backend.domain.language.parser.quarter_words import quarter_on_its_own, year_to_date_denied
@@ -257,6 +260,7 @@ class _Fillers(NamedTuple):
     names_stocks: bool
     inside_at: tuple[int, ...]
     brackets: tuple[tuple[int, int], ...]  # (opening, closing) offsets of each pair of brackets
+    plural_which: tuple[str, ...]  # 哪几个 / 哪些: several items asked
 
 
 class Parser:
@@ -288,6 +292,7 @@ class Parser:
 
     def _read(self, tokens: list[Token], reading: Reading, said: _Fillers) -> Screen:
         tokens = reread_tokens(tokens, reading)
+        cumulative, each = cumulative_words(tokens), each_words(tokens)
         scopes = []
         for grammar_pass in GRAMMAR_PASSES:
             tokens = rewrite(self.model, tokens, grammar_pass)
@@ -298,6 +303,9 @@ class Parser:
             self.model, tokens, reading, names_stocks=said.names_stocks, inside_at=said.inside_at
         )
         refuse_dropped_scopes(scopes, screen)
+        refuse_cumulative_on_one_day(cumulative, screen, self.model)
+        refuse_uncounted_superlative(said.plural_which, screen)
+        refuse_each_group_listed_per_stock(each, screen)
         return screen
 
     def _tokens(self, question: str) -> tuple[list[Token], _Fillers]:
@@ -320,7 +328,7 @@ class Parser:
             raise NotUnderstood(
                 "the question asks for nothing the engine knows (no metric, entity or condition)"
             )
-        return tokens, _Fillers(names_stocks, inside_at, bracket_spans(every))
+        return tokens, _Fillers(names_stocks, inside_at, bracket_spans(every), plural_which_words(every))
 
 
 def _refuse_ambiguous_names(tokens: list[Token], names: dict[str, str]) -> None:
