@@ -37,6 +37,7 @@ MEASURED_BLIND_ROUNDS: tuple[Path, ...] = (
     BENCHMARK_DIR / "blind_round13.yaml",
     BENCHMARK_DIR / "blind_round14.yaml",
     BENCHMARK_DIR / "blind_round15.yaml",
+    BENCHMARK_DIR / "blind_round16.yaml",
 )
 DEV_SET_FILES: tuple[Path, ...] = (DEFAULT_DEV_SET, *MEASURED_BLIND_ROUNDS)
 
