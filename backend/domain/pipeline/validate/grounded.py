@@ -26,7 +26,6 @@ from datetime import date
 from sqlglot import exp
 
 from backend.domain.language.translation import Evidence
-from backend.domain.market.errors import MarketError, StoreBusy
 from backend.domain.market.guard import DIALECT
 from backend.domain.pipeline.ports import MarketReader
 from backend.domain.pipeline.text import Lang, says
@@ -37,7 +36,7 @@ from backend.domain.pipeline.validate.checklist.kinds.entity import EntityDetail
 from backend.domain.pipeline.validate.checklist.kinds.window import WindowDetail
 from backend.domain.pipeline.validate.checklist.sqltree import Sql, number_value, under_not
 from backend.domain.pipeline.validate.index_lists import ANY_TIME
-from backend.domain.pipeline.validate.outcome import CheckResult, constraint_check
+from backend.domain.pipeline.validate.outcome import CheckResult, constraint_check, own_rows
 from backend.domain.pipeline.validate.reverse.subject import day_of
 from backend.domain.pipeline.validate.scope_days import base_day_check, end_day_check, membership_checks
 
@@ -182,12 +181,9 @@ def window_check(
         f"SELECT arraySort(groupUniqArray(trade_date)), (SELECT max(trade_date) FROM {database}.daily) "
         f"FROM {database}.daily WHERE trade_date >= toDate('{days[0].isoformat()}')"
     )
-    try:
-        rows = reader.query(query).rows
-    except StoreBusy:
-        raise
-    except MarketError as error:
-        failure = f"the calendar query failed: {error}"
+    rows = own_rows(reader, query)
+    if isinstance(rows, str):
+        failure = f"the calendar could not be read ({rows})"
         return _window_result(point, constraint, query, "undecidable", failure, started, lang)
     cells = rows[0][0] if rows and isinstance(rows[0][0], list) else []
     calendar = sorted(d for d in (day_of(cell) for cell in cells) if d is not None)
@@ -237,12 +233,9 @@ def _short_of_bars(reader: MarketReader, database: str, start: date, end: date) 
         f"AND count() < (SELECT uniqExact(trade_date) FROM {database}.daily "
         f"WHERE trade_date > toDate('{start.isoformat()}') AND trade_date <= toDate('{end.isoformat()}')))"
     )
-    try:
-        rows = reader.query(query).rows
-    except StoreBusy:
-        raise
-    except MarketError as error:
-        return f"the bar count query failed: {error}"
+    rows = own_rows(reader, query)
+    if isinstance(rows, str):
+        return f"the bar count could not be read ({rows})"
     found = rows[0][0] if rows else 0
     return found if isinstance(found, int) else 0
 
@@ -351,11 +344,8 @@ def calendar_window_check(
         f"(SELECT arraySort(groupUniqArray(trade_date)) FROM ({sub}))" for sub, _ in subqueries
     )
     query = f"SELECT ({calendar}), {windows}"
-    try:
-        rows = reader.query(query).rows
-    except StoreBusy:
-        raise
-    except MarketError:
+    rows = own_rows(reader, query)
+    if isinstance(rows, str):
         return None  # the subquery does not run on its own (it reads the outer query): not ours to read
     cells = list(rows[0]) if rows else []
     latest = [day_of(day) for day in cells[0]] if cells and isinstance(cells[0], list) else []

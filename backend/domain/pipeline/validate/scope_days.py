@@ -28,7 +28,6 @@ from datetime import date, timedelta
 
 from sqlglot import exp
 
-from backend.domain.market.errors import MarketError, StoreBusy
 from backend.domain.pipeline.ports import MarketReader
 from backend.domain.pipeline.text import Lang, says
 from backend.domain.pipeline.trace import CheckVerdictValue
@@ -39,7 +38,7 @@ from backend.domain.pipeline.validate.checklist.kinds.open_range import OpenRang
 from backend.domain.pipeline.validate.checklist.kinds.period_return import PeriodReturnDetail
 from backend.domain.pipeline.validate.checklist.sqltree import Sql, date_value, number_value
 from backend.domain.pipeline.validate.checklist.vocabulary import Category
-from backend.domain.pipeline.validate.outcome import CheckResult, constraint_check
+from backend.domain.pipeline.validate.outcome import CheckResult, constraint_check, own_rows
 from backend.domain.pipeline.validate.reverse.subject import day_of
 
 _DATE_COLUMNS = {"trade_date"}
@@ -202,12 +201,9 @@ def _latest_lookup(conditions: list[exp.Expr]) -> bool:
 def _against_snapshot(
     day: date, named: date | None, query: str, reader: MarketReader
 ) -> tuple[CheckVerdictValue, str]:
-    try:
-        rows = reader.query(query).rows
-    except StoreBusy:
-        raise
-    except MarketError as error:
-        return "undecidable", f"the list's day could not be looked up: {error}"
+    rows = own_rows(reader, query)
+    if isinstance(rows, str):
+        return "undecidable", f"the list's day could not be looked up ({rows})"
     snapshot = day_of(rows[0][0]) if rows else None
     if snapshot is not None and day == snapshot:
         which = f"the list in force on {named.isoformat()}" if named else "the latest list"
@@ -305,12 +301,9 @@ def end_day_check(
         f"{year}年有行情的股票在 {end.isoformat()} 都有行情",
         f"every stock trading in {year} has a bar on {end.isoformat()}",
     )
-    try:
-        rows = reader.query(query).rows
-    except StoreBusy:
-        raise
-    except MarketError as error:
-        reason = f"the stocks with no bar that day could not be counted: {error}"
+    rows = own_rows(reader, query)
+    if isinstance(rows, str):
+        reason = f"the stocks with no bar that day could not be counted ({rows})"
         return _result("grounded-end-day", "date", text, criterion, query, "undecidable", reason, started)
     latest = day_of(rows[0][0]) if rows else None
     if latest is None or latest < date(year, 12, 31):
@@ -358,20 +351,11 @@ def base_day_check(
         f"{end.isoformat()} 有行情的股票在 {base.isoformat()} 都有收盘价",
         f"every stock trading on {end.isoformat()} has a close on {base.isoformat()}",
     )
-    try:
-        rows = reader.query(query).rows
-    except StoreBusy:
-        raise
-    except MarketError as error:
+    rows = own_rows(reader, query)
+    if isinstance(rows, str):
+        reason = f"the base day could not be looked up ({rows})"
         return _result(
-            "grounded-base-day",
-            "period_return",
-            text,
-            criterion,
-            query,
-            "undecidable",
-            f"the base day could not be looked up: {error}",
-            started,
+            "grounded-base-day", "period_return", text, criterion, query, "undecidable", reason, started
         )
     cell = rows[0][0] if rows else 0
     missing = cell if isinstance(cell, int) else 0
