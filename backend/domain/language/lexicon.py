@@ -1077,7 +1077,7 @@ def sound_typos(tokens: list[Token], lexicon: Lexicon) -> list[tuple[int, str, s
         while (
             end < len(tokens)
             and _unknown_chinese(tokens[end])
-            and (end == k or _follows(tokens[end - 1], tokens[end]))
+            and (end == k or follows(tokens[end - 1], tokens[end]))
         ):
             end += 1
         if end == k:
@@ -1090,7 +1090,7 @@ def sound_typos(tokens: list[Token], lexicon: Lexicon) -> list[tuple[int, str, s
             sounded is None
             and before is not None
             and _CHINESE_RUN.fullmatch(before.text)
-            and _follows(before, tokens[k])
+            and follows(before, tokens[k])
         ):
             start, typed = before.start, before.text + typed
             sounded = lexicon.correct_by_sound(typed)
@@ -1106,5 +1106,6 @@ def _unknown_chinese(token: Token) -> bool:
     return token.kind == "unknown" and bool(_CHINESE_RUN.fullmatch(token.text))
 
 
-def _follows(before: Token, token: Token) -> bool:
+def follows(before: Token, token: Token) -> bool:
+    """Whether `token` starts right where `before` ends (no space or character between)."""
     return before.start + len(before.text) == token.start

@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 from backend.domain.language.context import LanguageContext
 from backend.domain.language.ir import Screen
-from backend.domain.language.lexicon import STOCK_NOUNS, Token, tokenize
+from backend.domain.language.lexicon import STOCK_NOUNS, Token, follows, tokenize
 from backend.domain.language.parser.aggregates import (
     aggregate_metric,
     counts_each,
@@ -342,20 +342,19 @@ def _refuse_ambiguous_names(tokens: list[Token], names: dict[str, str]) -> None:
 def _unread_words(tokens: list[Token]) -> list[str]:
     """The unknown tokens' words, with a bare Chinese comparative glued to one of them (the 长 of 董事长):
     a comparative is read only after 比, so one touching an unknown word is part of that word."""
-    words = []
-    for i, token in enumerate(tokens):
-        neighbours = tokens[max(i - 1, 0) : i + 2]
-        if token.kind == "unknown" or (
-            token.kind == "comparative"
-            and not token.text.isascii()
-            and any(other.kind == "unknown" and _touching(token, other) for other in neighbours)
-        ):
-            words.append(token.text)
-    return words
+    return [
+        token.text
+        for i, token in enumerate(tokens)
+        if token.kind == "unknown"
+        or (token.kind == "comparative" and not token.text.isascii() and _glued_to_unknown(tokens, i))
+    ]
 
 
-def _touching(first: Token, second: Token) -> bool:
-    return first.start + len(first.text) == second.start or second.start + len(second.text) == first.start
+def _glued_to_unknown(tokens: list[Token], i: int) -> bool:
+    return any(
+        other.kind == "unknown" and (follows(tokens[i], other) or follows(other, tokens[i]))
+        for other in tokens[max(i - 1, 0) : i + 2]
+    )
 
 
 def _merge_words(words: list[str]) -> list[str]:

@@ -14,7 +14,11 @@ from dataclasses import dataclass
 from enum import StrEnum
 from functools import cached_property, lru_cache
 
+import sqlglot
+
 from backend.domain.language.semantic import SemanticModel, default_model
+from backend.domain.market.guard import DIALECT
+from backend.domain.pipeline.validate.checklist.sqltree import columns_of
 
 
 class Category(StrEnum):
@@ -160,8 +164,6 @@ def _word_end(text: str, start: int, end: int) -> int | None:
     return None
 
 
-# a formula's columns: identifiers that are not called (abs, greatest, least are functions)
-_IDENTIFIER = re.compile(r"\b[a-z_][a-z0-9_]*\b(?!\s*\()")
 _TTM_SUFFIX = re.compile(r"(?<!_)ttm$")
 
 
@@ -212,7 +214,7 @@ def vocabulary_from_model(model: SemanticModel) -> Vocabulary:
         key: MetricInfo(
             key=key,
             table=metric.table,
-            columns=frozenset(_IDENTIFIER.findall(metric.expression))
+            columns=frozenset(columns_of(sqlglot.parse_one(metric.expression, read=DIALECT)))
             if metric.expression
             else frozenset({metric.column}),
             derived=bool(metric.expression),
